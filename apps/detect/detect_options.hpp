@@ -1,0 +1,32 @@
+// fpgacnn-detect's command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace fpgacnn::detect {
+
+struct DetectOptions {
+    std::string cfg;
+    std::string weights;
+    std::string names;
+    std::string input_size;  // "WxH", empty: the cfg's
+    std::string device = "auto";
+    std::string precision = "float";
+    float thresh = 0.5f;
+    float hier_thresh = 0.5f;
+    float nms = 0.45f;
+    bool json = false;
+    std::string output_dir;
+    std::string dump_region;
+    std::string dump_layers;
+    int verbosity = 0;
+    bool quiet = false;
+    std::vector<std::string> inputs;
+};
+
+void add_detect_options(CLI::App& app, DetectOptions& options);
+
+}  // namespace fpgacnn::detect

@@ -1,0 +1,146 @@
+// fpgacnn-detect: darknet YOLOv2 detection on images, folders and videos.
+// Exit codes: 0 success, 1 a model/input/output error (message on stderr), 2 bad command line.
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <spdlog/spdlog.h>
+
+#include "detect_options.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/logging.hpp"
+#include "input_sources.hpp"
+#include "result_writers.hpp"
+#include "video_runner.hpp"
+
+namespace fs = std::filesystem;
+using namespace fpgacnn;
+using namespace fpgacnn::detect;
+
+namespace {
+
+LogLevel log_level(const DetectOptions& options) {
+    if (options.quiet) return LogLevel::Quiet;
+    if (options.verbosity >= 2) return LogLevel::Trace;
+    if (options.verbosity == 1) return LogLevel::Debug;
+    return LogLevel::Info;
+}
+
+void report(const DetectOptions& options, const std::string& name, const DetectionResult& result) {
+    if (options.json) {
+        std::cout << result_to_json(name, result).dump() << std::endl;
+    } else {
+        std::cout << result_to_text(name, result) << std::flush;
+    }
+}
+
+void write_dumps(const DetectOptions& options, const Detector& detector) {
+    if (!options.dump_region.empty()) write_float32_file(options.dump_region, detector.region_output());
+    if (!options.dump_layers.empty()) {
+        fs::create_directories(options.dump_layers);
+        const int layers = static_cast<int>(detector.network().layers.size());
+        for (int i = 0; i < layers; ++i) {
+            char name[32];
+            std::snprintf(name, sizeof(name), "layer_%02d.bin", i);
+            write_float32_file((fs::path(options.dump_layers) / name).string(), detector.layer_output(i));
+        }
+    }
+}
+
+void detect_image(const DetectOptions& options, Detector& detector, const std::string& path) {
+    const Image image = load_image(path);
+    const DetectionResult result = detector.detect(image);
+    report(options, path, result);
+    write_dumps(options, detector);
+    if (!options.output_dir.empty()) {
+        cv::Mat annotated = cv::imread(path, cv::IMREAD_COLOR);
+        draw_detections(annotated, result.detections);
+        write_image_file(annotated_path(options.output_dir, path), annotated);
+    }
+}
+
+void detect_video(const DetectOptions& options, Detector& detector, const std::string& path) {
+    std::string annotated;
+    if (!options.output_dir.empty()) {
+        annotated = (fs::path(options.output_dir) / fs::path(path).stem()).string() + ".annotated.avi";
+    }
+    const int frames = run_video(detector, path, annotated,
+                                 [&](const std::string& name, const DetectionResult& r) { report(options, name, r); });
+    spdlog::info("{}: {} frames", path, frames);
+}
+
+void check_dump_options(const DetectOptions& options, const std::vector<InputSource>& sources) {
+    const bool dumping = !options.dump_region.empty() || !options.dump_layers.empty();
+    if (dumping && (sources.size() != 1 || sources.front().kind != SourceKind::Image)) {
+        throw Error("--dump-region / --dump-layers need exactly one input image (got " +
+                    std::to_string(sources.size()) + " inputs)");
+    }
+}
+
+int run(const DetectOptions& options) {
+    const std::vector<InputSource> sources = collect_input_sources(options.inputs);
+    check_dump_options(options, sources);
+    if (!options.output_dir.empty()) fs::create_directories(options.output_dir);
+
+    std::optional<InputSizeOverride> input_override;
+    if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
+    Network network = load_darknet_model(options.cfg, options.weights, input_override);
+    std::vector<std::string> names;
+    if (!options.names.empty()) names = load_class_names(options.names);
+
+    DetectorOptions detector_options;
+    detector_options.device = options.device;
+    detector_options.thresh = options.thresh;
+    detector_options.hier_thresh = options.hier_thresh;
+    detector_options.nms = options.nms;
+    Detector detector(std::move(network), std::move(names), detector_options);
+    spdlog::info("{}: {} layers, input {}x{}, {:.2f} GOP/frame, device {}", options.cfg,
+                 detector.network().layers.size(), detector.network().input.w, detector.network().input.h,
+                 2.0 * static_cast<double>(detector.network().conv_macs()) / 1e9, detector.device_name());
+
+    int failures = 0;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const InputSource& source = sources[i];
+        spdlog::debug("[{}/{}] {}", i + 1, sources.size(), source.path);
+        try {
+            if (source.kind == SourceKind::Video) {
+                detect_video(options, detector, source.path);
+            } else {
+                detect_image(options, detector, source.path);
+            }
+        } catch (const Error& e) {
+            // One unreadable input must not stop a folder run; the exit code still reports it.
+            spdlog::error("{}", e.what());
+            ++failures;
+        }
+    }
+    if (failures > 0) spdlog::error("{} of {} inputs failed", failures, sources.size());
+    return failures > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos"};
+    DetectOptions options;
+    add_detect_options(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    set_log_level(log_level(options));
+    try {
+        return run(options);
+    } catch (const Error& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        spdlog::error("unexpected failure: {}", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,30 @@
+// Everything fpgacnn-detect writes: JSON lines, a darknet-like text report, annotated images and
+// videos, and raw float dumps. Files are written to a temporary name and renamed when complete,
+// so an interrupted or failed run leaves no partial file behind.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+
+#include "fpgacnn/detector.hpp"
+
+namespace fpgacnn::detect {
+
+nlohmann::json result_to_json(const std::string& image_name, const DetectionResult& result);
+
+/// darknet's `detector test` style: "<image>: Predicted in N ms." then "class: NN%" lines.
+std::string result_to_text(const std::string& image_name, const DetectionResult& result);
+
+/// Writes `floats` as raw little-endian float32 to `path` (atomically).
+void write_float32_file(const std::string& path, const std::vector<float>& floats);
+
+/// Writes an encoded image atomically; the format follows the path's extension.
+void write_image_file(const std::string& path, const cv::Mat& image);
+
+/// Path of the annotated copy of `input` inside `output_dir` (same file name, .jpg or .png kept).
+std::string annotated_path(const std::string& output_dir, const std::string& input);
+
+}  // namespace fpgacnn::detect

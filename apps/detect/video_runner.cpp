@@ -1,0 +1,55 @@
+#include "video_runner.hpp"
+
+#include <filesystem>
+
+#include <opencv2/videoio.hpp>
+
+#include "fpgacnn/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace fpgacnn::detect {
+
+int run_video(Detector& detector, const std::string& video_path, const std::string& annotated_output,
+              const FrameCallback& on_frame) {
+    cv::VideoCapture capture(video_path);
+    if (!capture.isOpened()) {
+        throw Error(video_path + ": cannot open the video (unsupported container/codec or unreadable file)");
+    }
+    const std::string temporary = annotated_output.empty() ? std::string() : annotated_output + ".partial.avi";
+    cv::VideoWriter writer;
+    int frames = 0;
+    try {
+        cv::Mat frame;
+        while (capture.read(frame) && !frame.empty()) {
+            const DetectionResult result = detector.detect(image_from_bgr(frame));
+            on_frame(video_path + "#" + std::to_string(frames), result);
+            if (!temporary.empty()) {
+                if (!writer.isOpened()) {
+                    const double fps = capture.get(cv::CAP_PROP_FPS) > 0 ? capture.get(cv::CAP_PROP_FPS) : 25.0;
+                    if (!writer.open(temporary, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps, frame.size())) {
+                        throw Error(annotated_output + ": cannot create the annotated video");
+                    }
+                }
+                draw_detections(frame, result.detections);
+                writer.write(frame);
+            }
+            ++frames;
+        }
+    } catch (...) {
+        writer.release();
+        std::error_code ec;
+        if (!temporary.empty()) fs::remove(temporary, ec);
+        throw;
+    }
+    if (frames == 0) throw Error(video_path + ": the video has no decodable frames");
+    if (!temporary.empty()) {
+        writer.release();
+        std::error_code ec;
+        fs::rename(temporary, annotated_output, ec);
+        if (ec) throw Error(annotated_output + ": cannot write the annotated video (" + ec.message() + ")");
+    }
+    return frames;
+}
+
+}  // namespace fpgacnn::detect

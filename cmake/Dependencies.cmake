@@ -1,0 +1,16 @@
+# Every dependency comes from a Debian package (see scripts/install-deps.sh); nothing is downloaded.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(OpenCV 4 REQUIRED COMPONENTS core imgproc imgcodecs videoio dnn)
+find_package(spdlog REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+# OpenBLAS (pthread flavour) for the float reference path's sgemm.
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+if(FPGACNN_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(FPGACNN_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()

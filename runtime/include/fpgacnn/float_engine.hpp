@@ -1,0 +1,35 @@
+// The float reference path: executes the network exactly like darknet's CPU forward pass
+// (im2col + BLAS sgemm for convolutions). It is the accuracy reference for the int16 paths.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "fpgacnn/network.hpp"
+
+namespace fpgacnn {
+
+class FloatEngine {
+public:
+    /// The network must have weights loaded and batch-norm folded.
+    explicit FloatEngine(const Network& network);
+    ~FloatEngine();
+    FloatEngine(const FloatEngine&) = delete;
+    FloatEngine& operator=(const FloatEngine&) = delete;
+
+    /// Runs one frame. `input` holds network.input.size() floats (CHW, RGB, 0..1).
+    /// Returns the last layer's output (for YOLOv2 the [region] buffer after its activations).
+    const std::vector<float>& run(const float* input);
+
+    /// Output of layer i from the last run(), darknet layout.
+    const std::vector<float>& layer_output(int i) const;
+
+    const Network& network() const { return network_; }
+
+private:
+    const Network& network_;
+    std::vector<std::vector<float>> outputs_;
+    std::vector<float> workspace_;  // im2col scratch, sized for the largest conv
+};
+
+}  // namespace fpgacnn

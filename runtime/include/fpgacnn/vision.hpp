@@ -1,0 +1,87 @@
+// Pre- and post-processing on the CPU, identical to darknet's: image loading, letterbox,
+// region decode, box correction and per-class NMS, plus drawing of results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fpgacnn/network.hpp"
+
+namespace cv {
+class Mat;
+}
+
+namespace fpgacnn {
+
+/// Planar float image, RGB, values 0..1, CHW with width fastest (darknet's `image`).
+struct Image {
+    int w = 0;
+    int h = 0;
+    int c = 0;
+    std::vector<float> data;
+    float at(int x, int y, int ch) const { return data[(static_cast<std::size_t>(ch) * h + y) * w + x]; }
+};
+
+/// Loads an image file as 3-channel RGB float (as darknet's load_image_color). Throws Error
+/// naming the file when it cannot be read or decoded.
+Image load_image(const std::string& path);
+
+/// Converts an 8-bit BGR OpenCV frame (camera / video) to an Image.
+Image image_from_bgr(const cv::Mat& bgr);
+
+/// darknet's resize_image: corner-aligned bilinear, horizontal pass then vertical pass.
+Image resize_image(const Image& image, int w, int h);
+
+/// darknet's letterbox_image: aspect-preserving resize into w x h, centred, 0.5 fill.
+Image letterbox_image(const Image& image, int w, int h);
+
+/// A box in relative coordinates (centre x, y and width, height as fractions of the image).
+struct Box {
+    float x = 0;
+    float y = 0;
+    float w = 0;
+    float h = 0;
+};
+
+float box_iou(const Box& a, const Box& b);
+
+/// One candidate box of the region layer with its per-class probabilities (darknet's `detection`).
+struct RegionBox {
+    Box bbox;
+    float objectness = 0;
+    std::vector<float> prob;  // classes entries, 0 where below threshold or suppressed
+};
+
+/// darknet's get_region_detections + correct_region_boxes (relative=1): decodes activated region
+/// output into boxes relative to the original image of size image_w x image_h.
+std::vector<RegionBox> decode_region(const RegionParams& region, const TensorShape& shape,
+                                     const float* activated, int image_w, int image_h, int net_w,
+                                     int net_h, float thresh);
+
+/// darknet's do_nms_sort: per class, sort by probability, zero the weaker of overlapping boxes.
+void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_threshold);
+
+/// A final detection, in pixels of the original image (as darknet's draw_detections computes).
+struct Detection {
+    int class_id = 0;
+    std::string class_name;
+    float prob = 0;
+    Box box;  // relative
+    int left = 0;
+    int top = 0;
+    int right = 0;
+    int bottom = 0;
+};
+
+/// Every (box, class) pair with prob > thresh, in darknet's print order.
+std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, float thresh,
+                                          int image_w, int image_h,
+                                          const std::vector<std::string>& names);
+
+/// Reads a darknet .names file (one class per line). Throws Error naming the file.
+std::vector<std::string> load_class_names(const std::string& path);
+
+/// Draws boxes and labels onto an 8-bit BGR image.
+void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections);
+
+}  // namespace fpgacnn

@@ -1,0 +1,16 @@
+// The float reference path behind the Backend interface.
+#include "pipeline/float_backend.hpp"
+
+#include <cstring>
+
+namespace fpgacnn {
+
+FloatBackend::FloatBackend(const Network& network) : engine_(network) {}
+
+const std::vector<float>& FloatBackend::run(const float* input) { return engine_.run(input); }
+
+std::vector<float> FloatBackend::layer_output(int i) const { return engine_.layer_output(i); }
+
+std::string FloatBackend::name() const { return "cpu (float32 reference, OpenBLAS)"; }
+
+}  // namespace fpgacnn

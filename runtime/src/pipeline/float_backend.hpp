@@ -1,0 +1,19 @@
+#pragma once
+
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/float_engine.hpp"
+
+namespace fpgacnn {
+
+class FloatBackend final : public Backend {
+public:
+    explicit FloatBackend(const Network& network);
+    const std::vector<float>& run(const float* input) override;
+    std::vector<float> layer_output(int i) const override;
+    std::string name() const override;
+
+private:
+    FloatEngine engine_;
+};
+
+}  // namespace fpgacnn

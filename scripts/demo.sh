@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The main job: installs dependencies, builds fpgacnn and detects objects in darknet's sample images
+# with the first trained model it finds (device chosen automatically).
+#
+# Usage: scripts/demo.sh [--cfg C --weights W [--names N]] [IMAGE...] [-- extra fpgacnn-detect flags]
+# Model search order: --cfg/--weights (or FPGACNN_CFG/FPGACNN_WEIGHTS), models/<name>.cfg + .weights,
+# ../shared/models/yolo-lite-voc, and last synthetic weights (detections then meaningless).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+
+cfg="${FPGACNN_CFG:-}"; weights="${FPGACNN_WEIGHTS:-}"; names="${FPGACNN_NAMES:-}"
+images=(); extra=()
+while (($#)); do
+  case "$1" in
+    --cfg) cfg="$2"; shift 2 ;;
+    --weights) weights="$2"; shift 2 ;;
+    --names) names="$2"; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    *) images+=("$1"); shift ;;
+  esac
+done
+
+bash scripts/install-deps.sh
+bash scripts/build.sh release
+bin="$repo/build/release/apps"
+
+names_for_cfg() {  # darknet's names file matching the cfg's class count
+  local classes
+  classes=$(grep -E '^\s*classes\s*=' "$1" | tail -n 1 | tr -dc '0-9')
+  case "$classes" in
+    80) echo /usr/share/darknet/data/coco.names ;;
+    20) echo /usr/share/darknet/data/voc.names ;;
+    *) echo "" ;;
+  esac
+}
+
+source_note=""
+if [[ -n "$cfg" || -n "$weights" ]]; then
+  [[ -n "$cfg" && -n "$weights" ]] || { echo "demo: give both --cfg and --weights" >&2; exit 2; }
+  source_note="the model you named"
+fi
+if [[ -z "$cfg" ]]; then
+  for w in models/*.weights; do
+    [[ -e "$w" ]] || continue
+    if [[ -e "${w%.weights}.cfg" ]]; then
+      cfg="${w%.weights}.cfg"; weights="$w"; source_note="models/ folder"
+      [[ -e "${w%.weights}.names" ]] && names="${w%.weights}.names"
+      break
+    fi
+  done
+fi
+shared_model="$repo/../shared/models/yolo-lite-voc"
+if [[ -z "$cfg" && -e "$shared_model/tiny-yolov2-trial3-noBatch.weights" ]]; then
+  cfg="$shared_model/tiny-yolov2-trial3-noBatch.cfg"
+  weights="$shared_model/tiny-yolov2-trial3-noBatch.weights"
+  names="$shared_model/voc.names"
+  source_note="YOLO-LITE VOC from ../shared/models"
+fi
+synthetic=0
+if [[ -z "$cfg" ]]; then
+  synthetic=1
+  cfg=/usr/share/darknet/cfg/yolov2-tiny.cfg
+  weights="$repo/build/release/yolov2-tiny.synthetic.weights"
+  "$bin/fpgacnn-synth-weights" --cfg "$cfg" --seed 1 --out "$weights"
+  source_note="SYNTHETIC weights"
+fi
+[[ -n "$names" ]] || names="$(names_for_cfg "$cfg")"
+if ((${#images[@]} == 0)); then
+  for f in dog person horses eagle giraffe kite; do images+=("/usr/share/darknet/data/$f.jpg"); done
+fi
+
+echo "demo: model: $cfg + $weights ($source_note)"
+if ((synthetic)); then
+  cat >&2 <<'WARN'
+demo: WARNING: no trained weights were found, so this run uses SYNTHETIC (random) weights.
+demo: WARNING: the pipeline runs for real, but its detections are MEANINGLESS.
+demo: WARNING: put darknet's yolov2 weights into models/ (see models/README.md) for real detections.
+WARN
+fi
+out="$repo/build/demo-output"
+mkdir -p "$out"
+name_args=()
+[[ -n "$names" ]] && name_args=(--names "$names")
+"$bin/fpgacnn-detect" --cfg "$cfg" --weights "$weights" "${name_args[@]}" --device auto --output "$out" \
+  "${extra[@]}" "${images[@]}"
+echo "demo: annotated images are in $out"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs fpgacnn's build and test dependencies from Debian 12 packages (idempotent; run as root).
+# Usage: scripts/install-deps.sh [--with-tests]
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build pkg-config
+          libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+          libopenblas-dev libopenblas0-pthread
+          darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
+if [[ "${1:-}" == "--with-tests" ]]; then
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds and runs the whole test suite: style checks, the release build's
+# tests (fast + slow cross-checks), then the fast tests again under AddressSanitizer+UBSan.
+# Usage: scripts/run-tests.sh [--fast]     (--fast: only the "fast" label, no sanitizer build)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+fast_only=0
+[[ "${1:-}" == "--fast" ]] && fast_only=1
+jobs="$(nproc)"
+
+bash scripts/install-deps.sh --with-tests
+bash scripts/check-style.sh
+
+bash scripts/build.sh release
+if ((fast_only)); then
+  ctest --test-dir build/release -L fast --output-on-failure -j "$jobs"
+  exit 0
+fi
+ctest --test-dir build/release --output-on-failure -j "$jobs"
+
+# Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
+bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan -L fast --output-on-failure -j "$jobs"
