@@ -81,7 +81,8 @@ std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, f
 /// Reads a darknet .names file (one class per line). Throws Error naming the file.
 std::vector<std::string> load_class_names(const std::string& path);
 
-/// Draws boxes and labels onto an 8-bit BGR image.
-void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections);
+/// Draws boxes and labels onto an 8-bit BGR image, coloured per class with darknet's palette (which
+/// spreads colours over the number of classes; 0 = unknown, use 80).
+void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections, int classes = 0);
 
 }  // namespace fpgacnn

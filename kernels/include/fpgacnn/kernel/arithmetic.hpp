@@ -1,0 +1,72 @@
+// The int16 dynamic fixed-point arithmetic contract (docs/arithmetic.md), as plain C++ on
+// fixed-width integers so that Vitis HLS synthesises it and the native build runs it unchanged.
+// The FPGA kernel, the emu device and the CPU int16 backend all compute exactly this; a SIMD path
+// may reorder the accumulation (int32 wrap-around is associative) but must not change anything else.
+#pragma once
+
+#include <stdint.h>
+
+namespace fpgacnn {
+namespace arith {
+
+/// Bumped whenever a rule below changes; recorded in quantized model files and bitstreams.
+static const int kContractVersion = 1;
+
+/// Leaky ReLU slope 0.1 as 13107 / 2^17 = 0.09999847 (the published design's 0xCCC / 2^15 is 0.09997559).
+static const int32_t kLeakyMultiplier = 13107;
+static const int kLeakyShift = 17;
+
+/// Exponents are limited so every shift below stays far from the width of int64.
+static const int kMinExponent = -8;
+static const int kMaxExponent = 24;
+
+/// Wrapping int32 multiply-accumulate: acc + w * x modulo 2^32. The product of two int16 always fits
+/// in int32; the sum is done in uint32 so that wrap-around is defined behaviour (and the same in
+/// every order). Calibration keeps real data far from the wrap (reported as headroom).
+inline int32_t mac(int32_t acc, int16_t w, int16_t x) {
+    const int32_t product = static_cast<int32_t>(w) * static_cast<int32_t>(x);
+    return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(product));
+}
+
+/// The bias at the accumulator's exponent: b * 2^bias_shift with bias_shift = Qw + Qin - Qb >= 0
+/// (calibration guarantees Qb <= Qw + Qin and bias_shift <= 15, so the result is exact in int32).
+inline int32_t align_bias(int16_t bias, int bias_shift) {
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(bias)) << bias_shift);
+}
+
+/// Divides by 2^shift rounding to nearest, ties toward +infinity (floor(v / 2^shift + 1/2));
+/// a negative shift multiplies (exact: |v| < 2^48 and shift >= -15 here).
+inline int64_t round_shift(int64_t v, int shift) {
+    if (shift > 0) return (v + (static_cast<int64_t>(1) << (shift - 1))) >> shift;
+    if (shift < 0) return v * (static_cast<int64_t>(1) << (-shift));
+    return v;
+}
+
+/// Clamps to int16; outputs saturate, they never wrap.
+inline int16_t saturate16(int64_t v) {
+    if (v > 32767) return 32767;
+    if (v < -32768) return -32768;
+    return static_cast<int16_t>(v);
+}
+
+/// From the accumulator (exponent Qacc = Qw + Qin) to the output (exponent Qout), with the
+/// activation folded into the same single rounding: shift = Qacc - Qout.
+///   linear:            round(acc / 2^shift)
+///   leaky, acc >= 0:   round(acc / 2^shift)
+///   leaky, acc < 0:    round(acc * 13107 / 2^(17 + shift))
+inline int16_t requantize(int32_t acc, int shift, bool leaky) {
+    if (leaky && acc < 0) {
+        return saturate16(round_shift(static_cast<int64_t>(acc) * kLeakyMultiplier, kLeakyShift + shift));
+    }
+    return saturate16(round_shift(acc, shift));
+}
+
+/// Float to fixed point at exponent q: round half up, saturate (used for weights, biases, input).
+/// Written with a double multiply and floor so that every compiler gives the same bits.
+int16_t quantize(float value, int q);
+
+/// Fixed point back to float: v * 2^-q (exact in float for |v| < 2^24).
+float dequantize(int16_t value, int q);
+
+}  // namespace arith
+}  // namespace fpgacnn

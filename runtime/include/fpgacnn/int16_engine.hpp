@@ -1,0 +1,37 @@
+// The CPU int16 backend: runs a QuantizedNetwork layer by layer exactly per docs/arithmetic.md,
+// with packed weights, SIMD (run-time dispatch) and a thread pool.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fpgacnn/int16_ops.hpp"
+#include "fpgacnn/quantized.hpp"
+
+namespace fpgacnn {
+
+class Int16Engine {
+public:
+    /// threads = 0: all cores.
+    explicit Int16Engine(const QuantizedNetwork& network, Int16Isa isa = best_int16_isa(), int threads = 0);
+    ~Int16Engine();
+    Int16Engine(const Int16Engine&) = delete;
+    Int16Engine& operator=(const Int16Engine&) = delete;
+
+    /// One frame; `input` holds network.input.size() int16 values at exponent input_q.
+    /// Returns the last layer's output. A [region] layer's output is its int16 input unchanged
+    /// (the region activation runs in float on the host, see Int16 backend in the pipeline).
+    const std::vector<int16_t>& run(const int16_t* input);
+
+    /// Output of layer i from the last run, at exponent layers[i].output_q.
+    const std::vector<int16_t>& layer_output(int i) const;
+
+    Int16Isa isa() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fpgacnn

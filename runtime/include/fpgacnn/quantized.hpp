@@ -1,0 +1,31 @@
+// A network quantized to int16 dynamic fixed point (docs/arithmetic.md): per layer the exponents
+// of input, output, weights and biases, and the int16 parameters. Produced by calibration
+// (fpgacnn-quantize), stored in a quantized model file, executed by the CPU int16 backend and the
+// FPGA kernel with identical results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/network.hpp"
+
+namespace fpgacnn {
+
+struct QuantizedLayer {
+    int input_q = 0;   // exponent of the layer's input activations (value = int * 2^-q)
+    int output_q = 0;  // exponent of its output activations
+    // Convolutional layers only:
+    int weight_q = 0;
+    int bias_q = 0;
+    std::vector<int16_t> weights;  // [filters][channels][size][size], darknet order
+    std::vector<int16_t> biases;   // [filters]
+};
+
+struct QuantizedNetwork {
+    Network network;  // the float IR (shapes, layer kinds; float parameters kept for reports)
+    int input_q = 14;  // the letterboxed image in [0, 1] at a fixed exponent
+    std::vector<QuantizedLayer> layers;  // one per network layer
+};
+
+}  // namespace fpgacnn
