@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/vision.hpp"
+#include "test_paths.hpp"
+
+namespace fpgacnn {
+namespace {
+
+std::string error_message_of(const std::string& path) {
+    try {
+        load_image(path);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error thrown)";
+}
+
+TEST(LoadImage, DogJpgIsRgbPlanarOverTwoHundredFiftyFive) {
+    const std::string path = test::darknet_file("data/dog.jpg");
+    const Image image = load_image(path);
+    ASSERT_EQ(image.w, 768);
+    ASSERT_EQ(image.h, 576);
+    ASSERT_EQ(image.c, 3);
+    ASSERT_EQ(image.data.size(), 768u * 576u * 3u);
+    for (float v : image.data) {
+        ASSERT_GE(v, 0.0f);
+        ASSERT_LE(v, 1.0f);
+    }
+    const cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty());
+    for (const cv::Point& p :
+         {cv::Point(0, 0), cv::Point(767, 0), cv::Point(300, 400), cv::Point(767, 575)}) {
+        const cv::Vec3b px = bgr.at<cv::Vec3b>(p);
+        EXPECT_EQ(image.at(p.x, p.y, 0), static_cast<float>(px[2] / 255.)) << "red at " << p;
+        EXPECT_EQ(image.at(p.x, p.y, 1), static_cast<float>(px[1] / 255.)) << "green at " << p;
+        EXPECT_EQ(image.at(p.x, p.y, 2), static_cast<float>(px[0] / 255.)) << "blue at " << p;
+    }
+}
+
+TEST(LoadImage, MissingFileNamesThePath) {
+    const std::string path = test::scratch_dir("vision_missing") + "/no-such-image.jpg";
+    const std::string message = error_message_of(path);
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("not found"), std::string::npos) << message;
+}
+
+TEST(LoadImage, DirectoryIsRejected) {
+    const std::string dir = test::scratch_dir("vision_directory");
+    EXPECT_NE(error_message_of(dir).find(dir), std::string::npos);
+}
+
+TEST(LoadImage, CorruptFileNamesThePath) {
+    const std::string path = test::scratch_dir("vision_corrupt") + "/garbage.jpg";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "this is not an image \x01\x02\x03\xff\xd8 at all";
+    }
+    const std::string message = error_message_of(path);
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("decode"), std::string::npos) << message;
+}
+
+TEST(ImageFromBgr, SwapsToRgbPlanes) {
+    cv::Mat bgr(2, 3, CV_8UC3, cv::Scalar(10, 20, 30));  // B=10, G=20, R=30
+    bgr.at<cv::Vec3b>(1, 2) = cv::Vec3b(255, 0, 128);
+    const Image image = image_from_bgr(bgr);
+    ASSERT_EQ(image.w, 3);
+    ASSERT_EQ(image.h, 2);
+    ASSERT_EQ(image.c, 3);
+    EXPECT_EQ(image.at(0, 0, 0), static_cast<float>(30 / 255.));
+    EXPECT_EQ(image.at(0, 0, 1), static_cast<float>(20 / 255.));
+    EXPECT_EQ(image.at(0, 0, 2), static_cast<float>(10 / 255.));
+    EXPECT_EQ(image.at(2, 1, 0), static_cast<float>(128 / 255.));
+    EXPECT_EQ(image.at(2, 1, 1), 0.0f);
+    EXPECT_EQ(image.at(2, 1, 2), 1.0f);
+}
+
+TEST(ImageFromBgr, HonoursRowStepOfRoiViews) {
+    cv::Mat big(10, 10, CV_8UC3);
+    cv::randu(big, cv::Scalar::all(0), cv::Scalar::all(256));
+    const cv::Mat roi = big(cv::Rect(2, 3, 5, 4));
+    ASSERT_FALSE(roi.isContinuous());
+    EXPECT_EQ(image_from_bgr(roi).data, image_from_bgr(roi.clone()).data);
+}
+
+TEST(ImageFromBgr, RejectsOtherTypes) {
+    EXPECT_THROW(image_from_bgr(cv::Mat(4, 4, CV_8UC1, cv::Scalar(0))), Error);
+    EXPECT_THROW(image_from_bgr(cv::Mat(4, 4, CV_32FC3, cv::Scalar(0))), Error);
+    EXPECT_THROW(image_from_bgr(cv::Mat()), Error);
+}
+
+}  // namespace
+}  // namespace fpgacnn
