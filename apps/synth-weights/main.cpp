@@ -1,0 +1,72 @@
+// fpgacnn-synth-weights: writes deterministic synthetic darknet .weights for a cfg that has no
+// trained weights (e.g. Debian's yolov2.cfg), so the whole stack can run and be cross-checked.
+// Exit codes: 0 success, 1 a model/output error (message on stderr), 2 bad command line.
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/logging.hpp"
+
+namespace {
+
+struct Options {
+    std::string cfg;
+    std::string input_size;
+    std::uint64_t seed = 0;
+    std::string out;
+    bool quiet = false;
+};
+
+int run(const Options& options) {
+    std::optional<fpgacnn::InputSizeOverride> input_override;
+    if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
+    fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
+    fpgacnn::fill_synthetic_weights(network, options.seed);
+    fpgacnn::save_darknet_weights(network, options.out);
+    spdlog::info("{}: synthetic weights for {} ({} layers, seed {}), {} bytes", options.out, options.cfg,
+                 network.layers.size(), options.seed, fpgacnn::expected_weights_bytes(network));
+    return 0;
+}
+
+int run_command_line(int argc, char** argv) {
+    CLI::App app{
+        "fpgacnn-synth-weights: write deterministic synthetic darknet .weights for a cfg\n"
+        "(same cfg and seed give the same bytes on every machine)"};
+    Options options;
+    app.add_option("--cfg", options.cfg, "darknet .cfg file")->required()->check(CLI::ExistingFile);
+    app.add_option("--input", options.input_size, "network input size WxH, replaces the cfg's width/height");
+    app.add_option("--seed", options.seed, "seed of the pseudo-random generator")->required();
+    app.add_option("--out", options.out, "output .weights file (darknet format 0.2)")->required();
+    app.add_flag("-q,--quiet", options.quiet, "print errors only");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    fpgacnn::set_log_level(options.quiet ? fpgacnn::LogLevel::Quiet : fpgacnn::LogLevel::Info);
+    try {
+        return run(options);
+    } catch (const fpgacnn::Error& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run_command_line(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fpgacnn-synth-weights: unexpected failure: %s\n", e.what());
+    } catch (...) {
+        std::fputs("fpgacnn-synth-weights: unexpected failure\n", stderr);
+    }
+    return 1;
+}

@@ -1,0 +1,50 @@
+// darknet's .weights layout: int32 major, minor, revision; `seen` (uint64 from version 0.2, uint32
+// before); then per [convolutional] layer in cfg order: biases, [BN scales, rolling mean, rolling
+// variance], weights -- all float32 little-endian.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fpgacnn/network.hpp"
+
+namespace fpgacnn::model {
+
+constexpr std::size_t kVersionBytes = 12;
+constexpr std::size_t kHeaderBytesSeen32 = 16;
+constexpr std::size_t kHeaderBytesSeen64 = 20;
+
+/// darknet's own test (parser.c, load_weights_upto), with the range checks first so that the
+/// multiplication cannot overflow.
+inline bool has_64bit_seen(std::int32_t major, std::int32_t minor) {
+    return major >= 0 && minor >= 0 && major < 1000 && minor < 1000 && (major * 10 + minor) >= 2;
+}
+
+/// Float counts of one conv layer's arrays, as the cfg implies them (BN counted when the cfg has it).
+struct ConvArrayCounts {
+    std::size_t biases = 0;
+    std::size_t bn_each = 0;  // scales, rolling mean and rolling variance each have this many
+    std::size_t weights = 0;
+    std::size_t total() const { return biases + 3 * bn_each + weights; }
+};
+
+ConvArrayCounts conv_array_counts(const Layer& layer);
+
+/// Floats of all conv layers together.
+std::size_t parameter_count(const Network& network);
+
+/// "convolutional layer 5 (cfg line 42)", for messages about a layer's data.
+std::string describe_conv_layer(const Layer& layer);
+
+/// Little-endian encoding, independent of the host's byte order.
+inline std::uint32_t read_u32_le(const unsigned char* bytes) {
+    return static_cast<std::uint32_t>(bytes[0]) | static_cast<std::uint32_t>(bytes[1]) << 8 |
+           static_cast<std::uint32_t>(bytes[2]) << 16 | static_cast<std::uint32_t>(bytes[3]) << 24;
+}
+
+inline void write_u32_le(std::uint32_t value, unsigned char* bytes) {
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<unsigned char>(value >> (8 * i));
+}
+
+}  // namespace fpgacnn::model
