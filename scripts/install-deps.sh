@@ -8,7 +8,7 @@ packages=(build-essential cmake ninja-build pkg-config
           libopenblas-dev libopenblas0-pthread
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 if [[ "${1:-}" == "--with-tests" ]]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy)
 fi
 
 missing=()

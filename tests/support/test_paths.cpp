@@ -1,7 +1,12 @@
 #include "test_paths.hpp"
 
 #include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -24,6 +29,32 @@ std::string shared_model_file(const std::string& model, const std::string& file)
 std::string darknet_file(const std::string& relative) { return "/usr/share/darknet/" + relative; }
 
 std::string source_dir() { return FPGACNN_SOURCE_DIR; }
+
+std::string app_path(const std::string& folder, const std::string& binary) {
+    return (fs::path(FPGACNN_BINARY_DIR) / "apps" / folder / binary).string();
+}
+
+namespace {
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+}  // namespace
+
+int run_command(const std::string& command, std::string* out, std::string* err) {
+    static int counter = 0;
+    const fs::path base = fs::temp_directory_path() /
+                          ("fpgacnn-cmd-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    const std::string full = command + " >" + base.string() + ".out 2>" + base.string() + ".err";
+    const int status = std::system(full.c_str());
+    if (out != nullptr) *out = slurp(base.string() + ".out");
+    if (err != nullptr) *err = slurp(base.string() + ".err");
+    fs::remove(base.string() + ".out");
+    fs::remove(base.string() + ".err");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::string scratch_dir(const std::string& name) {
     const fs::path dir = fs::path(FPGACNN_BINARY_DIR) / "test-scratch" / name;

@@ -16,6 +16,10 @@ std::string shared_model_file(const std::string& model, const std::string& file)
 std::string darknet_file(const std::string& relative);
 /// The source tree, e.g. for tests/data files.
 std::string source_dir();
+/// A built app, e.g. app_path("detect", "fpgacnn-detect").
+std::string app_path(const std::string& folder, const std::string& binary);
+/// Runs a shell command, capturing stdout (and stderr into `err` if given); returns the exit code.
+int run_command(const std::string& command, std::string* out, std::string* err = nullptr);
 /// A fresh, empty directory for this test's outputs (removed at the start of the next run).
 std::string scratch_dir(const std::string& name);
 
