@@ -1,0 +1,83 @@
+#include "plan_json.hpp"
+
+namespace fpgacnn::plan_app {
+
+namespace {
+
+nlohmann::json shape_json(const TensorShape& s) { return {{"c", s.c}, {"h", s.h}, {"w", s.w}}; }
+
+nlohmann::json range_json(const ArenaRange& r) { return {{"offset", r.offset}, {"elements", r.elements}}; }
+
+nlohmann::json estimate_json(const LayerEstimate& e, double clock_mhz) {
+    const double ms_per_cycle = 1.0 / (clock_mhz * 1e3);
+    return {{"macs", e.macs},
+            {"fm_read_bytes", e.fm_read_bytes},
+            {"fm_read_bursts", e.fm_read_bursts},
+            {"fm_write_bytes", e.fm_write_bytes},
+            {"fm_write_bursts", e.fm_write_bursts},
+            {"param_read_bytes", e.param_read_bytes},
+            {"param_read_bursts", e.param_read_bursts},
+            {"compute_ms", e.compute_cycles * ms_per_cycle},
+            {"load_ms", e.load_cycles * ms_per_cycle},
+            {"store_ms", e.store_cycles * ms_per_cycle},
+            {"total_cycles", e.total_cycles},
+            {"milliseconds", e.milliseconds}};
+}
+
+}  // namespace
+
+nlohmann::json plan_to_json(const NetworkPlan& plan) {
+    const PlanOptions& o = plan.options;
+    nlohmann::json layers = nlohmann::json::array();
+    for (const LayerPlan& lp : plan.layers) {
+        nlohmann::json l = {{"index", lp.index},
+                            {"type", layer_type_name(lp.type)},
+                            {"on_device", lp.on_device},
+                            {"input_shape", shape_json(lp.input_shape)},
+                            {"output_shape", shape_json(lp.output_shape)},
+                            {"output", range_json(lp.output)}};
+        if (lp.on_device) {
+            l["input"] = range_json(lp.input);
+            l["tile"] = {{"rows", lp.tile_rows},
+                         {"cols", lp.tile_cols},
+                         {"row_tiles", lp.row_tiles},
+                         {"col_tiles", lp.col_tiles},
+                         {"map_groups", lp.map_groups},
+                         {"input_groups", lp.input_groups},
+                         {"input_rows", lp.input_tile_rows},
+                         {"input_cols", lp.input_tile_cols}};
+            l["estimate"] = estimate_json(lp.estimate, o.clock_mhz);
+        }
+        if (lp.type == LayerType::Convolutional) {
+            l["parameters"] = {{"weight_offset", lp.weight_offset},
+                               {"weight_elements", lp.weight_elements},
+                               {"bias_offset", lp.bias_offset},
+                               {"bias_elements", lp.bias_elements}};
+        }
+        layers.push_back(l);
+    }
+    const double gop = 2.0 * static_cast<double>(plan.total.macs) / 1e9;
+    return {{"kernel",
+             {{"tm", o.maxima.tm},
+              {"tn", o.maxima.tn},
+              {"tr", o.maxima.tr},
+              {"tc", o.maxima.tc},
+              {"max_kernel", o.maxima.max_kernel},
+              {"max_stride", o.maxima.max_stride}}},
+            {"clock_mhz", o.clock_mhz},
+            {"bandwidth_gbs", o.bandwidth_gbs},
+            {"port_bits", o.port_bits},
+            {"burst_overhead_cycles", o.burst_overhead_cycles},
+            {"input_shape", shape_json(plan.input_shape)},
+            {"input", range_json(plan.input)},
+            {"output", range_json(plan.output)},
+            {"arena_bytes", 2 * plan.arena_elements},
+            {"arena_bytes_without_reuse", 2 * plan.arena_elements_no_reuse},
+            {"parameter_bytes", 2 * plan.parameter_elements},
+            {"layers", layers},
+            {"total", estimate_json(plan.total, o.clock_mhz)},
+            {"gop", gop},
+            {"gops_per_second", plan.total.milliseconds > 0 ? gop / (plan.total.milliseconds / 1e3) : 0.0}};
+}
+
+}  // namespace fpgacnn::plan_app

@@ -1,0 +1,27 @@
+// The emu device: the accelerator's kernel function (kernels/) run natively on a worker thread with
+// the IP's start / done / idle semantics. It keeps a separate device copy of every buffer so that
+// missing syncs show: a range not synced to the device reads as poison in the kernel (and, by
+// default, start() refuses the command); a range the kernel wrote reads as poison on the host until
+// synced back. It counts AXI bursts and bytes per command.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "fpgacnn/device.hpp"
+
+namespace fpgacnn {
+
+struct EmuOptions {
+    /// start() throws when a command reads bytes that were never synced to the device (or written
+    /// by an earlier command). Off: the kernel computes on the poison instead.
+    bool strict_sync = true;
+    /// Byte pattern of memory nobody wrote (0xA5A5 = -23131 as int16).
+    std::uint8_t poison_byte = 0xA5;
+    /// Testing: the command of this layer never completes (exercises wait timeouts). -1: none.
+    int stall_layer = -1;
+};
+
+std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
+
+}  // namespace fpgacnn

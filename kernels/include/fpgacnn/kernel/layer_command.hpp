@@ -1,0 +1,134 @@
+// One accelerator call = one layer. The same plain struct is written to the IP's AXI-Lite registers
+// (uio, see register_map.hpp), passed as xrt::run arguments (xrt), or handed to the kernel function
+// directly (emu). Offsets count int16 elements from a buffer base, so one command list works for any
+// buffer placement; the driver supplies the base addresses.
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/config.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+
+enum Op { kOpConv = 0, kOpMaxPool = 1, kOpReorg = 2 };
+
+struct LayerCommand {
+    uint32_t op;             // Op
+    uint32_t input_offset;   // feature-map arena, int16 elements: the layer's CHW input
+    uint32_t output_offset;  // feature-map arena, int16 elements: the layer's CHW output
+    uint32_t weight_offset;  // parameter buffer, int16 elements: re-ordered weights (conv only)
+    uint32_t bias_offset;    // parameter buffer, int16 elements: biases padded to Tm (conv only)
+    uint32_t in_c;
+    uint32_t in_h;
+    uint32_t in_w;
+    uint32_t out_c;
+    uint32_t out_h;
+    uint32_t out_w;
+    uint32_t kernel_size;  // conv / maxpool window K
+    uint32_t stride;       // conv / maxpool / reorg stride
+    uint32_t pad;          // conv: zero rows/columns on each side; maxpool: window start offset
+                           // before the stride position (darknet's padding / 2); reorg: 0
+    uint32_t leaky;        // conv: 1 = leaky ReLU folded into the rounding, 0 = linear
+    int32_t bias_shift;    // conv: Qw + Qin - Qb
+    int32_t output_shift;  // conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
+    uint32_t tile_rows;    // output rows per tile, 1..Tr (reorg: unused)
+    uint32_t tile_cols;    // output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
+};
+
+/// Number of 32-bit words (registers) of a command, in declaration order.
+static const int kCommandWords = 19;
+
+enum CommandCheck {
+    kCommandOk = 0,
+    kCommandBadOp,
+    kCommandBadDimension,   // a size is 0 or above kMaxDimension / kMaxChannels
+    kCommandBadWindow,      // kernel_size or stride outside 1..kMaxK / 1..kMaxS
+    kCommandBadPad,         // pad >= kernel_size
+    kCommandBadTile,        // tile_rows / tile_cols outside 1..Tr / 1..Tc
+    kCommandBadShift,       // bias_shift / output_shift outside the exact range
+    kCommandShapeMismatch,  // output shape does not follow from input shape and window
+};
+
+/// Conv output size along one axis: (in + 2 pad - K) / S + 1 (darknet's convolutional layer).
+inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t stride, uint32_t pad) {
+    const int64_t span = static_cast<int64_t>(in) + 2 * static_cast<int64_t>(pad) - kernel_size;
+    if (span < 0 || stride == 0) return 0;
+    return static_cast<uint32_t>(span / stride + 1);
+}
+
+/// Whether the kernel can run this command; the kernel does nothing for a command that fails
+/// (hardware must never write outside its tiles), and hosts report the reason before starting.
+inline CommandCheck check_command(const LayerCommand& c) {
+    if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
+    const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
+    for (int i = 0; i < 4; ++i) {
+        if (dims[i] == 0 || dims[i] > static_cast<uint32_t>(kMaxDimension)) return kCommandBadDimension;
+    }
+    if (c.in_c == 0 || c.out_c == 0 || c.in_c > static_cast<uint32_t>(kMaxChannels) ||
+        c.out_c > static_cast<uint32_t>(kMaxChannels)) {
+        return kCommandBadDimension;
+    }
+    if (c.stride < 1 || c.stride > static_cast<uint32_t>(kMaxS)) return kCommandBadWindow;
+    if (c.output_shift < kMinOutputShift || c.output_shift > kMaxOutputShift) return kCommandBadShift;
+    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(kTc)) return kCommandBadTile;
+    if (c.op == kOpReorg) {
+        const uint32_t s2 = c.stride * c.stride;
+        if (c.in_c % s2 != 0 || c.out_c != c.in_c * s2 || c.out_h * c.stride != c.in_h ||
+            c.out_w * c.stride != c.in_w) {
+            return kCommandShapeMismatch;
+        }
+        return kCommandOk;
+    }
+    if (c.kernel_size < 1 || c.kernel_size > static_cast<uint32_t>(kMaxK)) return kCommandBadWindow;
+    if (c.pad >= c.kernel_size) return kCommandBadPad;
+    if (c.tile_rows < 1 || c.tile_rows > static_cast<uint32_t>(kTr)) return kCommandBadTile;
+    if (c.op == kOpMaxPool) {
+        if (c.out_c != c.in_c) return kCommandShapeMismatch;
+        return kCommandOk;
+    }
+    if (c.bias_shift < 0 || c.bias_shift > kMaxBiasShift) return kCommandBadShift;
+    if (c.out_h != conv_output_extent(c.in_h, c.kernel_size, c.stride, c.pad) ||
+        c.out_w != conv_output_extent(c.in_w, c.kernel_size, c.stride, c.pad)) {
+        return kCommandShapeMismatch;
+    }
+    return kCommandOk;
+}
+
+/// A sentence for hosts' error messages.
+inline const char* command_check_text(CommandCheck check) {
+    switch (check) {
+        case kCommandOk:
+            return "ok";
+        case kCommandBadOp:
+            return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg)";
+        case kCommandBadDimension:
+            return "a height/width/channel count is 0 or above the kernel's limit";
+        case kCommandBadWindow:
+            return "kernel size or stride outside what this kernel build supports";
+        case kCommandBadPad:
+            return "padding must be smaller than the kernel size";
+        case kCommandBadTile:
+            return "tile rows/columns outside 1..Tr / 1..Tc of this kernel build";
+        case kCommandBadShift:
+            return "bias or output shift outside the range the arithmetic keeps exact";
+        case kCommandShapeMismatch:
+            return "output shape does not follow from the input shape and window";
+    }
+    return "unknown check result";
+}
+
+inline uint32_t div_ceil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+/// Elements of the re-ordered weights of a conv layer for a Tm x Tn kernel: ceil(M/Tm) x ceil(N/Tn)
+/// blocks of Tm*Tn*K*K (docs/kernel.md, "Weight layout").
+inline uint32_t reordered_weight_elements(uint32_t out_c, uint32_t in_c, uint32_t kernel_size, uint32_t tm,
+                                          uint32_t tn) {
+    return div_ceil(out_c, tm) * div_ceil(in_c, tn) * tm * tn * kernel_size * kernel_size;
+}
+
+/// Elements of a conv layer's biases, zero-padded to a multiple of Tm.
+inline uint32_t padded_bias_elements(uint32_t out_c, uint32_t tm) { return div_ceil(out_c, tm) * tm; }
+
+}  // namespace kernel
+}  // namespace fpgacnn

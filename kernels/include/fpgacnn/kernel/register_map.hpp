@@ -1,0 +1,136 @@
+// The accelerator's AXI-Lite register map, as Vitis HLS / Vivado HLS lay it out for the top function
+// fpgacnn_accel (accel.hpp): block-level control at 0x00-0x0C, then one register per argument in
+// argument order, 8 bytes apart for 32-bit scalars, and for the three AXI master base addresses
+// 12 bytes apart (64-bit addresses: low word, high word, reserved) or 8 bytes apart (32-bit
+// addresses, Zynq-7000 builds with m_axi_addr64=false). The uio driver writes these offsets; docs
+// /kernel.md lists them; tests/kernel checks them against the top function's signature. After
+// synthesis, compare with the generated x<top>_hw.h (scripts print it).
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/layer_command.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+namespace regs {
+
+// Block-level control (ap_ctrl_hs).
+static const uint32_t kControl = 0x00;
+static const uint32_t kGlobalInterruptEnable = 0x04;
+static const uint32_t kInterruptEnable = 0x08;
+static const uint32_t kInterruptStatus = 0x0C;
+
+static const uint32_t kApStart = 1u << 0;  // write 1 to start; reads 1 until the IP accepts
+static const uint32_t kApDone = 1u << 1;   // set when the call finished; cleared on read
+static const uint32_t kApIdle = 1u << 2;   // no call in progress
+static const uint32_t kApReady = 1u << 3;  // ready for new inputs
+static const uint32_t kAutoRestart = 1u << 7;
+
+static const uint32_t kInterruptDone = 1u << 0;   // IER / ISR bit: ap_done
+static const uint32_t kInterruptReady = 1u << 1;  // IER / ISR bit: ap_ready
+
+// One 32-bit register per LayerCommand field, in declaration order.
+static const uint32_t kFirstArgument = 0x10;
+static const uint32_t kScalarStride = 0x08;
+static const uint32_t kOp = 0x10;
+static const uint32_t kInputOffset = 0x18;
+static const uint32_t kOutputOffset = 0x20;
+static const uint32_t kWeightOffset = 0x28;
+static const uint32_t kBiasOffset = 0x30;
+static const uint32_t kInC = 0x38;
+static const uint32_t kInH = 0x40;
+static const uint32_t kInW = 0x48;
+static const uint32_t kOutC = 0x50;
+static const uint32_t kOutH = 0x58;
+static const uint32_t kOutW = 0x60;
+static const uint32_t kKernelSize = 0x68;
+static const uint32_t kStride = 0x70;
+static const uint32_t kPad = 0x78;
+static const uint32_t kLeaky = 0x80;
+static const uint32_t kBiasShift = 0x88;
+static const uint32_t kOutputShift = 0x90;
+static const uint32_t kTileRows = 0x98;
+static const uint32_t kTileCols = 0xA0;
+
+static const uint32_t kCommandOffsets[kCommandWords] = {
+    kOp,    kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,    kInH,
+    kInW,   kOutC,        kOutH,         kOutW,         kKernelSize, kStride, kPad,
+    kLeaky, kBiasShift,   kOutputShift,  kTileRows,     kTileCols};
+
+/// Argument names as in the top function's signature (docs and the signature test use them).
+static const char* const kCommandNames[kCommandWords] = {
+    "op",    "input_offset", "output_offset", "weight_offset", "bias_offset", "in_c",   "in_h",
+    "in_w",  "out_c",        "out_h",         "out_w",         "kernel_size", "stride", "pad",
+    "leaky", "bias_shift",   "output_shift",  "tile_rows",     "tile_cols"};
+
+// The three AXI master base addresses follow the scalars.
+enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2 };
+static const int kPointerCount = 3;
+static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params"};
+static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xA8
+
+/// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
+inline uint32_t pointer_offset(Pointer pointer, bool address64) {
+    return kFirstPointer + (address64 ? 0x0Cu : 0x08u) * static_cast<uint32_t>(pointer);
+}
+
+/// Bytes of register space the IP decodes (rounded to a power of two).
+inline uint32_t register_space_bytes(bool address64) {
+    const uint32_t end = pointer_offset(kParams, address64) + (address64 ? 0x0Cu : 0x08u);
+    uint32_t size = 1;
+    while (size < end) size <<= 1;
+    return size;
+}
+
+/// The command as register values, in kCommandOffsets order.
+inline void command_words(const LayerCommand& c, uint32_t words[kCommandWords]) {
+    words[0] = c.op;
+    words[1] = c.input_offset;
+    words[2] = c.output_offset;
+    words[3] = c.weight_offset;
+    words[4] = c.bias_offset;
+    words[5] = c.in_c;
+    words[6] = c.in_h;
+    words[7] = c.in_w;
+    words[8] = c.out_c;
+    words[9] = c.out_h;
+    words[10] = c.out_w;
+    words[11] = c.kernel_size;
+    words[12] = c.stride;
+    words[13] = c.pad;
+    words[14] = c.leaky;
+    words[15] = static_cast<uint32_t>(c.bias_shift);
+    words[16] = static_cast<uint32_t>(c.output_shift);
+    words[17] = c.tile_rows;
+    words[18] = c.tile_cols;
+}
+
+/// The inverse of command_words (drivers that read a command back, tests).
+inline LayerCommand command_from_words(const uint32_t words[kCommandWords]) {
+    LayerCommand c;
+    c.op = words[0];
+    c.input_offset = words[1];
+    c.output_offset = words[2];
+    c.weight_offset = words[3];
+    c.bias_offset = words[4];
+    c.in_c = words[5];
+    c.in_h = words[6];
+    c.in_w = words[7];
+    c.out_c = words[8];
+    c.out_h = words[9];
+    c.out_w = words[10];
+    c.kernel_size = words[11];
+    c.stride = words[12];
+    c.pad = words[13];
+    c.leaky = words[14];
+    c.bias_shift = static_cast<int32_t>(words[15]);
+    c.output_shift = static_cast<int32_t>(words[16]);
+    c.tile_rows = words[17];
+    c.tile_cols = words[18];
+    return c;
+}
+
+}  // namespace regs
+}  // namespace kernel
+}  // namespace fpgacnn

@@ -1,0 +1,30 @@
+// The native entry point of the kernel (emu device, tests): the same layer code as the HLS top,
+// instantiated with AXI traffic counting.
+#include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/config.hpp"
+#include "run_command.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+
+CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int16_t* fm_write,
+                       const int16_t* params, TrafficCounters* counters) {
+    TrafficCounters scratch = {0, 0, 0, 0, 0, 0};
+    detail::CountTraffic traffic;
+    traffic.counters = counters != 0 ? counters : &scratch;
+    return detail::run_command(command, fm_read, fm_write, params, traffic);
+}
+
+Maxima native_build_maxima() {
+    Maxima m;
+    m.tm = kTm;
+    m.tn = kTn;
+    m.tr = kTr;
+    m.tc = kTc;
+    m.max_kernel = kMaxK;
+    m.max_stride = kMaxS;
+    return m;
+}
+
+}  // namespace kernel
+}  // namespace fpgacnn

@@ -1,0 +1,60 @@
+// darknet's [reorg] (reorg_cpu with forward = 0) on int16, index for index. With the layer's INPUT
+// w, h, c and oc = c / s^2:
+//   out[i + w*(j + h*k)] = in[(i*s + (k/oc)%s) + w*s*((j*s + (k/oc)/s) + h*s*(k%oc))]
+// Each output row segment (fixed k, j) reads one input row segment with stride s: one burst in,
+// one burst out.
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "fpgacnn/kernel/layer_command.hpp"
+#include "tile_buffers.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+namespace detail {
+
+template <class Traffic>
+void reorg_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, Traffic& traffic) {
+    int16_t line_in[kInputTileCols];
+    int16_t line_out[kTc];
+
+    const uint32_t s = cmd.stride;
+    const uint32_t w = cmd.in_w;
+    const uint32_t h = cmd.in_h;
+    const uint32_t channels = cmd.in_c;
+    const uint32_t oc = channels / (s * s);
+    const uint32_t segment = cmd.tile_cols;
+    for (uint32_t k = 0; k < channels; ++k) {
+        const uint32_t offset = k / oc;
+        const uint32_t source_map = k % oc;
+        for (uint32_t j = 0; j < h; ++j) {
+            const uint32_t source_row =
+                cmd.input_offset + ((source_map * h * s) + j * s + offset / s) * (w * s) + offset % s;
+            const uint32_t target_row = cmd.output_offset + (k * h + j) * w;
+            for (uint32_t i0 = 0; i0 < w; i0 += segment) {
+                const uint32_t count = (w - i0 < segment) ? w - i0 : segment;
+                const uint32_t span = (count - 1) * s + 1;
+                for (uint32_t e = 0; e < span; ++e) {
+#pragma HLS PIPELINE II = 1
+                    line_in[e] = fm_read[source_row + i0 * s + e];
+                }
+                traffic.fm_read(span);
+                for (uint32_t i = 0; i < count; ++i) {
+#pragma HLS PIPELINE II = 1
+                    line_out[i] = arith::requantize(line_in[i * s], cmd.output_shift, false);
+                }
+                for (uint32_t i = 0; i < count; ++i) {
+#pragma HLS PIPELINE II = 1
+                    fm_write[target_row + i0 + i] = line_out[i];
+                }
+                traffic.fm_write(count);
+            }
+        }
+    }
+}
+
+}  // namespace detail
+}  // namespace kernel
+}  // namespace fpgacnn

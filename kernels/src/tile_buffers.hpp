@@ -1,0 +1,59 @@
+// On-chip buffers of the accelerator and the AXI traffic counters the native build keeps. In HLS
+// every array below becomes BRAM (or registers where partitioned); natively they live on the stack
+// of one call, so no state survives between layers.
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/config.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+namespace detail {
+
+/// Tn input maps of one input tile (output tile plus halo), in input-map-major order.
+typedef int16_t InputTile[kTn][kInputTileRows][kInputTileCols];
+
+/// One (Tm, Tn) weight block as it arrives from memory: [tap = ky*K + kx][n*Tm + m] for the layer's
+/// K, so a block is one contiguous burst and one tap's Tm x Tn weights sit side by side (one register
+/// per multiplier once the lane dimension is partitioned).
+static const int kWeightLanes = kTn * kTm;
+typedef int16_t WeightBlock[kMaxK * kMaxK][kWeightLanes];
+
+/// int32 accumulators of one output tile, output map innermost (one value per adder tree).
+typedef int32_t OutputTile[kTr][kTc][kTm];
+
+/// Lanes a maxpool pass handles: the input tile holds Tn maps, the output tile Tm.
+static const int kPoolLanes = kTn < kTm ? kTn : kTm;
+
+/// Synthesis: counting compiles away.
+struct NoTraffic {
+    void fm_read(uint32_t) {}
+    void fm_write(uint32_t) {}
+    void param_read(uint32_t) {}
+};
+
+/// Native: one burst per call, `elements` int16 each.
+struct CountTraffic {
+    TrafficCounters* counters;
+    void fm_read(uint32_t elements) {
+        counters->fm_read_bursts += 1;
+        counters->fm_read_bytes += 2u * elements;
+    }
+    void fm_write(uint32_t elements) {
+        counters->fm_write_bursts += 1;
+        counters->fm_write_bytes += 2u * elements;
+    }
+    void param_read(uint32_t elements) {
+        counters->param_read_bursts += 1;
+        counters->param_read_bytes += 2u * elements;
+    }
+};
+
+inline int min_int(int a, int b) { return a < b ? a : b; }
+inline int max_int(int a, int b) { return a > b ? a : b; }
+
+}  // namespace detail
+}  // namespace kernel
+}  // namespace fpgacnn

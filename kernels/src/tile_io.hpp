@@ -1,0 +1,130 @@
+// Moving tiles between DDR and the on-chip buffers. Every transfer is a run of consecutive int16
+// (one AXI burst): a row segment of one map for feature maps, a whole (Tm, Tn) block for weights.
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "tile_buffers.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+namespace detail {
+
+/// Where an input tile sits in its CHW tensor. Rows/columns may start before 0 or run past the
+/// edge: those positions get `pad_value` (0 for conv padding, -32768 for maxpool so that taps
+/// outside the image never win, which is darknet's "skip").
+struct InputWindow {
+    uint32_t tensor_offset;  // first element of the tensor in the arena
+    int height;              // tensor height and width
+    int width;
+    int first_map;   // first of the Tn maps
+    int valid_maps;  // maps first_map.. that exist (the rest of the Tn lanes are zero)
+    int first_row;   // tensor row of tile row 0 (may be negative)
+    int first_col;
+    int rows;  // tile extent including the halo
+    int cols;
+};
+
+template <class Traffic>
+void load_input_tile(const int16_t* fm, const InputWindow& win, int16_t pad_value, InputTile& tile,
+                     Traffic& traffic) {
+    const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
+    const int col_begin = max_int(win.first_col, 0);
+    const int col_end = min_int(win.first_col + win.cols, win.width);
+    for (int n = 0; n < kTn; ++n) {
+        const bool map_exists = n < win.valid_maps;
+        const int16_t fill = map_exists ? pad_value : static_cast<int16_t>(0);
+        for (int r = 0; r < win.rows; ++r) {
+            const int y = win.first_row + r;
+            const bool row_exists = map_exists && y >= 0 && y < win.height && col_end > col_begin;
+            int16_t* line = tile[n][r];
+            for (int c = 0; c < win.cols; ++c) {
+#pragma HLS PIPELINE II = 1
+                line[c] = fill;
+            }
+            if (!row_exists) continue;
+            const uint32_t source = win.tensor_offset + static_cast<uint32_t>(win.first_map + n) * plane +
+                                    static_cast<uint32_t>(y) * static_cast<uint32_t>(win.width) +
+                                    static_cast<uint32_t>(col_begin);
+            const int length = col_end - col_begin;
+            int16_t* target = line + (col_begin - win.first_col);
+            for (int c = 0; c < length; ++c) {
+#pragma HLS PIPELINE II = 1
+                target[c] = fm[source + static_cast<uint32_t>(c)];
+            }
+            traffic.fm_read(static_cast<uint32_t>(length));
+        }
+    }
+}
+
+/// One (Tm, Tn) weight block of the layer's K: Tm*Tn*K*K consecutive int16.
+template <class Traffic>
+void load_weight_block(const int16_t* params, uint32_t block_offset, int kernel_size, WeightBlock& block,
+                       Traffic& traffic) {
+    const int taps = kernel_size * kernel_size;
+    uint32_t source = block_offset;
+    for (int tap = 0; tap < taps; ++tap) {
+        for (int lane = 0; lane < kWeightLanes; ++lane) {
+#pragma HLS PIPELINE II = 1
+            block[tap][lane] = params[source++];
+        }
+    }
+    traffic.param_read(static_cast<uint32_t>(taps * kWeightLanes));
+}
+
+/// Accumulators start at the bias, aligned to the accumulator's exponent.
+template <class Traffic>
+void init_with_bias(const int16_t* params, uint32_t bias_offset, int bias_shift, int rows, int cols,
+                    OutputTile& acc, Traffic& traffic) {
+    int32_t aligned[kTm];
+#pragma HLS ARRAY_PARTITION variable = aligned complete
+    for (int m = 0; m < kTm; ++m) {
+#pragma HLS PIPELINE II = 1
+        aligned[m] = arith::align_bias(params[bias_offset + static_cast<uint32_t>(m)], bias_shift);
+    }
+    traffic.param_read(static_cast<uint32_t>(kTm));
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+#pragma HLS PIPELINE II = 1
+            for (int m = 0; m < kTm; ++m) acc[r][c][m] = aligned[m];
+        }
+    }
+}
+
+/// Where an output tile goes in its CHW tensor.
+struct OutputWindow {
+    uint32_t tensor_offset;
+    int height;
+    int width;
+    int first_map;
+    int maps;  // valid lanes (<= Tm)
+    int first_row;
+    int rows;
+    int first_col;
+    int cols;
+};
+
+/// Requantizes (rounding, leaky, saturation in one step) and writes one burst per map row.
+template <class Traffic>
+void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int16_t* fm,
+                       Traffic& traffic) {
+    const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
+    for (int m = 0; m < win.maps; ++m) {
+        for (int r = 0; r < win.rows; ++r) {
+            const uint32_t target =
+                win.tensor_offset + static_cast<uint32_t>(win.first_map + m) * plane +
+                static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
+                static_cast<uint32_t>(win.first_col);
+            for (int c = 0; c < win.cols; ++c) {
+#pragma HLS PIPELINE II = 1
+                fm[target + static_cast<uint32_t>(c)] = arith::requantize(acc[r][c][m], shift, leaky);
+            }
+            traffic.fm_write(static_cast<uint32_t>(win.cols));
+        }
+    }
+}
+
+}  // namespace detail
+}  // namespace kernel
+}  // namespace fpgacnn

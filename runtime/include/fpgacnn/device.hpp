@@ -1,0 +1,92 @@
+// The device interface every accelerator driver implements (emu in-process, xrt for Alveo / MPSoC,
+// uio for Zynq-7000): DMA buffers with explicit ownership transfers, one layer command at a time,
+// bounded waits and telemetry. Every failure is an fpgacnn::Error naming the device, the layer and
+// what to check; no call blocks forever.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "fpgacnn/kernel/layer_command.hpp"
+#include "fpgacnn/plan.hpp"
+
+namespace fpgacnn {
+
+/// A DMA buffer: where the host reads and writes it, and the bus address the kernel uses.
+/// Valid until Device::free_buffer or the device's destruction.
+struct DeviceBuffer {
+    int id = -1;
+    void* host = nullptr;
+    std::uint64_t device_address = 0;
+    std::size_t bytes = 0;
+    std::string purpose;  // e.g. "feature-map arena"; used in messages
+};
+
+/// Ownership transfer of a byte range: ToDevice after the host wrote it, FromDevice before the host
+/// reads what the kernel wrote.
+enum class SyncDirection { ToDevice, FromDevice };
+
+/// One layer to run: the kernel command plus where it came from (for messages and statistics).
+struct DeviceCommand {
+    int layer = -1;
+    std::string description;  // e.g. "layer 12 (convolutional)"
+    kernel::LayerCommand command{};
+};
+
+/// What one command cost.
+struct CommandStats {
+    int layer = -1;
+    std::uint64_t fm_read_bytes = 0;
+    std::uint64_t fm_read_bursts = 0;
+    std::uint64_t fm_write_bytes = 0;
+    std::uint64_t fm_write_bursts = 0;
+    std::uint64_t param_read_bytes = 0;
+    std::uint64_t param_read_bursts = 0;
+    double milliseconds = 0;  // start to done, wall clock
+};
+
+struct DeviceTelemetry {
+    bool busy = false;                   // a command started and not yet waited for
+    std::uint32_t control_register = 0;  // ap_ctrl bits (kernel/register_map.hpp)
+    std::uint64_t commands_completed = 0;
+    std::uint64_t bytes_read = 0;  // all AXI reads since the device was opened
+    std::uint64_t bytes_written = 0;
+    std::optional<double> power_watts;  // absent when the device has no sensor
+    std::optional<double> temperature_celsius;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+
+    /// e.g. "emu (Tm=32 Tn=4 Tr=26 Tc=26)".
+    virtual std::string name() const = 0;
+    /// The kernel build on the device; plans must use the same maxima.
+    virtual KernelMaxima maxima() const = 0;
+
+    /// A DMA buffer of `bytes` bytes; its contents are undefined until written and synced.
+    virtual DeviceBuffer allocate(std::size_t bytes, const std::string& purpose) = 0;
+    virtual void free_buffer(const DeviceBuffer& buffer) = 0;
+    /// Transfers ownership of [offset, offset + bytes) of the buffer.
+    virtual void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
+                      std::size_t bytes) = 0;
+
+    /// Starts one layer on the kernel: feature maps in `arena`, weights and biases in `parameters`.
+    /// Throws if a command is still running or the command does not fit the buffers / kernel build.
+    virtual void start(const DeviceCommand& command, const DeviceBuffer& arena,
+                       const DeviceBuffer& parameters) = 0;
+    /// Waits for the started command to finish; throws Error naming the layer after `timeout`.
+    virtual CommandStats wait(std::chrono::milliseconds timeout) = 0;
+
+    virtual DeviceTelemetry telemetry() const = 0;
+};
+
+/// Opens a device from a --device value: "emu" (the kernel in-process; "emu:lenient" lets
+/// unsynced data through as poison instead of failing at start). Throws Error listing valid values.
+std::unique_ptr<Device> open_device(const std::string& spec);
+
+}  // namespace fpgacnn

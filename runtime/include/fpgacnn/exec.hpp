@@ -1,0 +1,70 @@
+// Running a quantized network on a Device: the command list built once per network (plan, shifts,
+// packed parameters) and a queue that owns the device buffers, submits one command per layer, waits
+// with a deadline and reports the failing layer.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/device.hpp"
+#include "fpgacnn/plan.hpp"
+#include "fpgacnn/quantized.hpp"
+
+namespace fpgacnn {
+
+/// Everything a device needs for one network, independent of any device instance.
+struct CommandList {
+    NetworkPlan plan;
+    std::vector<DeviceCommand> commands;  // the device layers, in execution order
+    std::vector<int16_t> parameters;      // re-ordered weights and padded biases at the plan's offsets
+};
+
+/// Plans the network for a kernel build and fills in the exponents. Throws Error naming the layer
+/// that does not fit.
+CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
+
+struct QueueOptions {
+    /// Per-command deadline; a layer that takes longer fails the frame with an Error naming it.
+    std::chrono::milliseconds layer_timeout{60000};
+    /// Sync every layer's output back and keep it (layer_output()); costs one sync per layer.
+    bool capture_layers = false;
+    /// Testing the drivers' ownership checks: skip the input sync before the first command.
+    bool skip_input_sync = false;
+};
+
+class DeviceQueue {
+public:
+    /// Allocates the arena and parameter buffers on `device`, uploads the parameters once.
+    /// The device must outlive the queue; its maxima decide the plan.
+    DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, QueueOptions options = {});
+    ~DeviceQueue();
+    DeviceQueue(const DeviceQueue&) = delete;
+    DeviceQueue& operator=(const DeviceQueue&) = delete;
+
+    /// One frame: `input` holds network.input.size() int16 values at the network's input exponent.
+    /// Returns the last layer's output (for YOLOv2: the region layer's int16 input, unchanged).
+    const std::vector<int16_t>& run(const int16_t* input);
+
+    /// Output of layer i from the last run (needs QueueOptions::capture_layers).
+    const std::vector<int16_t>& layer_output(int i) const;
+    /// Per device command of the last run: traffic and time.
+    const std::vector<CommandStats>& last_stats() const;
+    const CommandList& commands() const;
+    Device& device() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// The detection pipeline's Backend on a device: the letterboxed float input quantized at the
+/// network's input exponent, DeviceQueue, and the region layer's input dequantized and activated in
+/// float on the host, exactly as the CPU int16 backend does (so both give identical detections).
+/// `device_spec` as open_device() takes it ("emu", ...). With capture_layers, layer_output() works
+/// (one extra sync per layer).
+std::unique_ptr<Backend> make_device_backend(std::shared_ptr<const QuantizedNetwork> network,
+                                             const std::string& device_spec, bool capture_layers = false);
+
+}  // namespace fpgacnn

@@ -1,0 +1,129 @@
+// Planning a network for the accelerator (docs/kernel.md): per layer the tiles and loop counts, one
+// DMA arena for every feature map (route layers cost nothing: producers write straight into their
+// channel slice of the concatenation; dead buffers are reused), the parameter buffer with weights
+// re-ordered into (Tm, Tn) blocks, the kernel command, and an estimate of bytes moved and latency
+// (compute / load / store with ping-pong overlap, the model of Chen et al. 2019).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/kernel/layer_command.hpp"
+#include "fpgacnn/network.hpp"
+#include "fpgacnn/quantized.hpp"
+
+namespace fpgacnn {
+
+/// The accelerator build a plan targets (kernels/include/fpgacnn/kernel/config.hpp).
+struct KernelMaxima {
+    int tm = 32;  // output maps in parallel
+    int tn = 4;   // input maps per adder tree
+    int tr = 26;  // output tile rows
+    int tc = 26;  // output tile columns
+    int max_kernel = 3;
+    int max_stride = 2;
+};
+
+/// The maxima the native kernel (emu device) was compiled with.
+KernelMaxima native_kernel_maxima();
+
+struct PlanOptions {
+    KernelMaxima maxima;
+    double clock_mhz = 150.0;       // kernel clock
+    double bandwidth_gbs = 4.2;     // DDR bandwidth shared by the AXI masters, GB/s
+    int port_bits = 16;             // data width of each AXI master (the kernel's ports carry int16)
+    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
+    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
+    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
+};
+
+/// A tensor's place in the feature-map arena, in int16 elements.
+struct ArenaRange {
+    std::size_t offset = 0;
+    std::size_t elements = 0;
+    std::size_t end() const { return offset + elements; }
+};
+
+/// Bytes, bursts and cycles of one layer as the kernel executes it.
+struct LayerEstimate {
+    std::uint64_t macs = 0;
+    std::uint64_t fm_read_bytes = 0;
+    std::uint64_t fm_read_bursts = 0;
+    std::uint64_t fm_write_bytes = 0;
+    std::uint64_t fm_write_bursts = 0;
+    std::uint64_t param_read_bytes = 0;
+    std::uint64_t param_read_bursts = 0;
+    double compute_cycles = 0;  // MAC / compare pipeline busy
+    double load_cycles = 0;     // input tiles + weights (overlapped with compute by ping-pong)
+    double store_cycles = 0;    // output tiles (overlapped with the next group's compute)
+    double total_cycles = 0;    // with the overlap
+    double milliseconds = 0;
+    LayerEstimate& operator+=(const LayerEstimate& o);
+};
+
+struct LayerPlan {
+    int index = 0;
+    LayerType type = LayerType::Convolutional;
+    bool on_device = false;  // conv, maxpool, reorg; route and region cost no command
+    TensorShape input_shape;
+    TensorShape output_shape;
+    ArenaRange input;   // device layers: the input tensor (for routes: unused)
+    ArenaRange output;  // every layer: where its output lives (routes: the concatenation)
+    // Tiling of device layers.
+    int tile_rows = 0;
+    int tile_cols = 0;
+    int row_tiles = 0;
+    int col_tiles = 0;
+    int map_groups = 0;       // ceil(M / Tm) (maxpool: ceil(C / min(Tn, Tm)))
+    int input_groups = 0;     // ceil(N / Tn)
+    int input_tile_rows = 0;  // with halo: (tile_rows - 1) * S + K
+    int input_tile_cols = 0;
+    // Conv parameters in the parameter buffer (int16 elements).
+    std::size_t weight_offset = 0;
+    std::size_t weight_elements = 0;  // re-ordered, zero-padded to whole blocks
+    std::size_t bias_offset = 0;
+    std::size_t bias_elements = 0;  // padded to a multiple of Tm
+    /// The kernel command; bias_shift / output_shift are 0 until with_exponents() fills them.
+    kernel::LayerCommand command{};
+    LayerEstimate estimate;
+};
+
+struct NetworkPlan {
+    PlanOptions options;
+    TensorShape input_shape;
+    ArenaRange input;   // where the host writes the quantized image
+    ArenaRange output;  // the last layer's output (the region layer's input for YOLOv2)
+    std::vector<LayerPlan> layers;
+    std::size_t arena_elements = 0;           // with reuse
+    std::size_t arena_elements_no_reuse = 0;  // every tensor in its own buffer (for reports)
+    std::size_t parameter_elements = 0;
+    LayerEstimate total;
+};
+
+/// Plans a network (shapes only: no weights needed). Throws Error naming the layer when a layer
+/// does not fit the kernel build (window, stride, shapes) or a route cannot be placed.
+NetworkPlan plan_network(const Network& network, const PlanOptions& options);
+
+/// The command of every device layer with the exponents of a quantized network filled in
+/// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout).
+/// Throws Error naming the layer when a shift is outside the kernel's range.
+std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
+
+/// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets.
+std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network);
+
+/// darknet-order weights [M][N][K][K] -> the kernel's (Tm, Tn) block layout, and back.
+std::vector<int16_t> reorder_weights(const std::vector<int16_t>& darknet_order, int out_c, int in_c, int size,
+                                     int tm, int tn);
+std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int out_c, int in_c, int size,
+                                     int tm, int tn);
+
+/// Bytes / bursts / cycles of one command, following the kernel's loops exactly.
+LayerEstimate estimate_command(const kernel::LayerCommand& command, const PlanOptions& options);
+
+/// The per-layer table fpgacnn-plan prints.
+std::string format_plan_table(const NetworkPlan& plan);
+
+}  // namespace fpgacnn

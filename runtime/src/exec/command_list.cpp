@@ -1,0 +1,31 @@
+// build_command_list: plan + exponents + packed parameters, once per network.
+#include <string>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/exec.hpp"
+
+namespace fpgacnn {
+
+CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options) {
+    if (network.layers.size() != network.network.layers.size()) {
+        throw Error(network.network.cfg_path + ": the quantized network has " +
+                    std::to_string(network.layers.size()) + " quantized layers for " +
+                    std::to_string(network.network.layers.size()) + " network layers; re-run calibration");
+    }
+    CommandList list;
+    list.plan = plan_network(network.network, options);
+    const std::vector<kernel::LayerCommand> commands = with_exponents(list.plan, network);
+    std::size_t next = 0;
+    for (const LayerPlan& lp : list.plan.layers) {
+        if (!lp.on_device) continue;
+        DeviceCommand command;
+        command.layer = lp.index;
+        command.description = "layer " + std::to_string(lp.index) + " (" + layer_type_name(lp.type) + ")";
+        command.command = commands[next++];
+        list.commands.push_back(command);
+    }
+    list.parameters = pack_parameters(list.plan, network);
+    return list;
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,203 @@
+#include "plan/arena_layout.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "fpgacnn/error.hpp"
+
+namespace fpgacnn::plan_detail {
+
+namespace {
+
+constexpr int kNetworkInput = -1;
+
+struct Buffer {
+    std::size_t elements = 0;
+    int first_write = std::numeric_limits<int>::max();
+    int last_read = std::numeric_limits<int>::min();
+    std::size_t offset = 0;
+};
+
+struct Placement {
+    int buffer = -1;
+    std::size_t offset = 0;  // elements into the buffer
+};
+
+std::string describe(const Layer& layer) {
+    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
+           std::to_string(layer.cfg_line) + ")";
+}
+
+std::size_t align_up(std::size_t value, std::size_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+bool is_alias(const Layer& layer) {
+    return layer.type == LayerType::Region ||
+           (layer.type == LayerType::Route && layer.route().inputs.size() == 1);
+}
+
+class Placer {
+public:
+    explicit Placer(const Network& network) : net_(network), placement_(network.layers.size()) {}
+
+    ArenaLayout run(std::size_t alignment) {
+        const int count = static_cast<int>(net_.layers.size());
+        input_ = new_buffer(net_.input.size(), kNetworkInput);
+        place_concatenations();
+        for (int i = 0; i < count; ++i) {
+            const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
+            if (is_alias(layer)) {
+                placement_[i] = placement_of(alias_source(i));
+            } else if (placement_[i].buffer < 0) {
+                placement_[i] = Placement{new_buffer(layer.output.size(), i), 0};
+            }
+            buffers_[placement_[i].buffer].first_write =
+                std::min(buffers_[placement_[i].buffer].first_write, i);
+            for (int source : inputs_of(i)) {
+                Buffer& b = buffers_[placement_of(source).buffer];
+                b.last_read = std::max(b.last_read, i);
+            }
+        }
+        // The last layer's output is read by the host after the frame.
+        buffers_[placement_of(count - 1).buffer].last_read = count;
+        return assign_offsets(alignment);
+    }
+
+private:
+    int new_buffer(std::size_t elements, int producer) {
+        Buffer b;
+        b.elements = elements;
+        b.first_write = producer;
+        buffers_.push_back(b);
+        return static_cast<int>(buffers_.size()) - 1;
+    }
+
+    Placement placement_of(int tensor) const {
+        return tensor == kNetworkInput ? Placement{input_, 0} : placement_[static_cast<std::size_t>(tensor)];
+    }
+
+    /// The tensor an alias layer stands for, following chains of aliases.
+    int alias_source(int i) const {
+        const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
+        const int source = layer.type == LayerType::Region ? i - 1 : layer.route().inputs[0];
+        if (source == kNetworkInput || !is_alias(net_.layers[static_cast<std::size_t>(source)]))
+            return source;
+        return alias_source(source);
+    }
+
+    std::vector<int> inputs_of(int i) const {
+        const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
+        if (layer.type == LayerType::Route) return layer.route().inputs;
+        return {i - 1};
+    }
+
+    void check_route(const Layer& layer) const {
+        for (int source : layer.route().inputs) {
+            if (source < 0 || source >= layer.index) {
+                throw Error(describe(layer) + ": route input " + std::to_string(source) +
+                            " is not an earlier layer; the planner only places earlier layers' outputs");
+            }
+            const TensorShape& shape = net_.layers[static_cast<std::size_t>(source)].output;
+            if (shape.h != layer.output.h || shape.w != layer.output.w) {
+                throw Error(describe(layer) + ": route input layer " + std::to_string(source) + " is " +
+                            std::to_string(shape.w) + "x" + std::to_string(shape.h) + ", the route is " +
+                            std::to_string(layer.output.w) + "x" + std::to_string(layer.output.h));
+            }
+        }
+    }
+
+    /// Every multi-input route becomes one buffer; its sources are placed at their channel slices.
+    void place_concatenations() {
+        for (const Layer& layer : net_.layers) {
+            if (layer.type != LayerType::Route) continue;
+            check_route(layer);
+            if (layer.route().inputs.size() < 2) continue;
+            const int buffer = new_buffer(layer.output.size(), layer.index);
+            placement_[static_cast<std::size_t>(layer.index)] = Placement{buffer, 0};
+            std::size_t offset = 0;
+            for (int source : layer.route().inputs) {
+                int tensor = source;
+                if (is_alias(net_.layers[static_cast<std::size_t>(tensor)])) tensor = alias_source(tensor);
+                if (tensor == kNetworkInput) {
+                    throw Error(describe(layer) +
+                                ": concatenating the network input is not supported by the planner");
+                }
+                const Layer& producer = net_.layers[static_cast<std::size_t>(tensor)];
+                if (producer.type == LayerType::Route) {
+                    throw Error(
+                        describe(layer) + ": input layer " + std::to_string(tensor) +
+                        " is itself a concatenation; nested concatenations are not supported by the planner");
+                }
+                Placement& p = placement_[static_cast<std::size_t>(tensor)];
+                if (p.buffer >= 0) {
+                    throw Error(describe(layer) + ": layer " + std::to_string(tensor) +
+                                " already feeds another concatenation; a tensor can be placed in only one "
+                                "(add a copy layer to the cfg or run on the cpu device)");
+                }
+                p = Placement{buffer, offset};
+                offset += producer.output.size();
+            }
+            if (offset != layer.output.size()) {
+                throw Error(describe(layer) + ": the route's inputs hold " + std::to_string(offset) +
+                            " values, its output shape " + std::to_string(layer.output.size()));
+            }
+        }
+    }
+
+    /// Greedy by size: each buffer goes at the lowest aligned offset that no buffer alive at the
+    /// same time occupies. A layer's input stays alive during the layer, so it never shares with
+    /// the layer's output.
+    ArenaLayout assign_offsets(std::size_t alignment) {
+        std::vector<int> order(buffers_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return buffers_[a].elements > buffers_[b].elements; });
+        std::vector<int> placed;
+        ArenaLayout layout;
+        for (int id : order) {
+            Buffer& b = buffers_[id];
+            if (b.last_read < b.first_write) b.last_read = b.first_write;  // written, never read
+            std::vector<std::pair<std::size_t, std::size_t>> taken;
+            for (int other : placed) {
+                const Buffer& o = buffers_[other];
+                if (o.last_read < b.first_write || b.last_read < o.first_write) continue;
+                taken.emplace_back(o.offset, o.offset + o.elements);
+            }
+            std::sort(taken.begin(), taken.end());
+            std::size_t candidate = 0;
+            for (const auto& [begin, end] : taken) {
+                if (candidate + b.elements <= begin) break;
+                candidate = std::max(candidate, align_up(end, alignment));
+            }
+            b.offset = candidate;
+            placed.push_back(id);
+            layout.elements = std::max(layout.elements, align_up(b.offset + b.elements, alignment));
+            layout.elements_without_reuse += align_up(b.elements, alignment);
+        }
+        layout.input = ArenaRange{buffers_[input_].offset, net_.input.size()};
+        for (std::size_t i = 0; i < net_.layers.size(); ++i) {
+            const Placement p = placement_[i];
+            layout.outputs.push_back(
+                ArenaRange{buffers_[p.buffer].offset + p.offset, net_.layers[i].output.size()});
+        }
+        return layout;
+    }
+
+    const Network& net_;
+    std::vector<Placement> placement_;
+    std::vector<Buffer> buffers_;
+    int input_ = -1;
+};
+
+}  // namespace
+
+ArenaLayout place_tensors(const Network& network, std::size_t alignment) {
+    if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers to plan");
+    if (alignment == 0) alignment = 1;
+    return Placer(network).run(alignment);
+}
+
+}  // namespace fpgacnn::plan_detail

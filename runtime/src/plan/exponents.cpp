@@ -1,0 +1,42 @@
+// The exponents of a quantized network turned into the commands' shifts.
+#include <string>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/plan.hpp"
+
+namespace fpgacnn {
+
+std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network) {
+    if (network.layers.size() != plan.layers.size()) {
+        throw Error("with_exponents: the quantized network has " + std::to_string(network.layers.size()) +
+                    " layers, the plan " + std::to_string(plan.layers.size()) + "; plan the same network");
+    }
+    std::vector<kernel::LayerCommand> commands;
+    for (const LayerPlan& lp : plan.layers) {
+        if (!lp.on_device) continue;
+        const QuantizedLayer& q = network.layers[static_cast<std::size_t>(lp.index)];
+        kernel::LayerCommand c = lp.command;
+        const std::string what = "layer " + std::to_string(lp.index) + " (" + layer_type_name(lp.type) + ")";
+        if (lp.type == LayerType::Convolutional) {
+            c.bias_shift = q.weight_q + q.input_q - q.bias_q;
+            c.output_shift = q.weight_q + q.input_q - q.output_q;
+            if (c.bias_shift < 0 || c.bias_shift > kernel::kMaxBiasShift) {
+                throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(c.bias_shift) +
+                            " is outside 0.." + std::to_string(kernel::kMaxBiasShift) +
+                            "; re-run calibration");
+            }
+        } else {
+            c.output_shift = q.input_q - q.output_q;
+        }
+        if (c.output_shift < kernel::kMinOutputShift || c.output_shift > kernel::kMaxOutputShift) {
+            throw Error(what + ": output shift " + std::to_string(c.output_shift) + " is outside " +
+                        std::to_string(kernel::kMinOutputShift) + ".." +
+                        std::to_string(kernel::kMaxOutputShift) + "; re-run calibration");
+        }
+        commands.push_back(c);
+    }
+    return commands;
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,204 @@
+// plan_network: arena placement, tiles, parameter offsets, commands and estimates per layer.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/plan.hpp"
+#include "plan/arena_layout.hpp"
+
+namespace fpgacnn {
+
+namespace {
+
+std::string describe(const Layer& layer) {
+    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
+           std::to_string(layer.cfg_line) + ")";
+}
+
+std::size_t align_up(std::size_t value, std::size_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+/// Equal tiles no larger than the maximum: 40 rows with Tr = 26 become 2 x 20, not 26 + 14, so the
+/// input halo and the loop bounds stay even.
+void balanced_tiles(int extent, int maximum, int& tile, int& tiles) {
+    tiles = (extent + maximum - 1) / maximum;
+    tile = (extent + tiles - 1) / tiles;
+}
+
+void check_options(const PlanOptions& o) {
+    const KernelMaxima& m = o.maxima;
+    if (m.tm < 1 || m.tn < 1 || m.tr < 1 || m.tc < 1 || m.max_kernel < 1 || m.max_stride < 1) {
+        throw Error("plan: kernel maxima must be positive (Tm=" + std::to_string(m.tm) +
+                    " Tn=" + std::to_string(m.tn) + " Tr=" + std::to_string(m.tr) +
+                    " Tc=" + std::to_string(m.tc) + ")");
+    }
+    if (!(o.clock_mhz > 0) || !(o.bandwidth_gbs > 0) || o.port_bits < 8 || o.burst_overhead_cycles < 0) {
+        throw Error("plan: clock (MHz), bandwidth (GB/s) and port width (>= 8 bits) must be positive");
+    }
+}
+
+void check_extent(const Layer& layer, const TensorShape& shape) {
+    if (shape.h > kernel::kMaxDimension || shape.w > kernel::kMaxDimension ||
+        shape.c > kernel::kMaxChannels || shape.size() == 0) {
+        throw Error(describe(layer) + ": shape " + std::to_string(shape.c) + "x" + std::to_string(shape.h) +
+                    "x" + std::to_string(shape.w) + " is outside the kernel's limits (" +
+                    std::to_string(kernel::kMaxChannels) + " channels, " +
+                    std::to_string(kernel::kMaxDimension) + " rows/columns)");
+    }
+}
+
+void check_window(const Layer& layer, int size, int stride, const KernelMaxima& m) {
+    if (size > m.max_kernel || stride > m.max_stride || size < 1 || stride < 1) {
+        throw Error(describe(layer) + ": window " + std::to_string(size) + "x" + std::to_string(size) +
+                    " stride " + std::to_string(stride) + " does not fit the kernel build (max window " +
+                    std::to_string(m.max_kernel) + ", max stride " + std::to_string(m.max_stride) +
+                    "); rebuild the kernel with larger FPGACNN_MAX_K / FPGACNN_MAX_S or use --device cpu");
+    }
+}
+
+kernel::LayerCommand base_command(const Layer& layer, const ArenaRange& input, const ArenaRange& output) {
+    kernel::LayerCommand c{};
+    c.input_offset = static_cast<uint32_t>(input.offset);
+    c.output_offset = static_cast<uint32_t>(output.offset);
+    c.in_c = static_cast<uint32_t>(layer.input.c);
+    c.in_h = static_cast<uint32_t>(layer.input.h);
+    c.in_w = static_cast<uint32_t>(layer.input.w);
+    c.out_c = static_cast<uint32_t>(layer.output.c);
+    c.out_h = static_cast<uint32_t>(layer.output.h);
+    c.out_w = static_cast<uint32_t>(layer.output.w);
+    return c;
+}
+
+void plan_window_layer(const Layer& layer, int size, int stride, int pad, const KernelMaxima& m,
+                       LayerPlan& lp) {
+    check_window(layer, size, stride, m);
+    if (pad < 0 || pad >= size) {
+        throw Error(describe(layer) + ": padding " + std::to_string(pad) + " must be in 0.." +
+                    std::to_string(size - 1) + " for the kernel");
+    }
+    balanced_tiles(layer.output.h, m.tr, lp.tile_rows, lp.row_tiles);
+    balanced_tiles(layer.output.w, m.tc, lp.tile_cols, lp.col_tiles);
+    lp.input_tile_rows = (lp.tile_rows - 1) * stride + size;
+    lp.input_tile_cols = (lp.tile_cols - 1) * stride + size;
+    lp.command.kernel_size = static_cast<uint32_t>(size);
+    lp.command.stride = static_cast<uint32_t>(stride);
+    lp.command.pad = static_cast<uint32_t>(pad);
+    lp.command.tile_rows = static_cast<uint32_t>(lp.tile_rows);
+    lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
+}
+
+void plan_conv(const Layer& layer, const KernelMaxima& m, std::size_t& params_end, std::size_t alignment,
+               LayerPlan& lp) {
+    const ConvParams& conv = layer.conv();
+    lp.command.op = kernel::kOpConv;
+    lp.command.leaky = conv.activation == Activation::Leaky ? 1u : 0u;
+    plan_window_layer(layer, conv.size, conv.stride, conv.pad, m, lp);
+    if (kernel::conv_output_extent(lp.command.in_h, conv.size, conv.stride, conv.pad) != lp.command.out_h ||
+        kernel::conv_output_extent(lp.command.in_w, conv.size, conv.stride, conv.pad) != lp.command.out_w) {
+        throw Error(describe(layer) + ": output shape does not follow (in + 2 pad - size) / stride + 1");
+    }
+    lp.map_groups = (layer.output.c + m.tm - 1) / m.tm;
+    lp.input_groups = (layer.input.c + m.tn - 1) / m.tn;
+    lp.weight_offset = params_end;
+    lp.weight_elements =
+        kernel::reordered_weight_elements(lp.command.out_c, lp.command.in_c, lp.command.kernel_size,
+                                          static_cast<uint32_t>(m.tm), static_cast<uint32_t>(m.tn));
+    lp.bias_offset = align_up(lp.weight_offset + lp.weight_elements, alignment);
+    lp.bias_elements = kernel::padded_bias_elements(lp.command.out_c, static_cast<uint32_t>(m.tm));
+    params_end = align_up(lp.bias_offset + lp.bias_elements, alignment);
+    lp.command.weight_offset = static_cast<uint32_t>(lp.weight_offset);
+    lp.command.bias_offset = static_cast<uint32_t>(lp.bias_offset);
+}
+
+void plan_maxpool(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
+    const MaxPoolParams& pool = layer.maxpool();
+    lp.command.op = kernel::kOpMaxPool;
+    if (layer.output.c != layer.input.c)
+        throw Error(describe(layer) + ": maxpool must keep the channel count");
+    plan_window_layer(layer, pool.size, pool.stride, pool.padding / 2, m, lp);
+    const int lanes = std::min(m.tn, m.tm);
+    lp.map_groups = (layer.output.c + lanes - 1) / lanes;
+    lp.input_groups = lp.map_groups;
+}
+
+void plan_reorg(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
+    const int s = layer.reorg().stride;
+    lp.command.op = kernel::kOpReorg;
+    check_window(layer, 1, s, m);
+    if (layer.input.c % (s * s) != 0 || layer.input.h % s != 0 || layer.input.w % s != 0 ||
+        layer.output.size() != layer.input.size()) {
+        throw Error(describe(layer) + ": reorg stride " + std::to_string(s) +
+                    " needs channels divisible by stride^2 and height/width divisible by the stride");
+    }
+    lp.command.stride = static_cast<uint32_t>(s);
+    int segments = 0;
+    balanced_tiles(layer.input.w, m.tc, lp.tile_cols, segments);
+    lp.tile_rows = 1;
+    lp.row_tiles = layer.input.c * layer.input.h;
+    lp.col_tiles = segments;
+    lp.command.tile_rows = 1;
+    lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
+}
+
+}  // namespace
+
+NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
+    check_options(options);
+    const std::size_t alignment = static_cast<std::size_t>(std::max(1, options.alignment_elements));
+    const plan_detail::ArenaLayout layout = plan_detail::place_tensors(network, alignment);
+
+    NetworkPlan plan;
+    plan.options = options;
+    plan.input_shape = network.input;
+    plan.input = layout.input;
+    plan.output = layout.outputs.back();
+    plan.arena_elements = layout.elements;
+    plan.arena_elements_no_reuse = layout.elements_without_reuse;
+    std::size_t params_end = 0;
+    for (std::size_t i = 0; i < network.layers.size(); ++i) {
+        const Layer& layer = network.layers[i];
+        LayerPlan lp;
+        lp.index = static_cast<int>(i);
+        lp.type = layer.type;
+        lp.input_shape = layer.input;
+        lp.output_shape = layer.output;
+        lp.output = layout.outputs[i];
+        lp.on_device = layer.type == LayerType::Convolutional || layer.type == LayerType::MaxPool ||
+                       layer.type == LayerType::Reorg;
+        if (lp.on_device) {
+            const TensorShape& produced = i == 0 ? network.input : network.layers[i - 1].output;
+            if (produced != layer.input) {
+                throw Error(describe(layer) + ": its input shape differs from what " +
+                            (i == 0 ? std::string("the network input") : "layer " + std::to_string(i - 1)) +
+                            " produces; the network IR is inconsistent");
+            }
+            check_extent(layer, layer.input);
+            check_extent(layer, layer.output);
+            lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
+            lp.command = base_command(layer, lp.input, lp.output);
+            if (layer.type == LayerType::Convolutional) {
+                plan_conv(layer, options.maxima, params_end, alignment, lp);
+            } else if (layer.type == LayerType::MaxPool) {
+                plan_maxpool(layer, options.maxima, lp);
+            } else {
+                plan_reorg(layer, options.maxima, lp);
+            }
+            lp.estimate = estimate_command(lp.command, options);
+            plan.total += lp.estimate;
+        }
+        plan.layers.push_back(lp);
+    }
+    plan.parameter_elements = params_end;
+    const std::size_t limit = std::numeric_limits<uint32_t>::max();
+    if (plan.arena_elements > limit || plan.parameter_elements > limit) {
+        throw Error(network.cfg_path + ": the feature-map arena (" + std::to_string(plan.arena_elements) +
+                    " values) or the parameters (" + std::to_string(plan.parameter_elements) +
+                    ") exceed the kernel's 32-bit element offsets; use a smaller --input size");
+    }
+    return plan;
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,129 @@
+// The kernel against the CPU int16 backend's own layer operations (int16_ops.hpp) on random
+// layers: the two implementations of the arithmetic contract must agree bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "fpgacnn/int16_ops.hpp"
+#include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/plan.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+int uniform(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+std::vector<int16_t> random_values(std::mt19937& rng, std::size_t n, int limit) {
+    std::vector<int16_t> v(n);
+    for (int16_t& x : v) x = static_cast<int16_t>(uniform(rng, -limit, limit - 1));
+    return v;
+}
+
+/// Runs a command with input at arena offset 0 and output right after it.
+std::vector<int16_t> run_kernel(kernel::LayerCommand c, const std::vector<int16_t>& input,
+                                const std::vector<int16_t>& params) {
+    std::vector<int16_t> arena(input);
+    const std::size_t out_size = static_cast<std::size_t>(c.out_c) * c.out_h * c.out_w;
+    arena.resize(input.size() + out_size);
+    c.input_offset = 0;
+    c.output_offset = static_cast<uint32_t>(input.size());
+    EXPECT_EQ(kernel::run_layer(c, arena.data(), arena.data(), params.data(), nullptr), kernel::kCommandOk);
+    return std::vector<int16_t>(arena.begin() + static_cast<std::ptrdiff_t>(input.size()), arena.end());
+}
+
+TEST(KernelVsInt16, ConvMatchesInt16ReferenceAndPackedScalarPath) {
+    std::mt19937 rng(31337);
+    for (int trial = 0; trial < 120; ++trial) {
+        Int16ConvArgs a;
+        a.size = uniform(rng, 0, 1) ? 3 : 1;
+        a.stride = uniform(rng, 1, 2);
+        a.pad = a.size == 3 ? 1 : 0;
+        a.input = TensorShape{uniform(rng, 1, 37), uniform(rng, 1, 40), uniform(rng, 1, 40)};
+        a.output = TensorShape{uniform(rng, 1, 50), (a.input.h + 2 * a.pad - a.size) / a.stride + 1,
+                               (a.input.w + 2 * a.pad - a.size) / a.stride + 1};
+        a.leaky = uniform(rng, 0, 1) != 0;
+        a.bias_shift = uniform(rng, 0, 15);
+        a.output_shift = uniform(rng, 0, 24);
+        const int limit = uniform(rng, 0, 1) ? 32768 : 500;
+        const std::vector<int16_t> input = random_values(rng, a.input.size(), limit);
+        const std::vector<int16_t> weights = random_values(rng, a.weight_count(), limit);
+        const std::vector<int16_t> biases = random_values(rng, static_cast<std::size_t>(a.output.c), limit);
+
+        std::vector<int16_t> expected(a.output.size());
+        int16_conv_reference(a, weights.data(), biases.data(), input.data(), expected.data());
+        std::vector<int16_t> packed(a.output.size());
+        Int16PackedConv(a, weights.data(), biases.data(), Int16Isa::Scalar).run(input.data(), packed.data());
+        ASSERT_EQ(packed, expected) << "trial " << trial << ": the int16 backend's own paths disagree";
+
+        std::vector<int16_t> params =
+            reorder_weights(weights, a.output.c, a.input.c, a.size, kernel::kTm, kernel::kTn);
+        kernel::LayerCommand c{};
+        c.op = kernel::kOpConv;
+        c.weight_offset = 0;
+        c.bias_offset = static_cast<uint32_t>(params.size());
+        params.insert(params.end(), biases.begin(), biases.end());
+        params.resize(c.bias_offset + kernel::padded_bias_elements(a.output.c, kernel::kTm), 0);
+        c.in_c = a.input.c, c.in_h = a.input.h, c.in_w = a.input.w;
+        c.out_c = a.output.c, c.out_h = a.output.h, c.out_w = a.output.w;
+        c.kernel_size = a.size, c.stride = a.stride, c.pad = a.pad, c.leaky = a.leaky;
+        c.bias_shift = a.bias_shift, c.output_shift = a.output_shift;
+        c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
+        c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
+        const std::vector<int16_t> actual = run_kernel(c, input, params);
+        const auto diff = std::mismatch(actual.begin(), actual.end(), expected.begin());
+        ASSERT_TRUE(diff.first == actual.end())
+            << "trial " << trial << " (" << a.input.c << "x" << a.input.h << "x" << a.input.w << " -> "
+            << a.output.c << ", k" << a.size << " s" << a.stride << ", bias_shift " << a.bias_shift
+            << ", output_shift " << a.output_shift << (a.leaky ? ", leaky" : "") << "): element "
+            << (diff.first - actual.begin()) << " kernel " << *diff.first << " int16 " << *diff.second;
+    }
+}
+
+TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
+    std::mt19937 rng(4242);
+    for (int trial = 0; trial < 60; ++trial) {
+        Layer pool;
+        pool.type = LayerType::MaxPool;
+        MaxPoolParams p;
+        p.size = uniform(rng, 2, 3);
+        p.stride = uniform(rng, 1, 2);
+        p.padding = p.size - 1;
+        pool.params = p;
+        pool.input = TensorShape{uniform(rng, 1, 20), uniform(rng, 1, 33), uniform(rng, 1, 33)};
+        pool.output = TensorShape{pool.input.c, (pool.input.h + p.padding - p.size) / p.stride + 1,
+                                  (pool.input.w + p.padding - p.size) / p.stride + 1};
+        const std::vector<int16_t> input = random_values(rng, pool.input.size(), 32768);
+        std::vector<int16_t> expected(pool.output.size());
+        int16_maxpool(pool, input.data(), expected.data());
+        kernel::LayerCommand c{};
+        c.op = kernel::kOpMaxPool;
+        c.in_c = c.out_c = pool.input.c, c.in_h = pool.input.h, c.in_w = pool.input.w;
+        c.out_h = pool.output.h, c.out_w = pool.output.w;
+        c.kernel_size = p.size, c.stride = p.stride, c.pad = p.padding / 2;
+        c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
+        c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
+        ASSERT_EQ(run_kernel(c, input, {0}), expected) << "maxpool trial " << trial;
+
+        Layer reorg;
+        reorg.type = LayerType::Reorg;
+        reorg.params = ReorgParams{2};
+        reorg.input = TensorShape{4 * uniform(rng, 1, 10), 2 * uniform(rng, 1, 15), 2 * uniform(rng, 1, 15)};
+        reorg.output = TensorShape{reorg.input.c * 4, reorg.input.h / 2, reorg.input.w / 2};
+        const std::vector<int16_t> reorg_input = random_values(rng, reorg.input.size(), 32768);
+        std::vector<int16_t> reorg_expected(reorg.output.size());
+        int16_reorg(reorg, reorg_input.data(), reorg_expected.data());
+        kernel::LayerCommand r{};
+        r.op = kernel::kOpReorg;
+        r.in_c = reorg.input.c, r.in_h = reorg.input.h, r.in_w = reorg.input.w;
+        r.out_c = reorg.output.c, r.out_h = reorg.output.h, r.out_w = reorg.output.w;
+        r.stride = 2;
+        r.tile_cols = std::min<uint32_t>(r.in_w, kernel::kTc);
+        ASSERT_EQ(run_kernel(r, reorg_input, {0}), reorg_expected) << "reorg trial " << trial;
+    }
+}
+
+}  // namespace
+}  // namespace fpgacnn::test

@@ -1,0 +1,101 @@
+// Runs one command through the native kernel on a feature-map arena and a parameter buffer with
+// guard zones around every tensor, so a test sees both the result and any stray write.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/layer_command.hpp"
+#include "fpgacnn/kernel/weight_layout.hpp"
+
+namespace fpgacnn::test {
+
+inline constexpr int16_t kGuard = 0x5A5A;
+
+struct KernelRun {
+    std::vector<int16_t> output;
+    kernel::TrafficCounters traffic{};
+    kernel::CommandCheck check = kernel::kCommandOk;
+    bool guards_intact = true;  // nothing outside the output tensor changed
+};
+
+/// Re-orders darknet-order weights into the kernel layout (padded with zeros).
+inline std::vector<int16_t> reorder_for_kernel(const std::vector<int16_t>& weights, int out_c, int in_c,
+                                               int size) {
+    const kernel::WeightLayout layout{static_cast<uint32_t>(out_c), static_cast<uint32_t>(in_c),
+                                      static_cast<uint32_t>(size), static_cast<uint32_t>(kernel::kTm),
+                                      static_cast<uint32_t>(kernel::kTn)};
+    std::vector<int16_t> reordered(layout.total_elements(), 0);
+    for (int m = 0; m < out_c; ++m)
+        for (int n = 0; n < in_c; ++n)
+            for (int ky = 0; ky < size; ++ky)
+                for (int kx = 0; kx < size; ++kx)
+                    reordered[layout.index(m, n, ky, kx)] = weights[layout.darknet_index(m, n, ky, kx)];
+    return reordered;
+}
+
+/// Places input and output in one arena (order and gaps from `rng`), weights and biases in one
+/// parameter buffer, runs the command and checks the guards. `command` gets the offsets filled in.
+inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vector<int16_t>& input,
+                                    const std::vector<int16_t>& reordered_weights,
+                                    const std::vector<int16_t>& padded_biases, std::mt19937& rng) {
+    const std::size_t out_elements = static_cast<std::size_t>(command.out_c) * command.out_h * command.out_w;
+    std::uniform_int_distribution<int> gap(0, 40);
+    const std::size_t gap0 = gap(rng), gap1 = gap(rng), gap2 = gap(rng);
+    const bool output_first = (rng() & 1u) != 0;
+    std::vector<int16_t> arena(gap0 + input.size() + gap1 + out_elements + gap2, kGuard);
+    const std::size_t first = gap0;
+    const std::size_t second = gap0 + (output_first ? out_elements : input.size()) + gap1;
+    const std::size_t input_at = output_first ? second : first;
+    const std::size_t output_at = output_first ? first : second;
+    std::copy(input.begin(), input.end(), arena.begin() + static_cast<std::ptrdiff_t>(input_at));
+    command.input_offset = static_cast<uint32_t>(input_at);
+    command.output_offset = static_cast<uint32_t>(output_at);
+
+    const std::size_t pgap0 = gap(rng), pgap1 = gap(rng);
+    std::vector<int16_t> params(pgap0 + reordered_weights.size() + pgap1 + padded_biases.size() + 8, kGuard);
+    std::copy(reordered_weights.begin(), reordered_weights.end(),
+              params.begin() + static_cast<std::ptrdiff_t>(pgap0));
+    const std::size_t bias_at = pgap0 + reordered_weights.size() + pgap1;
+    std::copy(padded_biases.begin(), padded_biases.end(),
+              params.begin() + static_cast<std::ptrdiff_t>(bias_at));
+    command.weight_offset = static_cast<uint32_t>(pgap0);
+    command.bias_offset = static_cast<uint32_t>(bias_at);
+
+    KernelRun run;
+    const std::vector<int16_t> arena_before = arena;
+    run.check = kernel::run_layer(command, arena.data(), arena.data(), params.data(), &run.traffic);
+    run.output.assign(arena.begin() + static_cast<std::ptrdiff_t>(output_at),
+                      arena.begin() + static_cast<std::ptrdiff_t>(output_at + out_elements));
+    for (std::size_t i = 0; i < arena.size(); ++i) {
+        const bool in_output = i >= output_at && i < output_at + out_elements;
+        if (!in_output && arena[i] != arena_before[i]) run.guards_intact = false;
+    }
+    return run;
+}
+
+/// First differing index, or -1.
+inline long first_mismatch(const std::vector<int16_t>& a, const std::vector<int16_t>& b) {
+    if (a.size() != b.size()) return 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return static_cast<long>(i);
+    return -1;
+}
+
+inline std::string describe(const kernel::LayerCommand& c) {
+    static const char* const names[] = {"conv", "maxpool", "reorg"};
+    return std::string(c.op < 3 ? names[c.op] : "?") + " in " + std::to_string(c.in_c) + "x" +
+           std::to_string(c.in_h) + "x" + std::to_string(c.in_w) + " out " + std::to_string(c.out_c) + "x" +
+           std::to_string(c.out_h) + "x" + std::to_string(c.out_w) + " k" + std::to_string(c.kernel_size) +
+           " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + (c.leaky ? " leaky" : " linear") +
+           " bias_shift " + std::to_string(c.bias_shift) + " output_shift " + std::to_string(c.output_shift) +
+           " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols);
+}
+
+}  // namespace fpgacnn::test

@@ -1,0 +1,202 @@
+// Hand-checked cases of the kernel's layer semantics, command checking and traffic counting.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/config.hpp"
+#include "kernel_harness.hpp"
+#include "reference_ops.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+kernel::LayerCommand pool_command(int c, int h, int w, int size, int stride, int padding) {
+    kernel::LayerCommand cmd{};
+    cmd.op = kernel::kOpMaxPool;
+    cmd.in_c = cmd.out_c = c;
+    cmd.in_h = h, cmd.in_w = w;
+    cmd.out_h = (h + padding - size) / stride + 1;
+    cmd.out_w = (w + padding - size) / stride + 1;
+    cmd.kernel_size = size, cmd.stride = stride, cmd.pad = padding / 2;
+    cmd.tile_rows = std::min<int>(cmd.out_h, kernel::kTr);
+    cmd.tile_cols = std::min<int>(cmd.out_w, kernel::kTc);
+    return cmd;
+}
+
+TEST(KernelLayers, MaxPoolSize2Stride1KeepsSizeAndTakesPartialEdgeWindows) {
+    // yolov2-tiny's last pool: size 2, stride 1, darknet padding 1 -> offset 0, output 3x3.
+    const std::vector<int16_t> input = {1, 2, 3,  //
+                                        4, 5, 6,  //
+                                        7, 8, -9};
+    std::mt19937 rng(1);
+    const KernelRun run = run_kernel_command(pool_command(1, 3, 3, 2, 1, 1), input, {}, {}, rng);
+    ASSERT_EQ(run.check, kernel::kCommandOk);
+    EXPECT_EQ(run.output, (std::vector<int16_t>{5, 6, 6, 8, 8, 6, 8, 8, -9}));
+}
+
+TEST(KernelLayers, MaxPoolSize2Stride2OnOddSizeCoversTheLastColumn) {
+    // darknet: out = (5 + 1 - 2) / 2 + 1 = 3; the last window holds only column 4.
+    const std::vector<int16_t> input = {1, 9, 2, 3, -7,  //
+                                        0, 0, 4, 0, -8};
+    std::mt19937 rng(2);
+    const KernelRun run = run_kernel_command(pool_command(1, 2, 5, 2, 2, 1), input, {}, {}, rng);
+    ASSERT_EQ(run.check, kernel::kCommandOk);
+    EXPECT_EQ(run.output, (std::vector<int16_t>{9, 4, -7}));
+}
+
+TEST(KernelLayers, ReorgOfOneChannelIsDarknetsSpaceToDepth) {
+    // c=4, h=w=2 (the layer's input dims), stride 2: the 16 values read as one 4x4 map.
+    kernel::LayerCommand cmd{};
+    cmd.op = kernel::kOpReorg;
+    cmd.in_c = 4, cmd.in_h = 2, cmd.in_w = 2;
+    cmd.out_c = 16, cmd.out_h = 1, cmd.out_w = 1;
+    cmd.stride = 2;
+    cmd.tile_cols = 2;
+    std::vector<int16_t> input(16);
+    for (int i = 0; i < 16; ++i) input[i] = static_cast<int16_t>(i);
+    std::mt19937 rng(3);
+    const KernelRun run = run_kernel_command(cmd, input, {}, {}, rng);
+    ASSERT_EQ(run.check, kernel::kCommandOk);
+    EXPECT_EQ(run.output, (std::vector<int16_t>{0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15}));
+}
+
+TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
+    // One 1x1 map, one filter of weight 1: output = requantize(bias << 0 + x, shift 1, leaky).
+    kernel::LayerCommand cmd{};
+    cmd.op = kernel::kOpConv;
+    cmd.in_c = cmd.out_c = 1;
+    cmd.in_h = 1, cmd.in_w = 4, cmd.out_h = 1, cmd.out_w = 4;
+    cmd.kernel_size = 1, cmd.stride = 1, cmd.pad = 0, cmd.leaky = 1;
+    cmd.bias_shift = 0, cmd.output_shift = 1;
+    cmd.tile_rows = 1, cmd.tile_cols = 4;
+    std::vector<int16_t> bias(kernel::kTm, 0);
+    const std::vector<int16_t> input = {3, -3, 32767, -32768};
+    std::mt19937 rng(4);
+    const KernelRun run = run_kernel_command(cmd, input, reorder_for_kernel({1}, 1, 1, 1), bias, rng);
+    ASSERT_EQ(run.check, kernel::kCommandOk);
+    // 3/2 = 1.5 -> 2 (ties up); -3 * 13107 / 2^18 = -0.15 -> 0; 32767/2 -> 16384; -32768*0.1/2 -> -1638.
+    EXPECT_EQ(run.output, (std::vector<int16_t>{2, 0, 16384, -1638}));
+}
+
+TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
+    kernel::LayerCommand good = pool_command(3, 8, 8, 2, 2, 1);
+    ASSERT_EQ(kernel::check_command(good), kernel::kCommandOk);
+    struct Case {
+        const char* what;
+        void (*mutate)(kernel::LayerCommand&);
+        kernel::CommandCheck expected;
+    };
+    const Case cases[] = {
+        {"op", [](kernel::LayerCommand& c) { c.op = 7; }, kernel::kCommandBadOp},
+        {"tile rows", [](kernel::LayerCommand& c) { c.tile_rows = kernel::kTr + 1; },
+         kernel::kCommandBadTile},
+        {"tile cols", [](kernel::LayerCommand& c) { c.tile_cols = 0; }, kernel::kCommandBadTile},
+        {"window", [](kernel::LayerCommand& c) { c.kernel_size = kernel::kMaxK + 1; },
+         kernel::kCommandBadWindow},
+        {"stride", [](kernel::LayerCommand& c) { c.stride = kernel::kMaxS + 1; }, kernel::kCommandBadWindow},
+        {"pad", [](kernel::LayerCommand& c) { c.pad = 2; }, kernel::kCommandBadPad},
+        {"channels", [](kernel::LayerCommand& c) { c.out_c = 4; }, kernel::kCommandShapeMismatch},
+        {"height", [](kernel::LayerCommand& c) { c.in_h = 0; }, kernel::kCommandBadDimension},
+        {"shift", [](kernel::LayerCommand& c) { c.output_shift = 60; }, kernel::kCommandBadShift},
+    };
+    for (const Case& test_case : cases) {
+        kernel::LayerCommand bad = good;
+        test_case.mutate(bad);
+        EXPECT_EQ(kernel::check_command(bad), test_case.expected) << test_case.what;
+        std::vector<int16_t> arena(1000, kGuard);
+        bad.output_offset = 500;
+        EXPECT_EQ(kernel::run_layer(bad, arena.data(), arena.data(), nullptr, nullptr), test_case.expected);
+        EXPECT_EQ(arena, std::vector<int16_t>(1000, kGuard)) << test_case.what << ": wrote despite the check";
+        EXPECT_STRNE(kernel::command_check_text(test_case.expected), "ok");
+    }
+    kernel::LayerCommand conv{};
+    conv.op = kernel::kOpConv;
+    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = 5, conv.out_h = conv.out_w = 4;
+    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 4;
+    EXPECT_EQ(kernel::check_command(conv), kernel::kCommandShapeMismatch);  // (5 + 2 - 3) / 1 + 1 = 5
+    conv.out_h = conv.out_w = 5;
+    EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
+    conv.bias_shift = -1;
+    EXPECT_EQ(kernel::check_command(conv), kernel::kCommandBadShift);
+}
+
+TEST(KernelLayers, TrafficCountersCountEveryBurst) {
+    // A conv of 5 input maps -> 40 output maps, 30x30, 3x3 pad 1, tiles of 26 (or the build's Tr/Tc).
+    kernel::LayerCommand cmd{};
+    cmd.op = kernel::kOpConv;
+    cmd.in_c = 5, cmd.in_h = 30, cmd.in_w = 30;
+    cmd.out_c = 40, cmd.out_h = 30, cmd.out_w = 30;
+    cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1;
+    cmd.tile_rows = std::min(kernel::kTr, 30);
+    cmd.tile_cols = std::min(kernel::kTc, 30);
+    std::mt19937 rng(5);
+    const std::vector<int16_t> input(5 * 30 * 30, 1);
+    const std::vector<int16_t> weights(40 * 5 * 9, 1);
+    const std::vector<int16_t> bias(kernel::padded_bias_elements(40, kernel::kTm), 0);
+    const KernelRun run = run_kernel_command(cmd, input, reorder_for_kernel(weights, 40, 5, 3), bias, rng);
+    ASSERT_EQ(run.check, kernel::kCommandOk);
+
+    const uint64_t row_tiles = kernel::div_ceil(30, cmd.tile_rows);
+    const uint64_t col_tiles = kernel::div_ceil(30, cmd.tile_cols);
+    const uint64_t map_groups = kernel::div_ceil(40, kernel::kTm);
+    const uint64_t input_groups = kernel::div_ceil(5, kernel::kTn);
+    const uint64_t spatial_tiles = row_tiles * col_tiles;
+    // Every output element written exactly once, one burst per map row of each tile.
+    EXPECT_EQ(run.traffic.fm_write_bytes, 2u * 40 * 30 * 30);
+    EXPECT_EQ(run.traffic.fm_write_bursts, 40u * 30 * col_tiles);
+    // Weights: the whole re-ordered tensor once per spatial tile, plus Tm biases per map group.
+    const uint64_t weight_elements = kernel::reordered_weight_elements(40, 5, 3, kernel::kTm, kernel::kTn);
+    EXPECT_EQ(run.traffic.param_read_bytes,
+              2u * spatial_tiles * (weight_elements + map_groups * kernel::kTm));
+    EXPECT_EQ(run.traffic.param_read_bursts, spatial_tiles * map_groups * (input_groups + 1));
+    // Inputs: every input map read once per map group and spatial tile, with halo (never less).
+    EXPECT_GE(run.traffic.fm_read_bytes, 2u * map_groups * 5 * 30 * 30);
+    EXPECT_GT(run.traffic.fm_read_bursts, 0u);
+}
+
+TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
+    std::mt19937 rng(6);
+    std::uniform_int_distribution<int> value(-2000, 2000);
+    const int in_c = 7, hw = 17, out_c = 9;
+    std::vector<int16_t> input(in_c * hw * hw), weights(out_c * in_c * 9),
+        bias(kernel::padded_bias_elements(out_c, kernel::kTm));
+    for (auto* v : {&input, &weights, &bias})
+        for (int16_t& x : *v) x = static_cast<int16_t>(value(rng));
+    const std::vector<int16_t> reordered = reorder_for_kernel(weights, out_c, in_c, 3);
+    std::vector<int16_t> params = reordered;
+    params.insert(params.end(), bias.begin(), bias.end());
+
+    std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
+    std::copy(input.begin(), input.end(), arena_top.begin());
+    std::vector<int16_t> arena_native = arena_top;
+    kernel::LayerCommand cmd{};
+    cmd.op = kernel::kOpConv, cmd.input_offset = 0, cmd.output_offset = static_cast<uint32_t>(input.size());
+    cmd.weight_offset = 0, cmd.bias_offset = static_cast<uint32_t>(reordered.size());
+    cmd.in_c = in_c, cmd.in_h = cmd.in_w = hw, cmd.out_c = out_c, cmd.out_h = cmd.out_w = hw;
+    cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1, cmd.leaky = 1, cmd.bias_shift = 3, cmd.output_shift = 8;
+    cmd.tile_rows = std::min(5, kernel::kTr), cmd.tile_cols = std::min(11, kernel::kTc);
+    ASSERT_EQ(kernel::run_layer(cmd, arena_native.data(), arena_native.data(), params.data(), nullptr),
+              kernel::kCommandOk);
+    fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset, cmd.in_c,
+                  cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size, cmd.stride, cmd.pad,
+                  cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows, cmd.tile_cols, arena_top.data(),
+                  arena_top.data(), params.data());
+    EXPECT_EQ(arena_top, arena_native);
+}
+
+TEST(KernelLayers, NativeBuildMaximaMatchTheConfig) {
+    const kernel::Maxima m = kernel::native_build_maxima();
+    EXPECT_EQ(m.tm, kernel::kTm);
+    EXPECT_EQ(m.tn, kernel::kTn);
+    EXPECT_EQ(m.tr, kernel::kTr);
+    EXPECT_EQ(m.tc, kernel::kTc);
+    EXPECT_EQ(m.max_kernel, kernel::kMaxK);
+    EXPECT_EQ(m.max_stride, kernel::kMaxS);
+}
+
+}  // namespace
+}  // namespace fpgacnn::test
