@@ -1,0 +1,97 @@
+// fpgacnn-quantize: calibrates a darknet model to int16 dynamic fixed point and writes the
+// quantized model file that fpgacnn-detect --precision int16 --quantized FILE runs.
+// Exit codes: 0 success, 1 a model/image/output error (message on stderr), 2 bad command line.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/logging.hpp"
+#include "fpgacnn/quant_accuracy.hpp"
+#include "fpgacnn/quantized_file.hpp"
+#include "image_list.hpp"
+#include "quantize_options.hpp"
+#include "report_writers.hpp"
+
+using namespace fpgacnn;
+using namespace fpgacnn::quantize;
+
+namespace {
+
+LogLevel log_level(const QuantizeOptions& options) {
+    if (options.quiet) return LogLevel::Quiet;
+    if (options.verbosity >= 2) return LogLevel::Trace;
+    if (options.verbosity == 1) return LogLevel::Debug;
+    return LogLevel::Warn;  // the notes are printed in the result; info would repeat them
+}
+
+int run(const QuantizeOptions& options) {
+    std::optional<InputSizeOverride> input_override;
+    if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
+    const Network network = load_darknet_model(options.cfg, options.weights, input_override);
+
+    QuantizeOutcome outcome;
+    outcome.out_path = options.out;
+    outcome.images =
+        options.images.empty() ? default_calibration_images() : expand_image_arguments(options.images);
+
+    CalibrationOptions calibration;
+    calibration.percentile = options.percentile;
+    calibration.activation_margin_bits = options.activation_margin_bits;
+    calibration.accumulator_margin_bits = options.accumulator_margin_bits;
+    calibration.progress = !options.quiet;
+    outcome.calibration = calibrate(network, outcome.images, calibration);
+    save_quantized_network(outcome.calibration.quantized, options.out);
+
+    if (options.report) {
+        AccuracyOptions accuracy;
+        accuracy.progress = !options.quiet;
+        outcome.accuracy = evaluate_quantization(outcome.calibration.quantized, outcome.images, accuracy);
+    }
+    if (options.json) {
+        std::cout << outcome_to_json(outcome).dump(2) << std::endl;
+    } else {
+        std::cout << outcome_to_text(outcome) << std::flush;
+    }
+    return 0;
+}
+
+int quantize_main(int argc, char** argv) {
+    CLI::App app{
+        "fpgacnn-quantize: calibrate a darknet model to int16 fixed point and write a quantized model"};
+    QuantizeOptions options;
+    add_quantize_options(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    set_log_level(log_level(options));
+    try {
+        return run(options);
+    } catch (const Error& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Nothing may escape main: library errors are reported above, anything else (bad_alloc, a
+    // logging failure) still ends with a message and exit code 1.
+    try {
+        return quantize_main(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fpgacnn-quantize: unexpected failure: %s\n", e.what());
+        return 1;
+    } catch (...) {
+        std::fprintf(stderr, "fpgacnn-quantize: unexpected failure\n");
+        return 1;
+    }
+}

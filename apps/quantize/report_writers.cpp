@@ -1,0 +1,126 @@
+#include "report_writers.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace fpgacnn::quantize {
+
+namespace {
+
+std::string shape_text(const TensorShape& s) { return fmt::format("{}x{}x{}", s.c, s.h, s.w); }
+
+std::string sqnr_text(double db) { return std::isinf(db) ? "exact" : fmt::format("{:.1f}", db); }
+
+nlohmann::json finite_or_null(double value) {
+    if (!std::isfinite(value)) return nullptr;
+    return value;
+}
+
+std::string layer_row(const QuantizeOutcome& o, std::size_t i) {
+    const Layer& layer = o.calibration.quantized.network.layers[i];
+    const QuantizedLayer& q = o.calibration.quantized.layers[i];
+    const LayerCalibration& c = o.calibration.layers[i];
+    std::string row = fmt::format("{:>5}  {:<13} {:<12} {:>4} {:>4}", i, layer_type_name(layer.type),
+                                  shape_text(layer.output), q.input_q, q.output_q);
+    if (layer.type == LayerType::Convolutional) {
+        row += fmt::format(" {:>4} {:>4} {:>6} {:>11.4g} {:>8.1f} {:>8.1f}", q.weight_q, q.bias_q,
+                           q.weight_q + q.input_q - q.output_q, c.max_abs_output, c.accumulator_bits,
+                           31.0 - c.accumulator_bits);
+    } else if (layer.type == LayerType::Region) {
+        row += fmt::format(" {:>4} {:>4} {:>6} {:>11} {:>8} {:>8}", "-", "-", "-", "-", "-", "-");
+    } else {
+        row += fmt::format(" {:>4} {:>4} {:>6} {:>11.4g} {:>8} {:>8}", "-", "-", "-", c.max_abs_output, "-",
+                           "-");
+    }
+    if (o.accuracy) row += fmt::format(" {:>8}", sqnr_text(o.accuracy->layers[i].sqnr_db()));
+    return row + "\n";
+}
+
+}  // namespace
+
+std::string outcome_to_text(const QuantizeOutcome& o) {
+    const QuantizedNetwork& q = o.calibration.quantized;
+    const CalibrationOptions& options = o.calibration.options;
+    std::string text = fmt::format(
+        "{}: {} layers, input {} at exponent {}, calibrated on {} image(s): "
+        "percentile {:g}, activation margin {} bit(s), accumulator margin {:g} bit(s)\n",
+        o.out_path, q.layers.size(), shape_text(q.network.input), q.input_q, o.calibration.images,
+        options.percentile, options.activation_margin_bits, options.accumulator_margin_bits);
+    if (!o.accuracy) {
+        for (const std::string& note : o.calibration.notes) text += "note: " + note + "\n";
+        return text;
+    }
+    text += fmt::format("\n{:>5}  {:<13} {:<12} {:>4} {:>4} {:>4} {:>4} {:>6} {:>11} {:>8} {:>8} {:>8}\n",
+                        "layer", "type", "output", "Qin", "Qout", "Qw", "Qb", "oshift", "max|float|",
+                        "acc bits", "headroom", "SQNR dB");
+    for (std::size_t i = 0; i < q.layers.size(); ++i) text += layer_row(o, i);
+    text += "\n";
+    for (const std::string& note : o.calibration.notes) text += "note: " + note + "\n";
+    for (const DetectionAgreement& a : o.accuracy->agreement) {
+        text += fmt::format(
+            "detections at thresh {:g}: int16 reproduces {} of {} float detections ({:.1f} %); "
+            "int16 finds {}\n",
+            a.thresh, a.reproduced, a.float_detections, 100.0 * a.ratio(), a.int16_detections);
+    }
+    return text;
+}
+
+nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
+    const QuantizedNetwork& q = o.calibration.quantized;
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::size_t i = 0; i < q.layers.size(); ++i) {
+        const Layer& layer = q.network.layers[i];
+        const QuantizedLayer& ql = q.layers[i];
+        const LayerCalibration& c = o.calibration.layers[i];
+        nlohmann::json entry = {
+            {"index", i},
+            {"type", layer_type_name(layer.type)},
+            {"output", {layer.output.c, layer.output.h, layer.output.w}},
+            {"input_q", ql.input_q},
+            {"output_q", ql.output_q},
+            {"max_abs_output",
+             layer.type == LayerType::Region ? nlohmann::json(nullptr) : nlohmann::json(c.max_abs_output)},
+            {"preferred_output_q", c.preferred_output_q}};
+        if (layer.type == LayerType::Convolutional) {
+            entry["weight_q"] = ql.weight_q;
+            entry["bias_q"] = ql.bias_q;
+            entry["bias_shift"] = ql.weight_q + ql.input_q - ql.bias_q;
+            entry["output_shift"] = ql.weight_q + ql.input_q - ql.output_q;
+            entry["weight_q_lowered"] = c.weight_q_lowered;
+            entry["weight_rms_error"] = c.weight_rms_error;
+            entry["accumulator_bits"] = finite_or_null(c.accumulator_bits);
+            entry["headroom_bits"] = finite_or_null(31.0 - c.accumulator_bits);
+        }
+        if (o.accuracy) {
+            entry["sqnr_db"] = finite_or_null(o.accuracy->layers[i].sqnr_db());
+            entry["max_abs_error"] = o.accuracy->layers[i].max_abs_error;
+        }
+        layers.push_back(entry);
+    }
+    nlohmann::json result = {{"out", o.out_path},
+                             {"cfg", q.network.cfg_path},
+                             {"weights", q.network.weights_path},
+                             {"input", {q.network.input.c, q.network.input.h, q.network.input.w}},
+                             {"input_q", q.input_q},
+                             {"percentile", o.calibration.options.percentile},
+                             {"activation_margin_bits", o.calibration.options.activation_margin_bits},
+                             {"accumulator_margin_bits", o.calibration.options.accumulator_margin_bits},
+                             {"images", o.images},
+                             {"notes", o.calibration.notes},
+                             {"layers", layers}};
+    if (o.accuracy) {
+        nlohmann::json agreement = nlohmann::json::array();
+        for (const DetectionAgreement& a : o.accuracy->agreement) {
+            agreement.push_back({{"thresh", a.thresh},
+                                 {"float_detections", a.float_detections},
+                                 {"int16_detections", a.int16_detections},
+                                 {"reproduced", a.reproduced},
+                                 {"ratio", a.ratio()}});
+        }
+        result["detections"] = agreement;
+    }
+    return result;
+}
+
+}  // namespace fpgacnn::quantize

@@ -1,0 +1,101 @@
+// Calibration: from a float network (weights loaded, batch-norm folded) to a QuantizedNetwork in
+// int16 dynamic fixed point (docs/arithmetic.md, section "Calibration").
+//  - weight and bias exponents: the exponent with the least squared quantization error over the
+//    tensor, saturation included (every exponent of the allowed range is tried);
+//  - activation exponents: from the float path run on letterboxed calibration images, per layer the
+//    largest exponent at which at most (100 - percentile) % of the values saturate;
+//  - constraints: route inputs share one exponent, maxpool / reorg / region keep their input's,
+//    bias_shift in [0, 15], output_shift within the contract's limits, accumulator headroom.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/int16_ops.hpp"  // the shift limits kMin/kMaxBiasShift, kMin/kMaxOutputShift
+#include "fpgacnn/quantized.hpp"
+#include "fpgacnn/vision.hpp"
+
+namespace fpgacnn {
+
+struct CalibrationOptions {
+    /// Per layer, the share of float activations (in %) that must fit without saturating.
+    /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
+    double percentile = 100.0;
+    /// Exponent of the letterboxed input image (values 0..1); 14 leaves a bit of margin above 1.
+    int input_q = 14;
+    /// Activation exponents are set this many bits below what the calibration images need, so that
+    /// images with larger activations than the calibration set saturate later (each bit costs about
+    /// 6 dB of SQNR, of which int16 has plenty: see docs/arithmetic.md, "Calibration").
+    int activation_margin_bits = 1;
+    /// Accumulators must stay this many bits below the int32 wrap on calibration data (max |acc| <=
+    /// 2^(31 - bits)); a layer that would not gets its weight exponent lowered (and a note saying so).
+    /// A wrap turns a large value into a wrong-signed one, far worse than saturation, so this margin
+    /// is larger than the activations'.
+    double accumulator_margin_bits = 2.0;
+    /// A progress bar on stderr (one line updated on a terminal, a single final line otherwise).
+    bool progress = false;
+};
+
+/// What calibration measured and decided for one layer (for reports and tests).
+struct LayerCalibration {
+    double max_abs_output = 0;       // float output, over all calibration images
+    int preferred_output_q = 0;      // from this layer's statistics alone (margin included)
+    double max_abs_accumulator = 0;  // conv: float pre-activation max |x| (bias included)
+    double accumulator_bits = 0;     // conv: log2 of max |acc| in int32 units at Qw + Qin (<= 31 - headroom)
+    double weight_rms_error = 0;     // conv: RMS of (w - dequantized w)
+    int weight_q_lowered = 0;        // conv: bits taken off the best weight exponent to meet a constraint
+};
+
+struct CalibrationResult {
+    QuantizedNetwork quantized;
+    std::vector<LayerCalibration> layers;  // one per network layer
+    int images = 0;
+    CalibrationOptions options;  // as used
+    /// Human-readable decisions that deviate from the plain statistics (exponents lowered for
+    /// headroom, shifts or route sharing); also logged at info level.
+    std::vector<std::string> notes;
+};
+
+/// Calibrates on image files (each loaded, letterboxed to the network input and run through the
+/// float path). Throws Error naming the file for unreadable images, or when no image is given.
+CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
+                            const CalibrationOptions& options = {});
+
+/// Same on already letterboxed images of the network's input size (e.g. camera frames).
+CalibrationResult calibrate_letterboxed(const Network& network, const std::vector<Image>& letterboxed,
+                                        const CalibrationOptions& options = {});
+
+// ---- Building blocks (public so that tests and tools can check each rule on its own) ----
+
+/// The exponent q in [min_q, max_q] whose round-and-saturate quantization of `values` has the least
+/// squared error; ties go to the larger q. Also returns that error.
+struct ExponentChoice {
+    int q = 0;
+    double squared_error = 0;
+};
+ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q);
+
+/// The largest q in the contract's range at which at most (100 - percentile) % of `values` saturate.
+int activation_exponent(const float* values, std::size_t count, double percentile);
+
+/// Route unification: given each layer's preferred output exponent, the exponents after forcing
+/// every route's inputs, and every maxpool / reorg / route / region output, into one group with its
+/// inputs; a group takes the minimum of its members' preferences (the input image: input_q).
+struct ActivationExponents {
+    int input_q = 14;
+    std::vector<int> output_q;  // per layer
+    std::vector<int> input_of;  // per layer: the exponent of the tensor(s) it reads
+};
+ActivationExponents unify_activation_exponents(const Network& network,
+                                               const std::vector<int>& preferred_output_q, int input_q);
+
+/// The images calibration and fpgacnn-quantize use when none are given: darknet's samples.
+std::vector<std::string> default_calibration_images();
+
+// ---- Tensor conversion at one exponent (arith::quantize / arith::dequantize on arrays) ----
+void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out);
+void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out);
+
+}  // namespace fpgacnn

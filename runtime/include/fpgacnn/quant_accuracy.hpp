@@ -1,0 +1,55 @@
+// How close the int16 path comes to the float reference: per layer SQNR (each path fed end to end
+// from the same letterboxed image) and how many float detections the int16 path reproduces.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fpgacnn/quantized.hpp"
+#include "fpgacnn/vision.hpp"
+
+namespace fpgacnn {
+
+struct LayerAccuracy {
+    double signal_power = 0;  // sum of float^2 over all images
+    double noise_power = 0;   // sum of (float - dequantized int16)^2
+    double max_abs_error = 0;
+    /// 10 log10(signal / noise); +infinity when the outputs are identical.
+    double sqnr_db() const;
+};
+
+struct DetectionAgreement {
+    float thresh = 0;
+    int float_detections = 0;  // over all images, after NMS
+    int int16_detections = 0;
+    int reproduced = 0;  // float detections with an int16 one of the same class at IoU >= 0.5
+    double ratio() const {
+        return float_detections == 0 ? 1.0 : static_cast<double>(reproduced) / float_detections;
+    }
+};
+
+struct AccuracyOptions {
+    std::vector<float> thresholds = {0.25f, 0.5f};
+    float nms = 0.45f;
+    float match_iou = 0.5f;
+    bool progress = false;  // progress bar on stderr
+};
+
+struct AccuracyReport {
+    std::vector<LayerAccuracy> layers;          // per network layer (region: its activated output)
+    std::vector<DetectionAgreement> agreement;  // one per threshold
+    int images = 0;
+};
+
+/// Runs the float and the int16 CPU paths on each image and compares them. The network inside
+/// `quantized` must have its float weights loaded.
+AccuracyReport evaluate_quantization(const QuantizedNetwork& quantized,
+                                     const std::vector<std::string>& image_paths,
+                                     const AccuracyOptions& options = {});
+
+/// Float detections reproduced by `candidate`: greedy one-to-one matching in order of decreasing
+/// probability, same class and IoU >= match_iou.
+int count_reproduced(const std::vector<Detection>& reference, const std::vector<Detection>& candidate,
+                     float match_iou);
+
+}  // namespace fpgacnn

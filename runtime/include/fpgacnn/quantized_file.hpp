@@ -1,0 +1,44 @@
+// The quantized model file (.fq16): a QuantizedNetwork's exponents and int16 parameters, versioned and
+// checksummed so that a file made for another cfg, input size, weights or arithmetic contract is
+// refused with a message instead of giving wrong detections. Layout in docs/tools/fpgacnn-quantize.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fpgacnn/quantized.hpp"
+
+namespace fpgacnn {
+
+/// Bumped whenever the file layout changes.
+constexpr std::uint32_t kQuantizedFormatVersion = 1;
+
+/// FNV-1a 64 of the parsed layer list: the input shape and, per layer, its kind, shapes and the
+/// cfg options that shape the computation (not the weights). Differs for another cfg or --input size.
+std::uint64_t network_fingerprint(const Network& network);
+
+/// FNV-1a 64 of the float parameters (conv weights and biases, after batch-norm folding).
+std::uint64_t weights_fingerprint(const Network& network);
+
+struct QuantizedFileInfo {
+    std::uint32_t format_version = 0;
+    std::uint32_t contract_version = 0;
+    std::uint64_t network_fingerprint = 0;
+    std::uint64_t weights_fingerprint = 0;
+    std::uint64_t tiling_fingerprint = 0;  // 0: no tiling plan bound to the file
+    std::uint64_t bytes = 0;
+};
+
+/// Writes atomically (a temporary file in the same folder, then rename). `tiling_fingerprint`
+/// binds the file to one tiling plan of the accelerator (0: none). Throws Error naming the file.
+void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
+                            std::uint64_t tiling_fingerprint = 0);
+
+/// Reads a file written by save_quantized_network for `network` (parsed from the same cfg with the
+/// same input size). Throws Error naming the file when the magic, format or contract version, size,
+/// checksum or network fingerprint do not match; when `network` has weights loaded they must be the
+/// ones that were quantized. The returned QuantizedNetwork holds `network`.
+QuantizedNetwork load_quantized_network(const std::string& path, Network network,
+                                        QuantizedFileInfo* info = nullptr);
+
+}  // namespace fpgacnn

@@ -1,0 +1,31 @@
+// The CPU int16 path behind the Backend interface: the letterboxed float input quantized at the
+// network's input exponent, Int16Engine, and the region layer's input dequantized and activated in
+// float on the host (as the FPGA flow does).
+#pragma once
+
+#include <memory>
+
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/int16_engine.hpp"
+
+namespace fpgacnn {
+
+class Int16Backend final : public Backend {
+public:
+    /// threads = 0: all cores.
+    explicit Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa = best_int16_isa(),
+                          int threads = 0);
+    const std::vector<float>& run(const float* input) override;
+    /// Dequantized output of layer i; for the region layer its activated output.
+    std::vector<float> layer_output(int i) const override;
+    std::string name() const override;
+
+private:
+    std::shared_ptr<const QuantizedNetwork> quantized_;
+    Int16Engine engine_;
+    int region_index_;
+    std::vector<int16_t> input_;
+    std::vector<float> region_output_;
+};
+
+}  // namespace fpgacnn

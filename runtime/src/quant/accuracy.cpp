@@ -1,0 +1,88 @@
+// Float vs int16, each path fed end to end from the same letterboxed image.
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/quant_accuracy.hpp"
+#include "pipeline/float_backend.hpp"
+#include "pipeline/int16_backend.hpp"
+#include "quant/progress_bar.hpp"
+
+namespace fpgacnn {
+
+double LayerAccuracy::sqnr_db() const {
+    if (noise_power == 0) return std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(signal_power / noise_power);
+}
+
+namespace {
+
+std::vector<Detection> detections(const Network& network, const std::vector<float>& region_output,
+                                  const Image& image, float thresh, float nms) {
+    const Layer& layer = network.layers[network.region_layer_index()];
+    const RegionParams& region = layer.region();
+    std::vector<RegionBox> boxes = decode_region(region, layer.output, region_output.data(), image.w, image.h,
+                                                 network.input.w, network.input.h, thresh);
+    if (nms > 0) nms_sort(boxes, region.classes, nms);
+    return collect_detections(boxes, thresh, image.w, image.h, {});
+}
+
+void accumulate(LayerAccuracy& layer, const std::vector<float>& reference,
+                const std::vector<float>& quantized) {
+    double signal = 0;
+    double noise = 0;
+    double max_error = layer.max_abs_error;
+    for (std::size_t k = 0; k < reference.size(); ++k) {
+        const double f = reference[k];
+        const double error = f - static_cast<double>(quantized[k]);
+        signal += f * f;
+        noise += error * error;
+        max_error = std::max(max_error, std::fabs(error));
+    }
+    layer.signal_power += signal;
+    layer.noise_power += noise;
+    layer.max_abs_error = max_error;
+}
+
+}  // namespace
+
+AccuracyReport evaluate_quantization(const QuantizedNetwork& quantized,
+                                     const std::vector<std::string>& image_paths,
+                                     const AccuracyOptions& options) {
+    const Network& network = quantized.network;
+    if (image_paths.empty()) throw Error("the accuracy report needs at least one image");
+    FloatBackend reference(network);
+    // Non-owning: `quantized` outlives this function's backend.
+    Int16Backend fixed_point(std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized));
+
+    AccuracyReport report;
+    report.layers.resize(network.layers.size());
+    for (float thresh : options.thresholds) report.agreement.push_back(DetectionAgreement{thresh, 0, 0, 0});
+    ProgressBar bar("comparing float and int16", static_cast<int>(image_paths.size()), options.progress);
+    for (const std::string& path : image_paths) {
+        const Image image = load_image(path);
+        const Image boxed = letterbox_image(image, network.input.w, network.input.h);
+        const std::vector<float> float_region = reference.run(boxed.data.data());
+        const std::vector<float> int16_region = fixed_point.run(boxed.data.data());
+        for (std::size_t i = 0; i < network.layers.size(); ++i) {
+            const int index = static_cast<int>(i);
+            accumulate(report.layers[i], reference.layer_output(index), fixed_point.layer_output(index));
+        }
+        for (DetectionAgreement& agreement : report.agreement) {
+            const auto wanted = detections(network, float_region, image, agreement.thresh, options.nms);
+            const auto got = detections(network, int16_region, image, agreement.thresh, options.nms);
+            agreement.float_detections += static_cast<int>(wanted.size());
+            agreement.int16_detections += static_cast<int>(got.size());
+            agreement.reproduced += count_reproduced(wanted, got, options.match_iou);
+        }
+        ++report.images;
+        bar.step(std::filesystem::path(path).filename().string());
+    }
+    bar.finish(fmt::format("{} image(s)", report.images));
+    return report;
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,244 @@
+// Calibration flow: float statistics over the calibration images, then exponents under the
+// contract's constraints, then the int16 parameters.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/float_engine.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "quant/activation_histogram.hpp"
+#include "quant/conv_exponents.hpp"
+#include "quant/progress_bar.hpp"
+
+namespace fpgacnn {
+
+namespace {
+
+void require_calibratable(const Network& network) {
+    if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
+    if (!network.weights_loaded) {
+        throw Error(network.cfg_path + ": no weights loaded; calibration needs the trained .weights");
+    }
+    for (const Layer& layer : network.layers) {
+        if (layer.type != LayerType::Convolutional) continue;
+        const ConvParams& conv = layer.conv();
+        if (conv.batch_normalize && !conv.bn_folded()) {
+            throw Error(network.cfg_path + ": layer " + std::to_string(layer.index) +
+                        " still has batch-norm; fold it first (load_darknet_model does)");
+        }
+    }
+}
+
+// darknet's leaky is 0.1f * x below zero: dividing by the same float recovers the accumulator's value.
+double max_abs_pre_activation(const Layer& layer, const std::vector<float>& output) {
+    const bool leaky = layer.conv().activation == Activation::Leaky;
+    const double slope = static_cast<double>(0.1f);
+    double max_abs = 0;
+    for (float v : output) {
+        double magnitude = std::fabs(static_cast<double>(v));
+        if (leaky && v < 0) magnitude /= slope;
+        max_abs = std::max(max_abs, magnitude);
+    }
+    return max_abs;
+}
+
+struct FloatStatistics {
+    std::vector<ActivationHistogram> outputs;  // per layer
+    std::vector<double> max_abs_accumulator;   // per layer, conv only
+    int images = 0;
+};
+
+using ImageSource = std::function<Image(std::size_t index)>;
+
+FloatStatistics gather_statistics(const Network& network, std::size_t image_count,
+                                  const ImageSource& next_image,
+                                  const std::function<std::string(std::size_t)>& image_name, bool progress) {
+    FloatEngine engine(network);
+    FloatStatistics stats;
+    stats.outputs.resize(network.layers.size());
+    stats.max_abs_accumulator.assign(network.layers.size(), 0.0);
+    ProgressBar bar("calibrating", static_cast<int>(image_count), progress);
+    for (std::size_t n = 0; n < image_count; ++n) {
+        const Image boxed = next_image(n);
+        engine.run(boxed.data.data());
+        for (std::size_t i = 0; i < network.layers.size(); ++i) {
+            const Layer& layer = network.layers[i];
+            const std::vector<float>& output = engine.layer_output(static_cast<int>(i));
+            // The region layer's output is activated in float on the host; only its input matters.
+            if (layer.type == LayerType::Region) continue;
+            stats.outputs[i].add(output.data(), output.size());
+            if (layer.type == LayerType::Convolutional) {
+                stats.max_abs_accumulator[i] =
+                    std::max(stats.max_abs_accumulator[i], max_abs_pre_activation(layer, output));
+            }
+        }
+        ++stats.images;
+        bar.step(image_name(n));
+    }
+    bar.finish(fmt::format("{} image(s)", image_count));
+    return stats;
+}
+
+std::vector<std::string> route_notes(const Network& network, const std::vector<int>& preferred,
+                                     const ActivationExponents& exponents) {
+    std::vector<std::string> notes;
+    for (const Layer& layer : network.layers) {
+        if (layer.type != LayerType::Route || layer.route().inputs.size() < 2) continue;
+        std::string inputs;
+        std::string wanted;
+        bool differ = false;
+        for (int source : layer.route().inputs) {
+            inputs += (inputs.empty() ? "" : ", ") + std::to_string(source);
+            wanted += (wanted.empty() ? "" : ", ") + std::to_string(preferred[source]);
+            differ = differ || preferred[source] != exponents.output_q[source];
+        }
+        if (!differ) continue;
+        notes.push_back(
+            fmt::format("route layer {}: inputs {} share exponent {} (their statistics ask for {})",
+                        layer.index, inputs, exponents.output_q[layer.index], wanted));
+    }
+    return notes;
+}
+
+std::vector<int16_t> quantize_vector(const std::vector<float>& values, int q) {
+    std::vector<int16_t> out(values.size());
+    quantize_tensor(values.data(), values.size(), q, out.data());
+    return out;
+}
+
+CalibrationResult choose_exponents(const Network& network, const FloatStatistics& stats,
+                                   const CalibrationOptions& options) {
+    const std::size_t layer_count = network.layers.size();
+    std::vector<int> preferred(layer_count, arith::kMaxExponent);
+    for (std::size_t i = 0; i < layer_count; ++i) {
+        if (network.layers[i].type == LayerType::Region) continue;
+        preferred[i] = std::max(arith::kMinExponent, stats.outputs[i].exponent(options.percentile) -
+                                                         options.activation_margin_bits);
+    }
+
+    // Lowering an output exponent (to keep output_shift in range) changes the groups, so iterate until
+    // no conv layer asks for more; each round only lowers caps, so this ends.
+    std::vector<int> caps(layer_count, arith::kMaxExponent);
+    std::vector<ConvExponents> conv(layer_count);
+    ActivationExponents exponents;
+    std::vector<std::string> cap_notes;
+    for (std::size_t round = 0;; ++round) {
+        if (round > 2 * layer_count + 2) {
+            throw Error(network.cfg_path + ": calibration could not meet the output-shift limits");
+        }
+        std::vector<int> effective(layer_count);
+        for (std::size_t i = 0; i < layer_count; ++i) effective[i] = std::min(preferred[i], caps[i]);
+        exponents = unify_activation_exponents(network, effective, options.input_q);
+        bool changed = false;
+        for (std::size_t i = 0; i < layer_count; ++i) {
+            const Layer& layer = network.layers[i];
+            if (layer.type != LayerType::Convolutional) continue;
+            conv[i] = choose_conv_exponents(layer, exponents.input_of[i], exponents.output_q[i],
+                                            stats.max_abs_accumulator[i], options.accumulator_margin_bits);
+            if (conv[i].needs_lower_output && conv[i].max_output_q < caps[i]) {
+                caps[i] = conv[i].max_output_q;
+                cap_notes.push_back(
+                    fmt::format("layer {} (conv): output exponent capped at {} so that "
+                                "output_shift >= {}",
+                                i, caps[i], kMinOutputShift));
+                changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+
+    CalibrationResult result;
+    result.images = stats.images;
+    result.options = options;
+    result.notes = route_notes(network, preferred, exponents);
+    result.notes.insert(result.notes.end(), cap_notes.begin(), cap_notes.end());
+    QuantizedNetwork& quantized = result.quantized;
+    quantized.network = network;
+    quantized.input_q = exponents.input_q;
+    quantized.layers.resize(layer_count);
+    result.layers.resize(layer_count);
+    for (std::size_t i = 0; i < layer_count; ++i) {
+        const Layer& layer = network.layers[i];
+        QuantizedLayer& q = quantized.layers[i];
+        LayerCalibration& report = result.layers[i];
+        q.input_q = exponents.input_of[i];
+        q.output_q = exponents.output_q[i];
+        report.max_abs_output = stats.outputs[i].max_abs();
+        report.preferred_output_q = preferred[i];
+        if (layer.type != LayerType::Convolutional) continue;
+        const ConvParams& params = layer.conv();
+        q.weight_q = conv[i].weight_q;
+        q.bias_q = conv[i].bias_q;
+        q.weights = quantize_vector(params.weights, q.weight_q);
+        q.biases = quantize_vector(params.biases, q.bias_q);
+        report.max_abs_accumulator = stats.max_abs_accumulator[i];
+        report.accumulator_bits = conv[i].accumulator_bits;
+        report.weight_rms_error =
+            params.weights.empty() ? 0.0 : std::sqrt(conv[i].weight_squared_error / params.weights.size());
+        report.weight_q_lowered = conv[i].best_weight_q - conv[i].weight_q;
+        result.notes.insert(result.notes.end(), conv[i].notes.begin(), conv[i].notes.end());
+    }
+    for (const std::string& note : result.notes) spdlog::debug("calibration: {}", note);
+    return result;
+}
+
+void require_options(const CalibrationOptions& options) {
+    if (!(options.percentile > 0 && options.percentile <= 100)) {
+        throw Error(fmt::format("percentile {} is outside (0, 100]", options.percentile));
+    }
+    if (options.activation_margin_bits < 0 || options.activation_margin_bits > 8) {
+        throw Error(
+            fmt::format("activation margin {} bits is outside [0, 8]", options.activation_margin_bits));
+    }
+    if (options.input_q < arith::kMinExponent || options.input_q > arith::kMaxExponent) {
+        throw Error(fmt::format("input exponent {} is outside the contract's range [{}, {}]", options.input_q,
+                                arith::kMinExponent, arith::kMaxExponent));
+    }
+}
+
+}  // namespace
+
+CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
+                            const CalibrationOptions& options) {
+    require_options(options);
+    require_calibratable(network);
+    if (image_paths.empty()) throw Error("calibration needs at least one image");
+    const TensorShape& in = network.input;
+    if (in.c != 3) {
+        throw Error(fmt::format("{}: calibration on image files needs a 3-channel input (the cfg has {})",
+                                network.cfg_path, in.c));
+    }
+    const FloatStatistics stats = gather_statistics(
+        network, image_paths.size(),
+        [&](std::size_t n) { return letterbox_image(load_image(image_paths[n]), in.w, in.h); },
+        [&](std::size_t n) { return std::filesystem::path(image_paths[n]).filename().string(); },
+        options.progress);
+    return choose_exponents(network, stats, options);
+}
+
+CalibrationResult calibrate_letterboxed(const Network& network, const std::vector<Image>& letterboxed,
+                                        const CalibrationOptions& options) {
+    require_options(options);
+    require_calibratable(network);
+    if (letterboxed.empty()) throw Error("calibration needs at least one image");
+    const TensorShape& in = network.input;
+    for (const Image& image : letterboxed) {
+        if (image.w != in.w || image.h != in.h || image.c != in.c ||
+            image.data.size() != static_cast<std::size_t>(in.size())) {
+            throw Error(fmt::format("calibration image of {}x{}x{} does not match the network input {}x{}x{}",
+                                    image.c, image.h, image.w, in.c, in.h, in.w));
+        }
+    }
+    const FloatStatistics stats = gather_statistics(
+        network, letterboxed.size(), [&](std::size_t n) { return letterboxed[n]; },
+        [](std::size_t n) { return "image " + std::to_string(n + 1); }, options.progress);
+    return choose_exponents(network, stats, options);
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,93 @@
+// fpgacnn-quantize end to end: exit codes, the written file, the text and JSON reports.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/quantized_file.hpp"
+#include "quant_test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace fpgacnn {
+namespace {
+
+class QuantizeCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        binary_ = test::app_path("quantize", "fpgacnn-quantize");
+        if (!fs::exists(binary_))
+            GTEST_SKIP() << binary_ << " is not built (cmake --build --target fpgacnn-quantize)";
+        dir_ = test::scratch_dir(
+            "quant_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        cfg_ = test::write_tiny_cfg(dir_);
+        weights_ = dir_ + "/tiny.weights";
+        Network network = load_darknet_cfg(cfg_);
+        fill_synthetic_weights(network, 7);
+        save_darknet_weights(network, weights_);
+    }
+
+    int run(const std::string& arguments, std::string* out, std::string* err) {
+        return test::run_command(binary_ + " " + arguments, out, err);
+    }
+    std::string model_arguments() const { return "--cfg " + cfg_ + " --weights " + weights_; }
+
+    std::string binary_, dir_, cfg_, weights_;
+};
+
+TEST_F(QuantizeCli, WritesALoadableModelAndAJsonReport) {
+    const std::string out_file = dir_ + "/tiny.fq16";
+    std::string out, err;
+    const int code =
+        run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " " +
+                test::darknet_file("data/person.jpg") + " --out " + out_file + " --report --json",
+            &out, &err);
+    ASSERT_EQ(code, 0) << err;
+    const nlohmann::json result = nlohmann::json::parse(out);
+    EXPECT_EQ(result["out"], out_file);
+    EXPECT_EQ(result["images"].size(), 2u);
+    EXPECT_EQ(result["percentile"], 100.0);
+    ASSERT_EQ(result["layers"].size(), 10u);
+    EXPECT_EQ(result["layers"][0]["type"], "convolutional");
+    EXPECT_TRUE(result["layers"][0].contains("headroom_bits"));
+    EXPECT_TRUE(result["layers"][0].contains("sqnr_db"));
+    ASSERT_EQ(result["detections"].size(), 2u);
+    EXPECT_EQ(result["detections"][0]["thresh"], 0.25f);
+    // Not a terminal: the progress shows as final lines only.
+    EXPECT_NE(err.find("calibrating: 2 image(s)"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\r'), std::string::npos);
+
+    Network network = load_darknet_model(cfg_, weights_);
+    EXPECT_NO_THROW(load_quantized_network(out_file, network));
+}
+
+TEST_F(QuantizeCli, TextReportHasATableAndTheDetectionAgreement) {
+    std::string out, err;
+    const int code = run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " +
+                             dir_ + "/t.fq16 --report --percentile 99.99 -q",
+                         &out, &err);
+    ASSERT_EQ(code, 0) << err;
+    EXPECT_NE(out.find("percentile 99.99"), std::string::npos) << out;
+    EXPECT_NE(out.find("SQNR dB"), std::string::npos) << out;
+    EXPECT_NE(out.find("reorg"), std::string::npos) << out;
+    EXPECT_NE(out.find("detections at thresh 0.25"), std::string::npos) << out;
+    EXPECT_TRUE(err.empty()) << err;  // -q: no progress
+}
+
+TEST_F(QuantizeCli, ExitCodes) {
+    std::string out, err;
+    EXPECT_EQ(run("--help", &out, &err), 0);
+    EXPECT_NE(out.find("--percentile"), std::string::npos);
+    EXPECT_EQ(run(model_arguments(), &out, &err), 2);  // no --out
+    EXPECT_EQ(run(model_arguments() + " --out x.fq16 --percentile 20", &out, &err), 2);
+    EXPECT_EQ(run(model_arguments() + " --out x.fq16 --activation-margin 9", &out, &err), 2);
+    EXPECT_EQ(run(model_arguments() + " --out " + dir_ + "/x.fq16 --images " + cfg_, &out, &err), 1);
+    EXPECT_NE(err.find(cfg_), std::string::npos) << err;  // names the unreadable image
+    EXPECT_FALSE(fs::exists(dir_ + "/x.fq16"));
+}
+
+}  // namespace
+}  // namespace fpgacnn

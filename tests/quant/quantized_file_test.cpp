@@ -1,0 +1,241 @@
+// The quantized model file: exact round trip, atomic write, and a loud, specific refusal of every
+// kind of mismatch or damage.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "fpgacnn/quantized_file.hpp"
+#include "quant_test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace fpgacnn {
+namespace {
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The file's trailer: FNV-1a 64 of everything before it (recomputed after deliberate edits, so that
+// the checks behind the checksum can be reached).
+void reseal(std::vector<unsigned char>& bytes) {
+    std::uint64_t hash = 14695981039346656037ull;
+    for (std::size_t i = 0; i < bytes.size() - 8; ++i) {
+        hash ^= bytes[i];
+        hash *= 1099511628211ull;
+    }
+    for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<unsigned char>(hash >> (8 * i));
+}
+
+void put_u32(std::vector<unsigned char>& bytes, std::size_t offset, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+class QuantizedFile : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new std::string(test::scratch_dir("quant_file"));
+        cfg_ = new std::string(test::write_tiny_cfg(*dir_));
+        network_ = new Network(test::tiny_network(*cfg_));
+        calibrated_ = new QuantizedNetwork(calibrate(*network_, test::sample_images()).quantized);
+    }
+    static void TearDownTestSuite() {
+        delete calibrated_;
+        delete network_;
+        delete cfg_;
+        delete dir_;
+    }
+
+    // A fresh copy of a good file for each test to damage.
+    std::string good_file(const std::string& name) {
+        const std::string path = *dir_ + "/" + name;
+        save_quantized_network(*calibrated_, path);
+        return path;
+    }
+
+    static void expect_error(const std::string& path, const Network& network, const std::string& needle) {
+        try {
+            load_quantized_network(path, network);
+            FAIL() << "expected an Error containing '" << needle << "'";
+        } catch (const Error& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find(needle), std::string::npos) << message;
+            EXPECT_NE(message.find(path), std::string::npos) << "the message must name the file: " << message;
+        }
+    }
+
+    static std::string* dir_;
+    static std::string* cfg_;
+    static Network* network_;
+    static QuantizedNetwork* calibrated_;
+};
+
+std::string* QuantizedFile::dir_ = nullptr;
+std::string* QuantizedFile::cfg_ = nullptr;
+Network* QuantizedFile::network_ = nullptr;
+QuantizedNetwork* QuantizedFile::calibrated_ = nullptr;
+
+TEST_F(QuantizedFile, RoundTripIsExact) {
+    const std::string path = good_file("round_trip.fq16");
+    QuantizedFileInfo info;
+    const QuantizedNetwork loaded = load_quantized_network(path, *network_, &info);
+    EXPECT_EQ(info.format_version, kQuantizedFormatVersion);
+    EXPECT_EQ(info.contract_version, static_cast<std::uint32_t>(arith::kContractVersion));
+    EXPECT_EQ(info.network_fingerprint, network_fingerprint(*network_));
+    EXPECT_EQ(info.weights_fingerprint, weights_fingerprint(*network_));
+    EXPECT_EQ(info.tiling_fingerprint, 0u);
+    EXPECT_EQ(info.bytes, fs::file_size(path));
+    EXPECT_EQ(loaded.input_q, calibrated_->input_q);
+    ASSERT_EQ(loaded.layers.size(), calibrated_->layers.size());
+    for (std::size_t i = 0; i < loaded.layers.size(); ++i) {
+        const QuantizedLayer& a = loaded.layers[i];
+        const QuantizedLayer& b = calibrated_->layers[i];
+        EXPECT_EQ(a.input_q, b.input_q) << "layer " << i;
+        EXPECT_EQ(a.output_q, b.output_q) << "layer " << i;
+        EXPECT_EQ(a.weight_q, b.weight_q) << "layer " << i;
+        EXPECT_EQ(a.bias_q, b.bias_q) << "layer " << i;
+        EXPECT_EQ(a.weights, b.weights) << "layer " << i;
+        EXPECT_EQ(a.biases, b.biases) << "layer " << i;
+    }
+    EXPECT_EQ(loaded.network.layers.size(), network_->layers.size());
+    // Saving what was loaded gives the same bytes.
+    const std::string again = *dir_ + "/round_trip_again.fq16";
+    save_quantized_network(loaded, again);
+    EXPECT_EQ(read_bytes(path), read_bytes(again));
+}
+
+TEST_F(QuantizedFile, TilingFingerprintIsStored) {
+    const std::string path = *dir_ + "/tiled.fq16";
+    save_quantized_network(*calibrated_, path, 0x1234abcdull);
+    QuantizedFileInfo info;
+    load_quantized_network(path, *network_, &info);
+    EXPECT_EQ(info.tiling_fingerprint, 0x1234abcdull);
+}
+
+TEST_F(QuantizedFile, WriteIsAtomicAndLeavesNoTemporary) {
+    const std::string path = good_file("atomic.fq16");
+    const auto before = read_bytes(path);
+    // A failing save (a broken network) must leave the existing file untouched.
+    QuantizedNetwork broken = *calibrated_;
+    broken.layers[0].weights.pop_back();
+    EXPECT_THROW(save_quantized_network(broken, path), Error);
+    EXPECT_EQ(read_bytes(path), before);
+    for (const auto& entry : fs::directory_iterator(*dir_)) {
+        EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
+    }
+    EXPECT_THROW(save_quantized_network(*calibrated_, *dir_ + "/no/such/folder/x.fq16"), Error);
+}
+
+TEST_F(QuantizedFile, AFlippedByteFailsTheChecksum) {
+    const std::string path = good_file("flipped.fq16");
+    auto bytes = read_bytes(path);
+    bytes[bytes.size() / 2] ^= 0x10;  // somewhere in the int16 parameters
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "checksum mismatch");
+}
+
+TEST_F(QuantizedFile, ATruncatedFileFailsTheSizeCheck) {
+    const std::string path = good_file("truncated.fq16");
+    auto bytes = read_bytes(path);
+    bytes.resize(bytes.size() - 100);
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "size mismatch");
+    bytes.resize(20);
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "truncated");
+}
+
+TEST_F(QuantizedFile, WrongMagicIsNotAQuantizedFile) {
+    const std::string path = good_file("magic.fq16");
+    auto bytes = read_bytes(path);
+    bytes[0] = 'X';
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "not an fpgacnn quantized model file");
+    // A darknet .weights file passed by mistake.
+    const std::string weights = *dir_ + "/tiny.weights";
+    Network unfolded = load_darknet_cfg(*cfg_);
+    fill_synthetic_weights(unfolded, 7);
+    save_darknet_weights(unfolded, weights);
+    expect_error(weights, *network_, "FPGACNNQ");
+}
+
+TEST_F(QuantizedFile, AnotherCfgOrInputSizeFailsTheFingerprint) {
+    const std::string path = good_file("fingerprint.fq16");
+    const std::string other_cfg = test::write_tiny_cfg(*dir_, "other.cfg", 30);
+    {
+        // Same layers, different input size.
+        Network resized = load_darknet_cfg(*cfg_, InputSizeOverride{64, 64});
+        expect_error(path, resized, "quantized for a different cfg or input size");
+    }
+    {
+        // One option changed in the cfg: the last conv becomes leaky.
+        std::string text = test::tiny_yolo_cfg_text();
+        const std::size_t at = text.rfind("activation=linear");
+        text.replace(at, std::strlen("activation=linear"), "activation=leaky");
+        std::ofstream(other_cfg) << text;
+        expect_error(path, load_darknet_cfg(other_cfg), "re-run fpgacnn-quantize");
+    }
+    // The right cfg without weights loads (the int16 path needs only the file's parameters).
+    EXPECT_NO_THROW(load_quantized_network(path, load_darknet_cfg(*cfg_)));
+}
+
+TEST_F(QuantizedFile, OtherWeightsAreRefused) {
+    const std::string path = good_file("weights.fq16");
+    expect_error(path, test::tiny_network(*cfg_, 99), "quantized from other weights");
+}
+
+TEST_F(QuantizedFile, NewerFormatOrContractVersionsAreRefused) {
+    const std::string path = good_file("versions.fq16");
+    auto bytes = read_bytes(path);
+    put_u32(bytes, 8, kQuantizedFormatVersion + 1);
+    reseal(bytes);
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "file format version 2");
+
+    bytes = read_bytes(good_file("versions.fq16"));
+    put_u32(bytes, 12, static_cast<std::uint32_t>(arith::kContractVersion) + 1);
+    reseal(bytes);
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "arithmetic contract version");
+}
+
+TEST_F(QuantizedFile, ExponentsOutsideTheContractAreRefusedEvenWithAValidChecksum) {
+    const std::string path = good_file("exponents.fq16");
+    auto bytes = read_bytes(path);
+    put_u32(bytes, 56 + 4 * 4, 40);  // layer 0's bias exponent field
+    reseal(bytes);
+    write_bytes(path, bytes);
+    expect_error(path, *network_, "bias exponent 40");
+}
+
+TEST_F(QuantizedFile, MissingFileIsNamed) { expect_error(*dir_ + "/absent.fq16", *network_, "cannot open"); }
+
+TEST(NetworkFingerprint, IsStableAndSensitiveToShapesNotWeights) {
+    const std::string dir = test::scratch_dir("quant_fingerprint");
+    const std::string cfg = test::write_tiny_cfg(dir);
+    const Network a = test::tiny_network(cfg, 1);
+    const Network b = test::tiny_network(cfg, 2);
+    EXPECT_EQ(network_fingerprint(a), network_fingerprint(b));
+    EXPECT_NE(weights_fingerprint(a), weights_fingerprint(b));
+    EXPECT_NE(network_fingerprint(a), network_fingerprint(load_darknet_cfg(cfg, InputSizeOverride{64, 32})));
+    EXPECT_NE(network_fingerprint(load_darknet_cfg(test::darknet_file("cfg/yolov2.cfg"))),
+              network_fingerprint(load_darknet_cfg(test::darknet_file("cfg/yolov2-voc.cfg"))));
+}
+
+}  // namespace
+}  // namespace fpgacnn
