@@ -14,7 +14,8 @@ struct DetectOptions {
     std::string names;
     std::string input_size;  // "WxH", empty: the cfg's
     std::string device = "auto";
-    std::string precision = "float";
+    std::string precision = "auto";
+    std::string quantized;  // int16: a quantized model file; empty: calibrate on the input images
     float thresh = 0.5f;
     float hier_thresh = 0.5f;
     float nms = 0.45f;

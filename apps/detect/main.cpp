@@ -9,10 +9,12 @@
 #include <spdlog/spdlog.h>
 
 #include "detect_options.hpp"
+#include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
+#include "fpgacnn/quantized_file.hpp"
 #include "input_sources.hpp"
 #include "result_writers.hpp"
 #include "video_runner.hpp"
@@ -81,6 +83,36 @@ void check_dump_options(const DetectOptions& options, const std::vector<InputSou
     }
 }
 
+// The int16 model: from --quantized, or calibrated now. On-the-fly calibration uses darknet's sample
+// images (a fixed set, so one image's detections do not depend on which other images are in the
+// run); only when those are absent does it fall back to the input images.
+std::shared_ptr<const QuantizedNetwork> quantized_model(const DetectOptions& options, const Network& network,
+                                                        const std::vector<InputSource>& sources) {
+    if (!options.quantized.empty()) {
+        auto model = std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
+        spdlog::info("{}: int16 model, input exponent {}", options.quantized, model->input_q);
+        return model;
+    }
+    std::vector<std::string> images;
+    for (const std::string& image : default_calibration_images()) {
+        if (fs::exists(image)) images.push_back(image);
+    }
+    const char* origin = "darknet's sample images";
+    if (images.empty()) {
+        origin = "the input images";
+        for (const InputSource& source : sources) {
+            if (source.kind == SourceKind::Image) images.push_back(source.path);
+        }
+    }
+    if (images.empty()) throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
+    spdlog::warn("no --quantized file: calibrating int16 on {} ({}) (run fpgacnn-quantize once and pass "
+                 "--quantized to skip this)",
+                 origin, images.size());
+    CalibrationOptions calibration;
+    calibration.progress = !options.quiet;
+    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
+}
+
 int run(const DetectOptions& options) {
     const std::vector<InputSource> sources = collect_input_sources(options.inputs);
     check_dump_options(options, sources);
@@ -94,6 +126,11 @@ int run(const DetectOptions& options) {
 
     DetectorOptions detector_options;
     detector_options.device = options.device;
+    detector_options.precision = resolve_precision(options.device, options.precision);
+    if (detector_options.precision == "int16") {
+        detector_options.quantized = quantized_model(options, network, sources);
+    }
+    detector_options.keep_layer_outputs = !options.dump_layers.empty();
     detector_options.thresh = options.thresh;
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;
@@ -132,6 +169,10 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    }
+    if (!options.quantized.empty() && options.precision == "float") {
+        std::cerr << "--quantized needs --precision int16 (or auto with an accelerator device)\n";
+        return 2;
     }
     set_log_level(log_level(options));
     try {

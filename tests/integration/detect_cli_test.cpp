@@ -213,3 +213,47 @@ TEST(DetectCli, BadInputsGiveClearErrorsAndExitCodes) {
     EXPECT_EQ(run_command(app_path("detect", "fpgacnn-detect") + " --help", &out, &err), 0);
     EXPECT_NE(out.find("--dump-layers"), std::string::npos);
 }
+
+namespace {
+
+std::string read_bytes(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// The product's promise: switching --device does not change the results. The emu device runs the FPGA
+// kernel's C++; the CPU int16 backend is independent code; every layer must agree bit for bit.
+TEST(DetectCli, EmuDeviceEqualsCpuInt16LayerByLayer) {
+    const std::string dir = scratch_dir("detect_cli_emu");
+    std::string cpu_json, emu_json;
+    ASSERT_EQ(run_command(detect_command("--json --thresh 0.25 --device cpu --precision int16 --dump-layers " + dir +
+                                         "/cpu " + darknet_file("data/dog.jpg")),
+                          &cpu_json),
+              0);
+    ASSERT_EQ(run_command(detect_command("--json --thresh 0.25 --device emu --dump-layers " + dir + "/emu " +
+                                         darknet_file("data/dog.jpg")),
+                          &emu_json),
+              0);
+    std::size_t compared = 0;
+    for (const auto& entry : fs::directory_iterator(dir + "/cpu")) {
+        const fs::path twin = fs::path(dir) / "emu" / entry.path().filename();
+        ASSERT_TRUE(fs::exists(twin)) << twin;
+        EXPECT_EQ(read_bytes(entry.path()), read_bytes(twin)) << entry.path().filename();
+        ++compared;
+    }
+    EXPECT_GE(compared, 9u);
+    auto detections = [](const std::string& json) { return parse_json_lines(json).at(0)["detections"]; };
+    EXPECT_EQ(detections(cpu_json), detections(emu_json));
+    if (test_model().trained) EXPECT_EQ(detections(emu_json).size(), 4u);  // dog, car, car, bicycle
+}
+
+TEST(DetectCli, ImpossibleDevicePrecisionPairsAreRefused) {
+    std::string out, err;
+    EXPECT_EQ(run_command(detect_command("--device emu --precision float " + darknet_file("data/dog.jpg")), &out, &err),
+              1);
+    EXPECT_NE(err.find("int16"), std::string::npos) << err;
+    EXPECT_EQ(run_command(detect_command("--device fpga9 " + darknet_file("data/dog.jpg")), &out, &err), 1);
+    EXPECT_NE(err.find("valid values"), std::string::npos) << err;
+}

@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "fpgacnn/network.hpp"
+#include "fpgacnn/quantized.hpp"
 #include "fpgacnn/vision.hpp"
 
 namespace fpgacnn {
 
 struct DetectorOptions {
-    std::string device = "auto";  // auto | cpu (later: emu, xrt:N, uio:NAME)
-    float thresh = 0.5f;          // darknet detector test defaults
-    float hier_thresh = 0.5f;     // only meaningful for softmax trees; kept for CLI parity
+    std::string device = "auto";     // auto | cpu | emu | emu:lenient (later: xrt:N, uio:NAME)
+    std::string precision = "auto";  // auto (int16 on accelerators, float on cpu) | float | int16
+    /// int16 only: the network's exponents and int16 parameters (load_quantized_network or calibrate).
+    std::shared_ptr<const QuantizedNetwork> quantized;
+    float thresh = 0.5f;       // darknet detector test defaults
+    float hier_thresh = 0.5f;  // only meaningful for softmax trees; kept for CLI parity
     float nms = 0.45f;
+    /// Keep every layer's output for layer_output() (on a device: one extra sync per layer).
+    bool keep_layer_outputs = false;
 };
 
 struct DetectionResult {
@@ -39,6 +45,17 @@ public:
 
 /// Picks the backend for a --device value; throws Error listing valid values when unknown.
 std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device);
+/// Same with a precision: "float", or "int16" running `quantized` (which must be made for `network`).
+std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
+                                      const std::string& precision,
+                                      std::shared_ptr<const QuantizedNetwork> quantized,
+                                      bool keep_layer_outputs = false);
+
+/// The device a --device value runs on ("auto" -> the best present; today always "cpu").
+std::string resolve_device(const std::string& device);
+/// "float" or "int16" for a --device / --precision pair; throws Error on impossible pairs
+/// (accelerators compute in int16 only).
+std::string resolve_precision(const std::string& device, const std::string& precision);
 
 class Detector {
 public:

@@ -1,18 +1,62 @@
-// Maps a --device value to a backend. "auto" prefers real accelerators when present; until the
-// device drivers exist it resolves to the CPU.
-#include <spdlog/spdlog.h>
-
+// Maps --device and --precision values to a backend. "auto" prefers a real accelerator when one is
+// present; no hardware driver is built yet, so it resolves to the CPU.
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/exec.hpp"
+#include "fpgacnn/quantized_file.hpp"
 #include "pipeline/float_backend.hpp"
+#include "pipeline/int16_backend.hpp"
 
 namespace fpgacnn {
+namespace {
+
+const char* const kValidDevices = "auto, cpu, emu, emu:lenient";
+
+bool is_emu(const std::string& device) { return device == "emu" || device.rfind("emu:", 0) == 0; }
+
+}  // namespace
+
+std::string resolve_device(const std::string& device) {
+    if (device == "auto") return "cpu";
+    if (device == "cpu" || is_emu(device)) return device;
+    throw Error("unknown device '" + device + "': valid values are " + kValidDevices);
+}
+
+std::string resolve_precision(const std::string& device, const std::string& precision) {
+    const std::string resolved_device = resolve_device(device);
+    const bool accelerator = resolved_device != "cpu";
+    if (precision == "auto") return accelerator ? "int16" : "float";
+    if (precision != "float" && precision != "int16") {
+        throw Error("unknown precision '" + precision + "': valid values are auto, float, int16");
+    }
+    if (accelerator && precision == "float") {
+        throw Error("device '" + device + "' computes in int16 only: use --precision int16 (or auto)");
+    }
+    return precision;
+}
 
 std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device) {
-    if (device == "auto" || device == "cpu") {
-        return std::make_unique<FloatBackend>(network);
+    return make_backend(network, device, "float", nullptr);
+}
+
+std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
+                                      const std::string& precision,
+                                      std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs) {
+    const std::string resolved_device = resolve_device(device);
+    if (resolve_precision(device, precision) == "float") return std::make_unique<FloatBackend>(network);
+    if (!quantized) {
+        throw Error(
+            "precision int16 needs a quantized network: pass --quantized FILE (made by fpgacnn-quantize) "
+            "or calibrate first");
     }
-    throw Error("unknown device '" + device + "': valid values are auto, cpu");
+    if (network_fingerprint(quantized->network) != network_fingerprint(network)) {
+        throw Error("the quantized network was made for another cfg or input size than " + network.cfg_path +
+                    ": re-run fpgacnn-quantize");
+    }
+    if (is_emu(resolved_device)) {
+        return make_device_backend(std::move(quantized), resolved_device, keep_layer_outputs);
+    }
+    return std::make_unique<Int16Backend>(std::move(quantized));
 }
 
 }  // namespace fpgacnn

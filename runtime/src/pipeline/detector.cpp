@@ -12,7 +12,8 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
         throw Error(network_.cfg_path + ": the network has no weights loaded");
     }
     network_.region_layer_index();  // throws with a clear message for non-detector cfgs
-    backend_ = make_backend(network_, options_.device);
+    backend_ = make_backend(network_, options_.device, options_.precision, options_.quantized,
+                            options_.keep_layer_outputs);
 }
 
 Detector::~Detector() = default;
