@@ -2,31 +2,101 @@
 // docs/arithmetic.md. The FPGA kernel computes the same bits; tests compare them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "fpgacnn/network.hpp"
+#include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
 
+class ThreadPool;  // the int16 backend's worker threads (owned by Int16Engine)
+
 /// Instruction-set paths of the int16 conv; every path gives identical bits.
+/// Scalar is portable C++ with the same packed layout and blocking as the SIMD paths.
 enum class Int16Isa { Scalar, Avx2, Avx512Vnni, Neon };
 const char* isa_name(Int16Isa isa);
-/// The best path this CPU supports (run-time dispatch).
+/// The best path this CPU supports (run-time dispatch) that also passes int16_isa_self_test();
+/// decided once per process.
 Int16Isa best_int16_isa();
 bool int16_isa_supported(Int16Isa isa);
+/// Every path this CPU supports, Scalar first.
+std::vector<Int16Isa> supported_int16_isas();
+/// Runs the path on a few small convs and the requantize edge cases and compares with the scalar
+/// reference bit for bit (a few milliseconds). False if unsupported or different.
+bool int16_isa_self_test(Int16Isa isa);
 
 /// One conv layer in fixed point. Shapes from the IR; exponents from QuantizedLayer.
 struct Int16ConvArgs {
     TensorShape input;
-    TensorShape output;
+    TensorShape output;  // output.c = filters
     int size = 1;
     int stride = 1;
     int pad = 0;
     bool leaky = false;
-    int bias_shift = 0;    // Qw + Qin - Qb
-    int output_shift = 0;  // Qw + Qin - Qout
+    int bias_shift = 0;    // Qw + Qin - Qb, in [0, 15]
+    int output_shift = 0;  // Qw + Qin - Qout, in [-15, 31]
+
+    std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
 
-class ThreadPool;
+/// Shift limits of the contract (docs/arithmetic.md, "Per-layer exponents").
+constexpr int kMinBiasShift = 0;
+constexpr int kMaxBiasShift = 15;
+constexpr int kMinOutputShift = -15;
+constexpr int kMaxOutputShift = 31;
+
+/// The conv arguments of an IR conv layer with its exponents. Throws Error naming the layer when
+/// the shapes or the shifts break the contract.
+Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized);
+
+/// Throws Error (prefixed with `what`, e.g. "layer 3 (convolutional)") unless the arguments are
+/// runnable: positive sizes, an output shape that follows from input/size/stride/pad, shifts in range.
+void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
+
+/// The definition of truth: direct loops, acc = align_bias(b, bias_shift), then mac() over
+/// input channel, ky, kx with zero padding, out = requantize(acc, output_shift, leaky).
+/// weights: [filters][channels][size][size]; biases: [filters].
+void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases,
+                          const int16_t* input, int16_t* output);
+
+/// requantize() over n accumulators with one ISA path (the conv epilogue); identical bits on every path.
+void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa);
+
+/// The fast conv: weights packed once for one ISA path (pairs of input channels interleaved per
+/// block of output channels), the input packed per run (padded, channel pairs per pixel),
+/// register-blocked SIMD micro-kernels, work spread over a thread pool.
+class Int16PackedConv {
+public:
+    Int16PackedConv(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases, Int16Isa isa);
+    ~Int16PackedConv();
+    Int16PackedConv(Int16PackedConv&&) noexcept;
+    Int16PackedConv& operator=(Int16PackedConv&&) noexcept;
+
+    /// input: args.input CHW; output: args.output CHW. pool == nullptr runs on the calling thread.
+    /// Not reentrant: one run at a time per object (it keeps the packed input as scratch).
+    void run(const int16_t* input, int16_t* output, ThreadPool* pool = nullptr);
+
+    const Int16ConvArgs& args() const;
+    Int16Isa isa() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// darknet's maxpool on int16 (window starts padding/2 before the stride position, taps outside
+/// the image skipped); the exponent is unchanged. pool == nullptr runs on the calling thread.
+void int16_maxpool(const Layer& layer, const int16_t* input, int16_t* output, ThreadPool* pool = nullptr);
+
+/// darknet's reorg_cpu(..., forward=0) on int16, with the layer's input w, h, c.
+void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
+
+/// darknet's route: the sources' outputs concatenated along channels (all at one exponent).
+/// `layer_outputs` is indexed by layer index.
+void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs, int16_t* output);
 
 }  // namespace fpgacnn

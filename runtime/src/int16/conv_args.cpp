@@ -1,0 +1,66 @@
+// Conv arguments from the IR + exponents, and the checks that keep every shift in the range
+// where the contract's arithmetic is exact.
+#include <string>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/int16_ops.hpp"
+#include "int16/layer_names.hpp"
+
+namespace fpgacnn {
+
+using int16_detail::shape_text;
+
+void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
+    if (a.size < 1 || a.stride < 1 || a.pad < 0 || a.input.c < 1 || a.input.h < 1 || a.input.w < 1 ||
+        a.output.c < 1) {
+        throw Error(what + ": conv needs size, stride, channels, height, width, filters >= 1 and pad >= 0");
+    }
+    const int out_h = (a.input.h + 2 * a.pad - a.size) / a.stride + 1;
+    const int out_w = (a.input.w + 2 * a.pad - a.size) / a.stride + 1;
+    if (a.input.h + 2 * a.pad < a.size || a.input.w + 2 * a.pad < a.size || a.output.h != out_h ||
+        a.output.w != out_w) {
+        throw Error(what + ": conv output " + shape_text(a.output) + " does not follow from input " +
+                    shape_text(a.input) + ", size " + std::to_string(a.size) + ", stride " +
+                    std::to_string(a.stride) + ", pad " + std::to_string(a.pad));
+    }
+    if (a.bias_shift < kMinBiasShift || a.bias_shift > kMaxBiasShift) {
+        throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(a.bias_shift) + " is outside [" +
+                    std::to_string(kMinBiasShift) + ", " + std::to_string(kMaxBiasShift) +
+                    "]; re-run calibration (see docs/arithmetic.md)");
+    }
+    if (a.output_shift < kMinOutputShift || a.output_shift > kMaxOutputShift) {
+        throw Error(what + ": output shift Qw + Qin - Qout = " + std::to_string(a.output_shift) +
+                    " is outside [" + std::to_string(kMinOutputShift) + ", " +
+                    std::to_string(kMaxOutputShift) + "]; re-run calibration (see docs/arithmetic.md)");
+    }
+}
+
+Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized) {
+    const std::string what = int16_detail::describe_layer(layer);
+    if (layer.type != LayerType::Convolutional) throw Error(what + " is not a [convolutional] layer");
+    const ConvParams& conv = layer.conv();
+    Int16ConvArgs args;
+    args.input = layer.input;
+    args.output = layer.output;
+    args.size = conv.size;
+    args.stride = conv.stride;
+    args.pad = conv.pad;
+    args.leaky = conv.activation == Activation::Leaky;
+    args.bias_shift = quantized.weight_q + quantized.input_q - quantized.bias_q;
+    args.output_shift = quantized.weight_q + quantized.input_q - quantized.output_q;
+    if (conv.filters != layer.output.c) {
+        throw Error(what + ": " + std::to_string(conv.filters) + " filters but output shape " +
+                    shape_text(layer.output));
+    }
+    check_int16_conv_args(args, what);
+    if (quantized.weights.size() != args.weight_count() ||
+        quantized.biases.size() != static_cast<std::size_t>(args.output.c)) {
+        throw Error(what + ": the quantized layer has " + std::to_string(quantized.weights.size()) +
+                    " weights and " + std::to_string(quantized.biases.size()) +
+                    " biases, but its shape needs " + std::to_string(args.weight_count()) + " and " +
+                    std::to_string(args.output.c));
+    }
+    return args;
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,42 @@
+// The conv epilogue over a row of accumulators: dispatch to one ISA's vector version, or the
+// scalar one, which is arith::requantize itself.
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/int16_ops.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "int16/conv_kernels.hpp"
+
+namespace fpgacnn {
+namespace int16_detail {
+
+void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = arith::requantize(acc[i], shift, leaky);
+}
+
+}  // namespace int16_detail
+
+void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa) {
+    if (shift < kMinOutputShift || shift > kMaxOutputShift) {
+        throw Error("int16_requantize: shift " + std::to_string(shift) + " is outside [" +
+                    std::to_string(kMinOutputShift) + ", " + std::to_string(kMaxOutputShift) + "]");
+    }
+    if (!int16_isa_supported(isa)) {
+        throw Error(std::string("int16_requantize: this CPU does not support the ") + isa_name(isa) +
+                    " path");
+    }
+    switch (isa) {
+#if defined(__x86_64__) || defined(__i386__)
+        case Int16Isa::Avx2:
+            return int16_detail::requantize_avx2(acc, out, n, shift, leaky);
+        case Int16Isa::Avx512Vnni:
+            return int16_detail::requantize_avx512(acc, out, n, shift, leaky);
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+        case Int16Isa::Neon:
+            return int16_detail::requantize_neon(acc, out, n, shift, leaky);
+#endif
+        default:
+            return int16_detail::requantize_scalar(acc, out, n, shift, leaky);
+    }
+}
+
+}  // namespace fpgacnn

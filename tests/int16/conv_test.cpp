@@ -1,0 +1,219 @@
+// The packed conv of every ISA path against the scalar reference, bit for bit, on randomized
+// shapes (odd sizes, channel counts that are not multiples of any vector width, K 1 and 3,
+// stride 1 and 2, pad 0 and 1, leaky and linear, random shifts, full-range int16 data so the
+// int32 accumulator wraps); and the reference itself on hand-computed examples.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "../../runtime/src/int16/thread_pool.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/int16_ops.hpp"
+#include "int16_test_support.hpp"
+
+namespace fpgacnn {
+namespace {
+
+Int16ConvArgs conv_args(TensorShape input, int filters, int size, int stride, int pad, bool leaky,
+                        int bias_shift, int output_shift) {
+    Int16ConvArgs a;
+    a.input = input;
+    a.size = size;
+    a.stride = stride;
+    a.pad = pad;
+    a.leaky = leaky;
+    a.bias_shift = bias_shift;
+    a.output_shift = output_shift;
+    a.output = {filters, (input.h + 2 * pad - size) / stride + 1, (input.w + 2 * pad - size) / stride + 1};
+    return a;
+}
+
+std::vector<int16_t> reference(const Int16ConvArgs& a, const std::vector<int16_t>& w,
+                               const std::vector<int16_t>& b, const std::vector<int16_t>& x) {
+    std::vector<int16_t> out(a.output.size());
+    int16_conv_reference(a, w.data(), b.data(), x.data(), out.data());
+    return out;
+}
+
+std::vector<int16_t> packed(const Int16ConvArgs& a, const std::vector<int16_t>& w,
+                            const std::vector<int16_t>& b, const std::vector<int16_t>& x, Int16Isa isa,
+                            ThreadPool* pool = nullptr) {
+    std::vector<int16_t> out(a.output.size(), 12345);
+    Int16PackedConv conv(a, w.data(), b.data(), isa);
+    conv.run(x.data(), out.data(), pool);
+    return out;
+}
+
+TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
+    std::mt19937 rng(20240611);
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::vector<Int16Isa> isas = supported_int16_isas();
+    ThreadPool pool(2);
+    int wrapped_cases = 0;
+    const int kCases = 240;
+    for (int n = 0; n < kCases; ++n) {
+        const int channel_choices[] = {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 33, 131};
+        const int channels = channel_choices[pick(0, 11)];
+        const int filter_choices[] = {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40};
+        const int filters = filter_choices[pick(0, 10)];
+        const int size = pick(0, 2) == 0 ? 1 : 3;
+        const int stride = pick(1, 2);
+        const int pad = size == 3 ? pick(0, 1) : 0;
+        const int h = pick(size, 13);
+        const int w = pick(size, 13);
+        const bool leaky = pick(0, 1) == 1;
+        const int bias_shift = pick(kMinBiasShift, kMaxBiasShift);
+        const int output_shift = pick(kMinOutputShift, kMaxOutputShift);
+        const Int16ConvArgs a =
+            conv_args({channels, h, w}, filters, size, stride, pad, leaky, bias_shift, output_shift);
+        // Mostly full-range data (the accumulator wraps); sometimes small values like real activations.
+        const bool full_range = pick(0, 3) != 0;
+        const int lo = full_range ? -32768 : -300;
+        const int hi = full_range ? 32767 : 300;
+        const auto weights = test::random_int16(rng, a.weight_count(), lo, hi);
+        const auto biases = test::random_int16(rng, static_cast<std::size_t>(filters), lo, hi);
+        const auto input = test::random_int16(rng, a.input.size(), lo, hi);
+        if (full_range && channels * size * size >= 3) ++wrapped_cases;
+        const auto expected = reference(a, weights, biases, input);
+        for (Int16Isa isa : isas) {
+            const auto got = packed(a, weights, biases, input, isa, n % 2 == 0 ? &pool : nullptr);
+            ASSERT_EQ(got, expected) << isa_name(isa) << " case " << n << ": " << channels << "x" << h << "x"
+                                     << w << " -> " << filters << " K" << size << " S" << stride << " P"
+                                     << pad << (leaky ? " leaky" : " linear") << " bias_shift " << bias_shift
+                                     << " output_shift " << output_shift;
+        }
+    }
+    EXPECT_GT(wrapped_cases, kCases / 2);
+}
+
+TEST(Int16Conv, LargerLayerWithManyBandsAndBlocksMatchesOnEveryPath) {
+    std::mt19937 rng(7);
+    ThreadPool pool(2);
+    // 30x23 = 690 pixels (several bands, a short last one); 70 filters (short last block).
+    const Int16ConvArgs a = conv_args({35, 30, 23}, 70, 3, 1, 1, true, 3, 12);
+    const auto weights = test::random_int16(rng, a.weight_count(), -600, 600);
+    const auto biases = test::random_int16(rng, 70, -2000, 2000);
+    const auto input = test::random_int16(rng, a.input.size(), -9000, 9000);
+    const auto expected = reference(a, weights, biases, input);
+    for (Int16Isa isa : supported_int16_isas()) {
+        EXPECT_EQ(packed(a, weights, biases, input, isa, &pool), expected) << isa_name(isa);
+    }
+}
+
+TEST(Int16Conv, ManyChannelChunksMatchOnEveryPath) {
+    // 300 channels = 150 pairs: three chunks of the step order (64 + 64 + 22 pairs), stride 2.
+    std::mt19937 rng(8);
+    const Int16ConvArgs a = conv_args({300, 9, 7}, 21, 3, 2, 1, true, 0, 20);
+    const auto weights = test::random_int16(rng, a.weight_count());
+    const auto biases = test::random_int16(rng, 21);
+    const auto input = test::random_int16(rng, a.input.size());
+    const auto expected = reference(a, weights, biases, input);
+    for (Int16Isa isa : supported_int16_isas())
+        EXPECT_EQ(packed(a, weights, biases, input, isa), expected) << isa_name(isa);
+}
+
+TEST(Int16Conv, ReferenceOnHandComputedExamples) {
+    // 1x1 conv, one channel, one filter: acc = w * x + bias * 2^bias_shift.
+    struct Case {
+        int16_t w, x, bias;
+        int bias_shift, output_shift;
+        bool leaky;
+        int16_t expected;
+        const char* what;
+    };
+    const Case cases[] = {
+        {3, 5, 0, 0, 1, false, 8, "15 / 2 = 7.5 is a tie: rounds half up to 8"},
+        {-3, 5, 0, 0, 1, false, -7, "-7.5 rounds half up to -7"},
+        {3, 5, 1, 4, 1, false, 16, "bias 1 << 4 = 16, (15 + 16) / 2 = 15.5 -> 16"},
+        {-10, 10, 0, 0, 0, true, -10, "leaky: -100 * 13107 / 2^17 = -9.9997 -> -10"},
+        {-256, 256, 0, 0, 0, true, -6553, "leaky tie: -65536 * 13107 / 2^17 = -6553.5 -> -6553"},
+        {32767, 32767, 0, 0, 0, false, 32767, "saturates high"},
+        {-32768, 32767, 0, 0, 0, false, -32768, "saturates low"},
+        {200, 3, 0, 0, -3, false, 4800, "negative shift: 600 * 8"},
+    };
+    for (const Case& c : cases) {
+        const Int16ConvArgs a = conv_args({1, 1, 1}, 1, 1, 1, 0, c.leaky, c.bias_shift, c.output_shift);
+        const auto out = reference(a, {c.w}, {c.bias}, {c.x});
+        EXPECT_EQ(out[0], c.expected) << c.what;
+        for (Int16Isa isa : supported_int16_isas()) {
+            EXPECT_EQ(packed(a, {c.w}, {c.bias}, {c.x}, isa)[0], c.expected)
+                << isa_name(isa) << ": " << c.what;
+        }
+    }
+}
+
+TEST(Int16Conv, AccumulatorWrapsModulo2To32) {
+    // Two products of (-32768)^2 = 2^30 each sum to 2^31, which wraps to -2^31; shift 16 gives -32768.
+    // A 1x1 conv over 2 channels: this is exactly vpmaddwd's one overflow case.
+    const Int16ConvArgs a = conv_args({2, 1, 1}, 1, 1, 1, 0, false, 0, 16);
+    const std::vector<int16_t> w = {-32768, -32768};
+    const std::vector<int16_t> x = {-32768, -32768};
+    EXPECT_EQ(reference(a, w, {0}, x)[0], -32768);
+    for (Int16Isa isa : supported_int16_isas())
+        EXPECT_EQ(packed(a, w, {0}, x, isa)[0], -32768) << isa_name(isa);
+    // Four such products: 2^32 wraps to 0.
+    const Int16ConvArgs b = conv_args({4, 1, 1}, 1, 1, 1, 0, false, 0, 0);
+    const std::vector<int16_t> w4(4, -32768);
+    EXPECT_EQ(reference(b, w4, {0}, w4)[0], 0);
+    for (Int16Isa isa : supported_int16_isas()) EXPECT_EQ(packed(b, w4, {0}, w4, isa)[0], 0) << isa_name(isa);
+}
+
+TEST(Int16Conv, ThreeByThreeWithPaddingByHand) {
+    // 1 channel 2x2 input, 3x3 all-ones kernel, pad 1: every output sums the whole input (each
+    // window covers all four pixels), output shift 0.
+    const Int16ConvArgs a = conv_args({1, 2, 2}, 1, 3, 1, 1, false, 0, 0);
+    const std::vector<int16_t> w(9, 1);
+    const std::vector<int16_t> x = {1, 2, 3, 4};
+    const std::vector<int16_t> expected = {10, 10, 10, 10};
+    EXPECT_EQ(reference(a, w, {0}, x), expected);
+    for (Int16Isa isa : supported_int16_isas())
+        EXPECT_EQ(packed(a, w, {0}, x, isa), expected) << isa_name(isa);
+}
+
+TEST(Int16Conv, RejectsOutOfContractShiftsAndShapes) {
+    const std::vector<int16_t> w(9, 1), b(1, 0), x(4, 1);
+    std::vector<int16_t> out(4);
+    Int16ConvArgs a = conv_args({1, 2, 2}, 1, 3, 1, 1, false, 16, 0);
+    EXPECT_THROW(int16_conv_reference(a, w.data(), b.data(), x.data(), out.data()), Error);
+    a.bias_shift = 0;
+    a.output_shift = 32;
+    EXPECT_THROW(Int16PackedConv(a, w.data(), b.data(), Int16Isa::Scalar), Error);
+    a.output_shift = 0;
+    a.output.h = 3;
+    EXPECT_THROW(Int16PackedConv(a, w.data(), b.data(), Int16Isa::Scalar), Error);
+}
+
+}  // namespace
+}  // namespace fpgacnn
+
+namespace fpgacnn {
+namespace {
+
+TEST(Int16Isa, EverySupportedPathPassesItsSelfTestAndTheBestOneIsSupported) {
+    for (Int16Isa isa : supported_int16_isas()) EXPECT_TRUE(int16_isa_self_test(isa)) << isa_name(isa);
+    EXPECT_TRUE(int16_isa_supported(best_int16_isa()));
+    EXPECT_EQ(supported_int16_isas().front(), Int16Isa::Scalar);
+#if defined(__x86_64__)
+    // This machine's best path: AVX2 whenever the CPU has it and lacks AVX-512 VNNI.
+    if (int16_isa_supported(Int16Isa::Avx2) && !int16_isa_supported(Int16Isa::Avx512Vnni)) {
+        EXPECT_EQ(best_int16_isa(), Int16Isa::Avx2);
+    }
+#endif
+}
+
+TEST(Int16Isa, UnsupportedPathsAreRefused) {
+    for (Int16Isa isa : {Int16Isa::Avx2, Int16Isa::Avx512Vnni, Int16Isa::Neon}) {
+        if (int16_isa_supported(isa)) continue;
+        EXPECT_FALSE(int16_isa_self_test(isa));
+        const std::vector<int16_t> w(1, 1), b(1, 0);
+        Int16ConvArgs a;
+        a.input = {1, 1, 1};
+        a.output = {1, 1, 1};
+        EXPECT_THROW(Int16PackedConv(a, w.data(), b.data(), isa), Error) << isa_name(isa);
+    }
+}
+
+}  // namespace
+}  // namespace fpgacnn
