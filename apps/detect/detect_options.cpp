@@ -9,19 +9,22 @@ void add_detect_options(CLI::App& app, DetectOptions& options) {
         ->check(CLI::ExistingFile);
     app.add_option("--names", options.names, "class names file (one per line); default: class_<id>")
         ->check(CLI::ExistingFile);
-    app.add_option("--input", options.input_size, "network input size WxH, overriding the cfg (e.g. 416x416)");
-    app.add_option("--device", options.device,
-                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-                   "in-process) | emu:lenient")->capture_default_str();
+    app.add_option("--input", options.input_size,
+                   "network input size WxH, overriding the cfg (e.g. 416x416)");
+    app.add_option(
+           "--device", options.device,
+           "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
+           "in-process) | emu:lenient")
+        ->capture_default_str();
     app.add_option(
            "--precision", options.precision,
            "arithmetic: auto (int16 on accelerators, float on cpu) | float (the darknet reference) | int16 "
            "(dynamic fixed point, docs/arithmetic.md; bit-identical on every device)")
         ->check(CLI::IsMember({"auto", "float", "int16"}))
         ->capture_default_str();
-    app.add_option(
-           "--quantized", options.quantized,
-           "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's sample images)")
+    app.add_option("--quantized", options.quantized,
+                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
+                   "sample images)")
         ->check(CLI::ExistingFile);
     app.add_option("--thresh", options.thresh, "detection probability threshold")
         ->check(CLI::Range(0.0f, 1.0f))

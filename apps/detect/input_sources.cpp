@@ -19,14 +19,14 @@ std::string lowercase_extension(const fs::path& path) {
 }
 
 bool is_image(const fs::path& path) {
-    static const std::array<const char*, 9> kImageExtensions = {".jpg", ".jpeg", ".png", ".bmp", ".tif",
+    static const std::array<const char*, 9> kImageExtensions = {".jpg",  ".jpeg", ".png", ".bmp", ".tif",
                                                                 ".tiff", ".webp", ".ppm", ".pgm"};
     const std::string ext = lowercase_extension(path);
     return std::find(kImageExtensions.begin(), kImageExtensions.end(), ext) != kImageExtensions.end();
 }
 
 bool is_video(const fs::path& path) {
-    static const std::array<const char*, 7> kVideoExtensions = {".mp4", ".avi", ".mkv", ".mov",
+    static const std::array<const char*, 7> kVideoExtensions = {".mp4",  ".avi", ".mkv",  ".mov",
                                                                 ".webm", ".m4v", ".mjpeg"};
     const std::string ext = lowercase_extension(path);
     return std::find(kVideoExtensions.begin(), kVideoExtensions.end(), ext) != kVideoExtensions.end();

@@ -4,9 +4,9 @@
 #include <iostream>
 #include <optional>
 
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <spdlog/spdlog.h>
 
 #include "detect_options.hpp"
 #include "fpgacnn/calibration.hpp"
@@ -70,8 +70,9 @@ void detect_video(const DetectOptions& options, Detector& detector, const std::s
     if (!options.output_dir.empty()) {
         annotated = (fs::path(options.output_dir) / fs::path(path).stem()).string() + ".annotated.avi";
     }
-    const int frames = run_video(detector, path, annotated,
-                                 [&](const std::string& name, const DetectionResult& r) { report(options, name, r); });
+    const int frames =
+        run_video(detector, path, annotated,
+                  [&](const std::string& name, const DetectionResult& r) { report(options, name, r); });
     spdlog::info("{}: {} frames", path, frames);
 }
 
@@ -104,10 +105,12 @@ std::shared_ptr<const QuantizedNetwork> quantized_model(const DetectOptions& opt
             if (source.kind == SourceKind::Image) images.push_back(source.path);
         }
     }
-    if (images.empty()) throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
-    spdlog::warn("no --quantized file: calibrating int16 on {} ({}) (run fpgacnn-quantize once and pass "
-                 "--quantized to skip this)",
-                 origin, images.size());
+    if (images.empty())
+        throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
+    spdlog::warn(
+        "no --quantized file: calibrating int16 on {} ({}) (run fpgacnn-quantize once and pass "
+        "--quantized to skip this)",
+        origin, images.size());
     CalibrationOptions calibration;
     calibration.progress = !options.quiet;
     return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);

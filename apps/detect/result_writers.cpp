@@ -91,7 +91,8 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
     const std::string temporary = temporary_sibling(path);
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(encoded.data()), static_cast<std::streamsize>(encoded.size()));
+        out.write(reinterpret_cast<const char*>(encoded.data()),
+                  static_cast<std::streamsize>(encoded.size()));
         ok = static_cast<bool>(out);
     }
     commit_or_discard(temporary, path, ok, "the annotated image");

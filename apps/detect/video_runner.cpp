@@ -16,7 +16,8 @@ int run_video(Detector& detector, const std::string& video_path, const std::stri
     if (!capture.isOpened()) {
         throw Error(video_path + ": cannot open the video (unsupported container/codec or unreadable file)");
     }
-    const std::string temporary = annotated_output.empty() ? std::string() : annotated_output + ".partial.avi";
+    const std::string temporary =
+        annotated_output.empty() ? std::string() : annotated_output + ".partial.avi";
     cv::VideoWriter writer;
     int frames = 0;
     try {
@@ -26,8 +27,10 @@ int run_video(Detector& detector, const std::string& video_path, const std::stri
             on_frame(video_path + "#" + std::to_string(frames), result);
             if (!temporary.empty()) {
                 if (!writer.isOpened()) {
-                    const double fps = capture.get(cv::CAP_PROP_FPS) > 0 ? capture.get(cv::CAP_PROP_FPS) : 25.0;
-                    if (!writer.open(temporary, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps, frame.size())) {
+                    const double fps =
+                        capture.get(cv::CAP_PROP_FPS) > 0 ? capture.get(cv::CAP_PROP_FPS) : 25.0;
+                    if (!writer.open(temporary, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps,
+                                     frame.size())) {
                         throw Error(annotated_output + ": cannot create the annotated video");
                     }
                 }

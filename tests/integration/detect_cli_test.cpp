@@ -56,8 +56,8 @@ const Model& test_model() {
 
 std::string detect_command(const std::string& arguments) {
     const Model& m = test_model();
-    std::string command = app_path("detect", "fpgacnn-detect") + " --cfg " + m.cfg + " --weights " + m.weights +
-                          " --names " + m.names + " -q";
+    std::string command = app_path("detect", "fpgacnn-detect") + " --cfg " + m.cfg + " --weights " +
+                          m.weights + " --names " + m.names + " -q";
     if (!m.trained) command += " --input 224x224";
     return command + " " + arguments;
 }
@@ -127,8 +127,8 @@ TEST(DetectCli, OutputFolderGetsAnnotatedImagesAndNoPartialFiles) {
 TEST(DetectCli, DumpsHaveDarknetSizes) {
     const std::string dir = scratch_dir("detect_cli_dumps");
     std::string out;
-    ASSERT_EQ(run_command(detect_command("--dump-region " + dir + "/region.bin --dump-layers " + dir + "/layers " +
-                                         darknet_file("data/dog.jpg")),
+    ASSERT_EQ(run_command(detect_command("--dump-region " + dir + "/region.bin --dump-layers " + dir +
+                                         "/layers " + darknet_file("data/dog.jpg")),
                           &out),
               0);
     // 7x7 grid x 5 anchors x (20 classes + 5) for YOLO-LITE; 7x7x5x85 for yolov2-tiny at 224.
@@ -141,8 +141,8 @@ TEST(DetectCli, DumpsHaveDarknetSizes) {
         (void)entry;
         ++layer_files;
     }
-    const std::string last = dir + "/layers/layer_" + (layer_files - 1 < 10 ? "0" : "") +
-                             std::to_string(layer_files - 1) + ".bin";
+    const std::string last =
+        dir + "/layers/layer_" + (layer_files - 1 < 10 ? "0" : "") + std::to_string(layer_files - 1) + ".bin";
     EXPECT_EQ(fs::file_size(last), region_floats * 4);
 }
 
@@ -203,8 +203,8 @@ TEST(DetectCli, BadInputsGiveClearErrorsAndExitCodes) {
     EXPECT_NE(err.find("truncated.weights"), std::string::npos) << err;
     EXPECT_NE(err.find("expected"), std::string::npos) << err;
 
-    EXPECT_EQ(run_command(detect_command("--dump-region " + dir + "/r.bin " + darknet_file("data/dog.jpg") + " " +
-                                         darknet_file("data/person.jpg")),
+    EXPECT_EQ(run_command(detect_command("--dump-region " + dir + "/r.bin " + darknet_file("data/dog.jpg") +
+                                         " " + darknet_file("data/person.jpg")),
                           &out, &err),
               1);
     EXPECT_FALSE(fs::exists(dir + "/r.bin"));
@@ -228,10 +228,11 @@ std::string read_bytes(const fs::path& path) {
 TEST(DetectCli, EmuDeviceEqualsCpuInt16LayerByLayer) {
     const std::string dir = scratch_dir("detect_cli_emu");
     std::string cpu_json, emu_json;
-    ASSERT_EQ(run_command(detect_command("--json --thresh 0.25 --device cpu --precision int16 --dump-layers " + dir +
-                                         "/cpu " + darknet_file("data/dog.jpg")),
-                          &cpu_json),
-              0);
+    ASSERT_EQ(
+        run_command(detect_command("--json --thresh 0.25 --device cpu --precision int16 --dump-layers " +
+                                   dir + "/cpu " + darknet_file("data/dog.jpg")),
+                    &cpu_json),
+        0);
     ASSERT_EQ(run_command(detect_command("--json --thresh 0.25 --device emu --dump-layers " + dir + "/emu " +
                                          darknet_file("data/dog.jpg")),
                           &emu_json),
@@ -251,7 +252,8 @@ TEST(DetectCli, EmuDeviceEqualsCpuInt16LayerByLayer) {
 
 TEST(DetectCli, ImpossibleDevicePrecisionPairsAreRefused) {
     std::string out, err;
-    EXPECT_EQ(run_command(detect_command("--device emu --precision float " + darknet_file("data/dog.jpg")), &out, &err),
+    EXPECT_EQ(run_command(detect_command("--device emu --precision float " + darknet_file("data/dog.jpg")),
+                          &out, &err),
               1);
     EXPECT_NE(err.find("int16"), std::string::npos) << err;
     EXPECT_EQ(run_command(detect_command("--device fpga9 " + darknet_file("data/dog.jpg")), &out, &err), 1);

@@ -1,8 +1,8 @@
 #include "test_paths.hpp"
 
-#include <cstdlib>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>

@@ -23,7 +23,7 @@ struct QuantizedLayer {
 };
 
 struct QuantizedNetwork {
-    Network network;  // the float IR (shapes, layer kinds; float parameters kept for reports)
+    Network network;   // the float IR (shapes, layer kinds; float parameters kept for reports)
     int input_q = 14;  // the letterboxed image in [0, 1] at a fixed exponent
     std::vector<QuantizedLayer> layers;  // one per network layer
 };

@@ -55,8 +55,8 @@ struct RegionBox {
 /// darknet's get_region_detections + correct_region_boxes (relative=1): decodes activated region
 /// output into boxes relative to the original image of size image_w x image_h.
 std::vector<RegionBox> decode_region(const RegionParams& region, const TensorShape& shape,
-                                     const float* activated, int image_w, int image_h, int net_w,
-                                     int net_h, float thresh);
+                                     const float* activated, int image_w, int image_h, int net_w, int net_h,
+                                     float thresh);
 
 /// darknet's do_nms_sort: per class, sort by probability, zero the weaker of overlapping boxes.
 void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_threshold);
@@ -74,9 +74,8 @@ struct Detection {
 };
 
 /// Every (box, class) pair with prob > thresh, in darknet's print order.
-std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, float thresh,
-                                          int image_w, int image_h,
-                                          const std::vector<std::string>& names);
+std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, float thresh, int image_w,
+                                          int image_h, const std::vector<std::string>& names);
 
 /// Reads a darknet .names file (one class per line). Throws Error naming the file.
 std::vector<std::string> load_class_names(const std::string& path);

@@ -14,11 +14,21 @@ void set_log_level(LogLevel level) {
         return created;
     }();
     switch (level) {
-        case LogLevel::Quiet: logger->set_level(spdlog::level::err); break;
-        case LogLevel::Warn: logger->set_level(spdlog::level::warn); break;
-        case LogLevel::Info: logger->set_level(spdlog::level::info); break;
-        case LogLevel::Debug: logger->set_level(spdlog::level::debug); break;
-        case LogLevel::Trace: logger->set_level(spdlog::level::trace); break;
+        case LogLevel::Quiet:
+            logger->set_level(spdlog::level::err);
+            break;
+        case LogLevel::Warn:
+            logger->set_level(spdlog::level::warn);
+            break;
+        case LogLevel::Info:
+            logger->set_level(spdlog::level::info);
+            break;
+        case LogLevel::Debug:
+            logger->set_level(spdlog::level::debug);
+            break;
+        case LogLevel::Trace:
+            logger->set_level(spdlog::level::trace);
+            break;
     }
 }
 

@@ -25,11 +25,16 @@ int Network::region_layer_index() const {
 
 const char* layer_type_name(LayerType type) {
     switch (type) {
-        case LayerType::Convolutional: return "convolutional";
-        case LayerType::MaxPool: return "maxpool";
-        case LayerType::Route: return "route";
-        case LayerType::Reorg: return "reorg";
-        case LayerType::Region: return "region";
+        case LayerType::Convolutional:
+            return "convolutional";
+        case LayerType::MaxPool:
+            return "maxpool";
+        case LayerType::Route:
+            return "route";
+        case LayerType::Reorg:
+            return "reorg";
+        case LayerType::Region:
+            return "region";
     }
     return "unknown";
 }

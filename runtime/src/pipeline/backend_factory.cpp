@@ -41,7 +41,8 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
 
 std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
                                       const std::string& precision,
-                                      std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs) {
+                                      std::shared_ptr<const QuantizedNetwork> quantized,
+                                      bool keep_layer_outputs) {
     const std::string resolved_device = resolve_device(device);
     if (resolve_precision(device, precision) == "float") return std::make_unique<FloatBackend>(network);
     if (!quantized) {
