@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "../common/guarded_main.hpp"
 #include "detect_options.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
@@ -162,9 +163,7 @@ int run(const DetectOptions& options) {
     return failures > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int detect_main(int argc, char** argv) {
     CLI::App app{"fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos"};
     DetectOptions options;
     add_detect_options(app, options);
@@ -187,4 +186,10 @@ int main(int argc, char** argv) {
         spdlog::error("unexpected failure: {}", e.what());
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return fpgacnn::apps::guarded_main("fpgacnn-detect", detect_main, argc, argv);
 }

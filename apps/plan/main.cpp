@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include "../common/guarded_main.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -39,9 +40,7 @@ int run(const Options& options) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int plan_main(int argc, char** argv) {
     CLI::App app{
         "fpgacnn-plan: tiles, DMA arena, traffic and estimated latency of a darknet cfg on the accelerator\n"
         "(defaults: the Zedboard build of Chen et al. 2019, Tm=32 Tn=4 Tr=Tc=26 at 150 MHz)"};
@@ -95,3 +94,7 @@ int main(int argc, char** argv) {
         return 1;
     }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return fpgacnn::apps::guarded_main("fpgacnn-plan", plan_main, argc, argv); }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include "../common/guarded_main.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -83,15 +84,5 @@ int quantize_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Nothing may escape main: library errors are reported above, anything else (bad_alloc, a
-    // logging failure) still ends with a message and exit code 1.
-    try {
-        return quantize_main(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "fpgacnn-quantize: unexpected failure: %s\n", e.what());
-        return 1;
-    } catch (...) {
-        std::fprintf(stderr, "fpgacnn-quantize: unexpected failure\n");
-        return 1;
-    }
+    return fpgacnn::apps::guarded_main("fpgacnn-quantize", quantize_main, argc, argv);
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include "../common/guarded_main.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -61,12 +62,5 @@ int run_command_line(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    try {
-        return run_command_line(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "fpgacnn-synth-weights: unexpected failure: %s\n", e.what());
-    } catch (...) {
-        std::fputs("fpgacnn-synth-weights: unexpected failure\n", stderr);
-    }
-    return 1;
+    return fpgacnn::apps::guarded_main("fpgacnn-synth-weights", run_command_line, argc, argv);
 }

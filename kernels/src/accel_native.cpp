@@ -11,7 +11,7 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
                        const int16_t* params, TrafficCounters* counters) {
     TrafficCounters scratch = {0, 0, 0, 0, 0, 0};
     detail::CountTraffic traffic;
-    traffic.counters = counters != 0 ? counters : &scratch;
+    traffic.counters = counters != nullptr ? counters : &scratch;
     return detail::run_command(command, fm_read, fm_write, params, traffic);
 }
 

@@ -85,7 +85,7 @@ std::vector<RegionBox> decode_region(const RegionParams& region, const TensorSha
     const int w = shape.w;
     const int h = shape.h;
     const std::size_t plane = static_cast<std::size_t>(w) * h;
-    const std::size_t per_anchor = static_cast<std::size_t>(region.coords + 1 + region.classes);
+    const std::size_t per_anchor = static_cast<std::size_t>(region.coords) + 1 + region.classes;
 
     std::vector<RegionBox> boxes(static_cast<std::size_t>(region.num) * plane);
     for (std::size_t i = 0; i < plane; ++i) {
