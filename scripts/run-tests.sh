@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds and runs the whole test suite: style checks, the release build's
-# tests (fast + slow cross-checks), then the fast tests again under AddressSanitizer+UBSan.
+# Installs dependencies, builds and runs the whole test suite: clang-format, the release build's
+# tests (fast + slow cross-checks), clang-tidy, then the fast tests again under AddressSanitizer+UBSan.
 # Usage: scripts/run-tests.sh [--fast]     (--fast: only the "fast" label, no sanitizer build)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,8 +18,17 @@ if ((fast_only)); then
   exit 0
 fi
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+bash scripts/check-tidy.sh build/release
 
 # Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
-bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF
+bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF \
+  -DFPGACNN_BUILD_SLOW_TESTS=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan -L fast --output-on-failure -j "$jobs"
+
+# ThreadSanitizer on the multithreaded code that has no OpenBLAS underneath (uninstrumented OpenBLAS
+# threads would only produce noise): the int16 backend's thread pool and engine.
+cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFPGACNN_SANITIZE=thread \
+  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF >/dev/null
+cmake --build build/tsan --parallel "$jobs" --target test_int16
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan -R '^Int16' --output-on-failure -j "$jobs"
