@@ -1,7 +1,7 @@
-// Float reference engine vs OpenCV DNN (its own CPU backend) on the same darknet models and the
-// same input blob: yolov2 and yolov2-tiny at 416x416 (synthetic weights, written to a temporary
-// .weights file so both read identical parameters) and YOLO-LITE (trained weights, if the shared
-// models folder exists).
+// Float reference engine, the int16 CPU backend and the emu device vs OpenCV DNN (its own CPU
+// backend) on the same darknet models and the same input blob: yolov2 and yolov2-tiny at 416x416 (synthetic
+// weights, written to a temporary .weights file so both read identical parameters) and YOLO-LITE (trained
+// weights, if the shared models folder exists).
 //
 //   bench_float_vs_opencv [benchmark flags] [--darknet_cfg_dir=DIR] [--shared_dir=DIR]
 //
@@ -27,7 +27,9 @@
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
 
+#include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
 #include "fpgacnn/float_engine.hpp"
 #include "fpgacnn/network.hpp"
 
@@ -41,6 +43,7 @@ struct BenchModel {
     std::string weights_path;  // trained, or synthetic written to the scratch folder
     fpgacnn::Network network;  // what the float engine runs
     std::vector<float> input;  // CHW, 0..1
+    std::shared_ptr<const fpgacnn::QuantizedNetwork> quantized;  // calibrated on darknet's sample images
 };
 
 fs::path scratch_folder() {
@@ -94,6 +97,10 @@ std::unique_ptr<BenchModel> prepare(const std::string& name, const std::string& 
     }
     model->network = fpgacnn::load_darknet_model(cfg, model->weights_path, size);
     model->input = image_like_input(model->network.input);
+    fpgacnn::CalibrationOptions calibration;
+    calibration.progress = false;
+    model->quantized = std::make_shared<fpgacnn::QuantizedNetwork>(
+        fpgacnn::calibrate(model->network, fpgacnn::default_calibration_images(), calibration).quantized);
     return model;
 }
 
@@ -110,6 +117,17 @@ void bench_float_engine(benchmark::State& state, const BenchModel* model) {
     engine.run(model->input.data());  // first touch of the buffers
     for (auto _ : state) {
         benchmark::DoNotOptimize(engine.run(model->input.data()).data());
+    }
+    set_gops_counter(state, model->network);
+}
+
+// The int16 paths through the detector's Backend: input quantization, the layers, and the region
+// layer dequantized and activated, i.e. everything between letterbox and decode.
+void bench_backend(benchmark::State& state, const BenchModel* model, const char* device) {
+    const auto backend = fpgacnn::make_backend(model->network, device, "int16", model->quantized);
+    backend->run(model->input.data());
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(backend->run(model->input.data()).data());
     }
     set_gops_counter(state, model->network);
 }
@@ -176,6 +194,14 @@ int main(int argc, char** argv) {
             ->UseRealTime();
         benchmark::RegisterBenchmark(("opencv_dnn/" + model->name).c_str(), bench_opencv_dnn, model.get())
             ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("int16_cpu/" + model->name).c_str(), bench_backend, model.get(), "cpu")
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        // The emu device runs the FPGA kernel's C++ (a functional model, not a performance one).
+        benchmark::RegisterBenchmark(("int16_emu/" + model->name).c_str(), bench_backend, model.get(), "emu")
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(2)
             ->UseRealTime();
     }
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
