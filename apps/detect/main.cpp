@@ -27,10 +27,7 @@ using namespace fpgacnn::detect;
 namespace {
 
 LogLevel log_level(const DetectOptions& options) {
-    if (options.quiet) return LogLevel::Quiet;
-    if (options.verbosity >= 2) return LogLevel::Trace;
-    if (options.verbosity == 1) return LogLevel::Debug;
-    return LogLevel::Info;
+    return log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info);
 }
 
 void report(const DetectOptions& options, const std::string& name, const DetectionResult& result) {

@@ -25,10 +25,9 @@ using namespace fpgacnn::quantize;
 namespace {
 
 LogLevel log_level(const QuantizeOptions& options) {
-    if (options.quiet) return LogLevel::Quiet;
-    if (options.verbosity >= 2) return LogLevel::Trace;
-    if (options.verbosity == 1) return LogLevel::Debug;
-    return LogLevel::Warn;  // the notes are printed in the result; info would repeat them
+    return log_level_from_flags(
+        options.quiet, options.verbosity,
+        LogLevel::Warn);  // the notes are printed in the result; info would repeat them
 }
 
 int run(const QuantizeOptions& options) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -56,11 +57,34 @@ int run_command(const std::string& command, std::string* out, std::string* err) 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+namespace {
+
+// ctest runs every test case in its own process, several at once: each process gets its own
+// scratch folders (suffixed with its pid) and removes them when it exits.
+class ScratchFolders {
+public:
+    ~ScratchFolders() {
+        std::error_code ec;
+        for (const fs::path& dir : created_) fs::remove_all(dir, ec);
+    }
+    fs::path create(const std::string& name) {
+        const fs::path dir =
+            fs::path(FPGACNN_BINARY_DIR) / "test-scratch" / (name + "." + std::to_string(::getpid()));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        created_.push_back(dir);
+        return dir;
+    }
+
+private:
+    std::vector<fs::path> created_;
+};
+
+}  // namespace
+
 std::string scratch_dir(const std::string& name) {
-    const fs::path dir = fs::path(FPGACNN_BINARY_DIR) / "test-scratch" / name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir.string();
+    static ScratchFolders folders;
+    return folders.create(name).string();
 }
 
 }  // namespace fpgacnn::test

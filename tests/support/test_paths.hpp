@@ -20,7 +20,7 @@ std::string source_dir();
 std::string app_path(const std::string& folder, const std::string& binary);
 /// Runs a shell command, capturing stdout (and stderr into `err` if given); returns the exit code.
 int run_command(const std::string& command, std::string* out, std::string* err = nullptr);
-/// A fresh, empty directory for this test's outputs (removed at the start of the next run).
+/// A fresh, empty directory for this test process's outputs (removed when the process exits).
 std::string scratch_dir(const std::string& name);
 
 }  // namespace fpgacnn::test

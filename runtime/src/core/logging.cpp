@@ -32,4 +32,11 @@ void set_log_level(LogLevel level) {
     }
 }
 
+LogLevel log_level_from_flags(bool quiet, int verbosity, LogLevel normal) {
+    if (quiet) return LogLevel::Quiet;
+    if (verbosity >= 2) return LogLevel::Trace;
+    if (verbosity == 1) return LogLevel::Debug;
+    return normal;
+}
+
 }  // namespace fpgacnn
