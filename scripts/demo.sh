@@ -23,7 +23,7 @@ done
 
 bash scripts/install-deps.sh
 bash scripts/build.sh release
-bin="$repo/build/release/apps"
+apps="$repo/build/release/apps"
 
 names_for_cfg() {  # darknet's names file matching the cfg's class count
   local classes
@@ -50,7 +50,7 @@ if [[ -z "$cfg" ]]; then
     fi
   done
 fi
-shared_model="$repo/../shared/models/yolo-lite-voc"
+shared_model="${FPGACNN_SHARED_DIR:-$repo/../shared}/models/yolo-lite-voc"
 if [[ -z "$cfg" && -e "$shared_model/tiny-yolov2-trial3-noBatch.weights" ]]; then
   cfg="$shared_model/tiny-yolov2-trial3-noBatch.cfg"
   weights="$shared_model/tiny-yolov2-trial3-noBatch.weights"
@@ -62,7 +62,7 @@ if [[ -z "$cfg" ]]; then
   synthetic=1
   cfg=/usr/share/darknet/cfg/yolov2-tiny.cfg
   weights="$repo/build/release/yolov2-tiny.synthetic.weights"
-  "$bin/fpgacnn-synth-weights" --cfg "$cfg" --seed 1 --out "$weights"
+  "$apps/synth-weights/fpgacnn-synth-weights" --cfg "$cfg" --seed 1 --out "$weights"
   source_note="SYNTHETIC weights"
 fi
 [[ -n "$names" ]] || names="$(names_for_cfg "$cfg")"
@@ -82,6 +82,6 @@ out="$repo/build/demo-output"
 mkdir -p "$out"
 name_args=()
 [[ -n "$names" ]] && name_args=(--names "$names")
-"$bin/fpgacnn-detect" --cfg "$cfg" --weights "$weights" "${name_args[@]}" --device auto --output "$out" \
+"$apps/detect/fpgacnn-detect" --cfg "$cfg" --weights "$weights" "${name_args[@]}" --device auto --output "$out" \
   "${extra[@]}" "${images[@]}"
 echo "demo: annotated images are in $out"
