@@ -1,4 +1,5 @@
-// open_device: a --device value to a driver.
+// open_device and list_devices: --device values to drivers. Each driver that is built in adds its
+// prefix here (xrt:, uio:); emu is always present.
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -18,6 +19,14 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
     }
     throw Error("unknown device '" + spec +
                 "': valid values are emu, emu:lenient (xrt:N and uio:PATH to come)");
+}
+
+std::vector<DeviceInfo> list_devices() {
+    std::vector<DeviceInfo> devices;
+    devices.push_back({"cpu", "CPU backend (float or int16, bit-identical to the kernel)", true, ""});
+    devices.push_back({"emu", "the accelerator's kernel in-process (" + native_kernel_fingerprint().text() + ")",
+                       true, "for testing: slow"});
+    return devices;
 }
 
 }  // namespace fpgacnn

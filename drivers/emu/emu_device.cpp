@@ -12,6 +12,7 @@
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/fingerprint.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
 
 namespace fpgacnn {
@@ -54,6 +55,7 @@ public:
     }
 
     KernelMaxima maxima() const override { return maxima_; }
+    KernelFingerprint fingerprint() const override { return native_kernel_fingerprint(); }
 
     DeviceBuffer allocate(std::size_t bytes, const std::string& purpose) override {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -150,6 +152,11 @@ private:
         if (verdict != kernel::kCommandOk) {
             throw Error(who + ": the kernel rejects the command: " + kernel::command_check_text(verdict) +
                         " (plan the network for this device's maxima)");
+        }
+        if (c.op == kernel::kOpIdentify) {  // writes the fingerprint, reads nothing
+            job.output = elements(c.output_offset, kernel::kFingerprintWords);
+            in_buffer(who, *job.arena, job.output, "writes the kernel fingerprint to");
+            return;
         }
         job.input = elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w);
         job.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w);

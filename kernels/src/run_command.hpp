@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "conv_layer.hpp"
+#include "fpgacnn/kernel/fingerprint.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "pool_layer.hpp"
 #include "reorg_layer.hpp"
@@ -13,12 +14,26 @@ namespace fpgacnn {
 namespace kernel {
 namespace detail {
 
+/// Writes the build's fingerprint: one burst of kFingerprintWords at output_offset.
+template <class Traffic>
+void identify(const LayerCommand& cmd, int16_t* fm_write, Traffic& traffic) {
+    int16_t words[kFingerprintWords];
+    fingerprint_words(words);
+    for (int i = 0; i < kFingerprintWords; ++i) {
+#pragma HLS PIPELINE II = 1
+        fm_write[cmd.output_offset + static_cast<uint32_t>(i)] = words[i];
+    }
+    traffic.fm_write(kFingerprintWords);
+}
+
 template <class Traffic>
 CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
                          const int16_t* params, Traffic& traffic) {
     const CommandCheck check = check_command(cmd);
     if (check != kCommandOk) return check;
-    if (cmd.op == kOpConv) {
+    if (cmd.op == kOpIdentify) {
+        identify(cmd, fm_write, traffic);
+    } else if (cmd.op == kOpConv) {
         conv_layer(cmd, fm_read, fm_write, params, traffic);
     } else if (cmd.op == kOpMaxPool) {
         pool_layer(cmd, fm_read, fm_write, traffic);

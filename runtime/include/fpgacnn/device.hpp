@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "fpgacnn/plan.hpp"
@@ -59,6 +60,20 @@ struct DeviceTelemetry {
     std::optional<double> temperature_celsius;
 };
 
+/// What a kernel build says about itself (kernel/fingerprint.hpp): the maxima it was synthesised
+/// with, its data width and arithmetic contract version.
+struct KernelFingerprint {
+    int format = 0;
+    int contract_version = 0;
+    int data_bits = 0;
+    KernelMaxima maxima;
+    /// e.g. "Tm=32 Tn=4 Tr=26 Tc=26 K<=3 S<=2, int16, arithmetic contract v1".
+    std::string text() const;
+};
+
+/// The fingerprint of the kernel source linked into this library (the emu device's build).
+KernelFingerprint native_kernel_fingerprint();
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -67,6 +82,8 @@ public:
     virtual std::string name() const = 0;
     /// The kernel build on the device; plans must use the same maxima.
     virtual KernelMaxima maxima() const = 0;
+    /// The whole fingerprint (drivers of real hardware read it from the device when they open it).
+    virtual KernelFingerprint fingerprint() const = 0;
 
     /// A DMA buffer of `bytes` bytes; its contents are undefined until written and synced.
     virtual DeviceBuffer allocate(std::size_t bytes, const std::string& purpose) = 0;
@@ -84,6 +101,28 @@ public:
 
     virtual DeviceTelemetry telemetry() const = 0;
 };
+
+/// Runs the identify command (kernel::kOpIdentify) on `device` in a small buffer of its own and
+/// decodes the answer. Throws Error naming the device when it does not answer in time or the answer
+/// is not an fpgacnn kernel fingerprint (another IP, a stale bitstream).
+KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout);
+
+/// Throws Error naming the device, both fingerprints and the fix, when `device` cannot run what
+/// this library computes: another arithmetic contract version or data width.
+void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name);
+
+/// One line of `fpgacnn-detect --list-devices`.
+struct DeviceInfo {
+    std::string spec;    // what --device takes, e.g. "xrt:0", "uio:fpgacnn", "emu", "cpu"
+    std::string name;    // e.g. "xilinx_u250_gen3x16_xdma_shell_4_1 (0000:65:00.1)"
+    bool usable = false;
+    std::string detail;  // why not usable (permissions, missing driver, xclbin mismatch) or extra facts
+};
+
+/// Every device this machine offers, usable or not: cpu, emu, then XRT devices and UIO devices
+/// (when those drivers are built in). Never throws; a driver that fails to enumerate adds a line
+/// saying so.
+std::vector<DeviceInfo> list_devices();
 
 /// Opens a device from a --device value: "emu" (the kernel in-process; "emu:lenient" lets
 /// unsynced data through as poison instead of failing at start). Throws Error listing valid values.

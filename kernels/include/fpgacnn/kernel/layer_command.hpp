@@ -11,7 +11,9 @@
 namespace fpgacnn {
 namespace kernel {
 
-enum Op { kOpConv = 0, kOpMaxPool = 1, kOpReorg = 2 };
+/// kOpIdentify writes the build's fingerprint (fingerprint.hpp) at output_offset; every other field
+/// is ignored. Hosts run it once when they open a device.
+enum Op { kOpConv = 0, kOpMaxPool = 1, kOpReorg = 2, kOpIdentify = 3 };
 
 struct LayerCommand {
     uint32_t op;             // Op
@@ -60,6 +62,7 @@ inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t s
 /// Whether the kernel can run this command; the kernel does nothing for a command that fails
 /// (hardware must never write outside its tiles), and hosts report the reason before starting.
 inline CommandCheck check_command(const LayerCommand& c) {
+    if (c.op == kOpIdentify) return kCommandOk;
     if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
     const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
     for (int i = 0; i < 4; ++i) {
@@ -101,7 +104,7 @@ inline const char* command_check_text(CommandCheck check) {
         case kCommandOk:
             return "ok";
         case kCommandBadOp:
-            return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg)";
+            return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg, 3 = identify)";
         case kCommandBadDimension:
             return "a height/width/channel count is 0 or above the kernel's limit";
         case kCommandBadWindow:

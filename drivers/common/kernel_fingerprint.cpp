@@ -1,0 +1,99 @@
+// Reading and checking a kernel build's fingerprint: the identify command run through the public
+// Device interface (so every driver gets it the same way), and the compatibility rules.
+#include <cstring>
+#include <string>
+
+#include "fpgacnn/device.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/fingerprint.hpp"
+
+namespace fpgacnn {
+
+std::string KernelFingerprint::text() const {
+    return "Tm=" + std::to_string(maxima.tm) + " Tn=" + std::to_string(maxima.tn) +
+           " Tr=" + std::to_string(maxima.tr) + " Tc=" + std::to_string(maxima.tc) +
+           " K<=" + std::to_string(maxima.max_kernel) + " S<=" + std::to_string(maxima.max_stride) +
+           ", int" + std::to_string(data_bits) + ", arithmetic contract v" + std::to_string(contract_version);
+}
+
+namespace {
+
+KernelFingerprint decode(const int16_t* w) {
+    KernelFingerprint f;
+    f.format = w[kernel::kFpFormat];
+    f.contract_version = w[kernel::kFpContract];
+    f.data_bits = w[kernel::kFpDataBits];
+    f.maxima.tm = w[kernel::kFpTm];
+    f.maxima.tn = w[kernel::kFpTn];
+    f.maxima.tr = w[kernel::kFpTr];
+    f.maxima.tc = w[kernel::kFpTc];
+    f.maxima.max_kernel = w[kernel::kFpMaxK];
+    f.maxima.max_stride = w[kernel::kFpMaxS];
+    return f;
+}
+
+}  // namespace
+
+KernelFingerprint native_kernel_fingerprint() {
+    int16_t words[kernel::kFingerprintWords];
+    kernel::fingerprint_words(words);
+    KernelFingerprint f = decode(words);
+    f.maxima = native_kernel_maxima();  // the out-of-line build values (fpgacnn_kernel's -D maxima)
+    return f;
+}
+
+KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout) {
+    const std::size_t bytes = 2 * kernel::kFingerprintWords;
+    const DeviceBuffer scratch = device.allocate(bytes, "fingerprint scratch");
+    struct Release {
+        Device& device;
+        const DeviceBuffer& buffer;
+        ~Release() {
+            try {
+                device.free_buffer(buffer);
+            } catch (const Error&) {  // a command that timed out may still own it; closing frees it
+            }
+        }
+    } release{device, scratch};
+    std::memset(scratch.host, 0, bytes);
+    device.sync(scratch, SyncDirection::ToDevice, 0, bytes);
+    DeviceCommand identify;
+    identify.layer = -1;
+    identify.description = "identify command (reading the kernel fingerprint)";
+    identify.command = kernel::LayerCommand{};
+    identify.command.op = kernel::kOpIdentify;
+    device.start(identify, scratch, scratch);
+    device.wait(timeout);
+    device.sync(scratch, SyncDirection::FromDevice, 0, bytes);
+    const auto* words = static_cast<const int16_t*>(scratch.host);
+    if (words[kernel::kFpMagic0] != kernel::kFingerprintMagic0 ||
+        words[kernel::kFpMagic1] != kernel::kFingerprintMagic1) {
+        throw Error(device.name() +
+                    ": the kernel did not answer the identify command with an fpgacnn fingerprint "
+                    "(the bitstream is not an fpgacnn kernel, or was built before fingerprints existed); "
+                    "rebuild it from kernels/ and load it");
+    }
+    if (words[kernel::kFpFormat] != kernel::kFingerprintFormat) {
+        throw Error(device.name() + ": kernel fingerprint format " + std::to_string(words[kernel::kFpFormat]) +
+                    ", this library reads format " + std::to_string(kernel::kFingerprintFormat) +
+                    "; rebuild the bitstream from this release's kernels/");
+    }
+    return decode(words);
+}
+
+void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name) {
+    const KernelFingerprint host = native_kernel_fingerprint();
+    if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {
+        throw Error(device_name + ": the kernel was built as " + device.text() + ", but this library computes " +
+                    "int" + std::to_string(host.data_bits) + " with arithmetic contract v" +
+                    std::to_string(host.contract_version) +
+                    "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
+    }
+    const KernelMaxima& m = device.maxima;
+    if (m.tm <= 0 || m.tn <= 0 || m.tr <= 0 || m.tc <= 0 || m.max_kernel <= 0 || m.max_stride <= 0) {
+        throw Error(device_name + ": the kernel reports impossible maxima (" + device.text() +
+                    "); the bitstream or its register window is corrupt");
+    }
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,59 @@
+// The kernel build's fingerprint: what a bitstream was synthesised with (its maxima, data width and
+// arithmetic contract version). A host reads it from the device itself with the identify command
+// (op = kOpIdentify: the kernel writes kFingerprintWords int16 words at output_offset of the feature
+// -map arena and touches nothing else), so a plan made for other maxima is refused with a clear
+// message instead of computing garbage. The xrt driver also finds it in the xclbin's metadata.
+#pragma once
+
+#include <stdint.h>
+
+#include "fpgacnn/kernel/config.hpp"
+
+namespace fpgacnn {
+namespace kernel {
+
+/// Version of the int16 arithmetic contract (docs/arithmetic.md) this source implements.
+static const int kContractVersion = 1;
+/// Bits per feature-map / weight element on the kernel's ports.
+static const int kDataBits = 16;
+/// Layout version of the fingerprint words below.
+static const int kFingerprintFormat = 1;
+
+/// int16 words the identify command writes (a multiple of 16 elements = one 32-byte beat).
+static const int kFingerprintWords = 16;
+
+/// Word indices: a magic pair ("FC", "NN"), then the build's parameters.
+enum FingerprintWord {
+    kFpMagic0 = 0,  // 0x4643
+    kFpMagic1 = 1,  // 0x4E4E
+    kFpFormat = 2,
+    kFpContract = 3,
+    kFpDataBits = 4,
+    kFpTm = 5,
+    kFpTn = 6,
+    kFpTr = 7,
+    kFpTc = 8,
+    kFpMaxK = 9,
+    kFpMaxS = 10,
+};
+static const int16_t kFingerprintMagic0 = 0x4643;
+static const int16_t kFingerprintMagic1 = 0x4E4E;
+
+/// The fingerprint of the build this translation unit sees (its -D maxima).
+inline void fingerprint_words(int16_t words[kFingerprintWords]) {
+    for (int i = 0; i < kFingerprintWords; ++i) words[i] = 0;
+    words[kFpMagic0] = kFingerprintMagic0;
+    words[kFpMagic1] = kFingerprintMagic1;
+    words[kFpFormat] = static_cast<int16_t>(kFingerprintFormat);
+    words[kFpContract] = static_cast<int16_t>(kContractVersion);
+    words[kFpDataBits] = static_cast<int16_t>(kDataBits);
+    words[kFpTm] = static_cast<int16_t>(kTm);
+    words[kFpTn] = static_cast<int16_t>(kTn);
+    words[kFpTr] = static_cast<int16_t>(kTr);
+    words[kFpTc] = static_cast<int16_t>(kTc);
+    words[kFpMaxK] = static_cast<int16_t>(kMaxK);
+    words[kFpMaxS] = static_cast<int16_t>(kMaxS);
+}
+
+}  // namespace kernel
+}  // namespace fpgacnn
