@@ -24,7 +24,8 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
 std::vector<DeviceInfo> list_devices() {
     std::vector<DeviceInfo> devices;
     devices.push_back({"cpu", "CPU backend (float or int16, bit-identical to the kernel)", true, ""});
-    devices.push_back({"emu", "the accelerator's kernel in-process (" + native_kernel_fingerprint().text() + ")",
+    devices.push_back({"emu",
+                       "the accelerator's kernel in-process (" + native_kernel_fingerprint().text() + ")",
                        true, "for testing: slow"});
     return devices;
 }

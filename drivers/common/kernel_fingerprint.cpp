@@ -12,8 +12,8 @@ namespace fpgacnn {
 std::string KernelFingerprint::text() const {
     return "Tm=" + std::to_string(maxima.tm) + " Tn=" + std::to_string(maxima.tn) +
            " Tr=" + std::to_string(maxima.tr) + " Tc=" + std::to_string(maxima.tc) +
-           " K<=" + std::to_string(maxima.max_kernel) + " S<=" + std::to_string(maxima.max_stride) +
-           ", int" + std::to_string(data_bits) + ", arithmetic contract v" + std::to_string(contract_version);
+           " K<=" + std::to_string(maxima.max_kernel) + " S<=" + std::to_string(maxima.max_stride) + ", int" +
+           std::to_string(data_bits) + ", arithmetic contract v" + std::to_string(contract_version);
 }
 
 namespace {
@@ -44,7 +44,7 @@ KernelFingerprint native_kernel_fingerprint() {
 
 KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout) {
     const std::size_t bytes = 2 * kernel::kFingerprintWords;
-    const DeviceBuffer scratch = device.allocate(bytes, "fingerprint scratch");
+    const DeviceBuffer scratch = device.allocate(bytes, BufferRole::FeatureMaps, "fingerprint scratch");
     struct Release {
         Device& device;
         const DeviceBuffer& buffer;
@@ -74,8 +74,9 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
                     "rebuild it from kernels/ and load it");
     }
     if (words[kernel::kFpFormat] != kernel::kFingerprintFormat) {
-        throw Error(device.name() + ": kernel fingerprint format " + std::to_string(words[kernel::kFpFormat]) +
-                    ", this library reads format " + std::to_string(kernel::kFingerprintFormat) +
+        throw Error(device.name() + ": kernel fingerprint format " +
+                    std::to_string(words[kernel::kFpFormat]) + ", this library reads format " +
+                    std::to_string(kernel::kFingerprintFormat) +
                     "; rebuild the bitstream from this release's kernels/");
     }
     return decode(words);
@@ -84,9 +85,9 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
 void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name) {
     const KernelFingerprint host = native_kernel_fingerprint();
     if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {
-        throw Error(device_name + ": the kernel was built as " + device.text() + ", but this library computes " +
-                    "int" + std::to_string(host.data_bits) + " with arithmetic contract v" +
-                    std::to_string(host.contract_version) +
+        throw Error(device_name + ": the kernel was built as " + device.text() +
+                    ", but this library computes " + "int" + std::to_string(host.data_bits) +
+                    " with arithmetic contract v" + std::to_string(host.contract_version) +
                     "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
     }
     const KernelMaxima& m = device.maxima;

@@ -57,7 +57,8 @@ public:
     KernelMaxima maxima() const override { return maxima_; }
     KernelFingerprint fingerprint() const override { return native_kernel_fingerprint(); }
 
-    DeviceBuffer allocate(std::size_t bytes, const std::string& purpose) override {
+    DeviceBuffer allocate(std::size_t bytes, BufferRole /*role: one memory in emulation*/,
+                          const std::string& purpose) override {
         std::lock_guard<std::mutex> lock(mutex_);
         return memory_.allocate(bytes, purpose);
     }

@@ -107,8 +107,8 @@ TEST(EmuDevice, SkippedInputSyncInLenientModeIsAPoisonMismatch) {
 /// One maxpool command through the raw Device API.
 struct OneCommand {
     std::unique_ptr<Device> device = make_emu_device();
-    DeviceBuffer arena = device->allocate(2 * 64, "arena");
-    DeviceBuffer params = device->allocate(64, "params");
+    DeviceBuffer arena = device->allocate(2 * 64, BufferRole::FeatureMaps, "arena");
+    DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "params");
     DeviceCommand command;
 
     OneCommand() {
@@ -185,8 +185,9 @@ TEST(EmuDevice, UnsyncedParametersAreAnError) {
         o.maxima = device->maxima();
         return o;
     }());
-    DeviceBuffer arena = device->allocate(2 * list.plan.arena_elements, "feature-map arena");
-    DeviceBuffer params = device->allocate(2 * list.parameters.size(), "parameters");
+    DeviceBuffer arena =
+        device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "feature-map arena");
+    DeviceBuffer params = device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "parameters");
     std::memcpy(params.host, list.parameters.data(), 2 * list.parameters.size());  // written, never synced
     const std::vector<int16_t> input = pattern_input(q->network.input, q->input_q);
     std::memcpy(static_cast<int16_t*>(arena.host) + list.plan.input.offset, input.data(), 2 * input.size());

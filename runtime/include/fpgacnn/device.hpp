@@ -27,6 +27,11 @@ struct DeviceBuffer {
     std::string purpose;  // e.g. "feature-map arena"; used in messages
 };
 
+/// What a buffer is for: drivers place each role in the memory bank wired to the kernel port that
+/// reads it (XRT: the kernel argument's group_id; feature maps on the fm_read / fm_write ports,
+/// parameters on the params port).
+enum class BufferRole { FeatureMaps, Parameters };
+
 /// Ownership transfer of a byte range: ToDevice after the host wrote it, FromDevice before the host
 /// reads what the kernel wrote.
 enum class SyncDirection { ToDevice, FromDevice };
@@ -86,7 +91,7 @@ public:
     virtual KernelFingerprint fingerprint() const = 0;
 
     /// A DMA buffer of `bytes` bytes; its contents are undefined until written and synced.
-    virtual DeviceBuffer allocate(std::size_t bytes, const std::string& purpose) = 0;
+    virtual DeviceBuffer allocate(std::size_t bytes, BufferRole role, const std::string& purpose) = 0;
     virtual void free_buffer(const DeviceBuffer& buffer) = 0;
     /// Transfers ownership of [offset, offset + bytes) of the buffer.
     virtual void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
@@ -113,8 +118,8 @@ void require_compatible_kernel(const KernelFingerprint& device, const std::strin
 
 /// One line of `fpgacnn-detect --list-devices`.
 struct DeviceInfo {
-    std::string spec;    // what --device takes, e.g. "xrt:0", "uio:fpgacnn", "emu", "cpu"
-    std::string name;    // e.g. "xilinx_u250_gen3x16_xdma_shell_4_1 (0000:65:00.1)"
+    std::string spec;  // what --device takes, e.g. "xrt:0", "uio:fpgacnn", "emu", "cpu"
+    std::string name;  // e.g. "xilinx_u250_gen3x16_xdma_shell_4_1 (0000:65:00.1)"
     bool usable = false;
     std::string detail;  // why not usable (permissions, missing driver, xclbin mismatch) or extra facts
 };

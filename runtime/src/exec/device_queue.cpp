@@ -55,9 +55,9 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
     }
     const std::size_t arena_bytes = 2 * std::max<std::size_t>(1, d.list.plan.arena_elements);
     const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, d.list.parameters.size());
-    d.arena = device.allocate(arena_bytes, "feature-map arena");
+    d.arena = device.allocate(arena_bytes, BufferRole::FeatureMaps, "feature-map arena");
     try {
-        d.parameters = device.allocate(parameter_bytes, "parameters");
+        d.parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
         std::memcpy(d.parameters.host, d.list.parameters.data(), 2 * d.list.parameters.size());
         device.sync(d.parameters, SyncDirection::ToDevice, 0, parameter_bytes);
     } catch (...) {
