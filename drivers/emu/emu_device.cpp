@@ -205,11 +205,12 @@ private:
             job_taken_ = true;
             control_ &= ~regs::kApStart;  // the IP latched its arguments
             const Job job = *job_;
-            if (job.command.layer == options_.stall_layer) {
+            if (options_.stall_layer >= 0 && job.command.layer == options_.stall_layer) {
                 cv_.wait(lock, [&] { return stop_; });
                 return;
             }
             lock.unlock();
+            if (options_.on_command_accepted) options_.on_command_accepted(job.command);
             kernel::TrafficCounters traffic{};
             kernel::run_layer(job.command.command, job.arena->device.data(), job.arena->device.data(),
                               job.params->device.data(), &traffic);

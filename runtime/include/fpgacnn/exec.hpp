@@ -34,22 +34,45 @@ struct QueueOptions {
     bool skip_input_sync = false;
 };
 
+/// Runs frames on a device. Frames can be pipelined: submit() uploads a frame into one of two input
+/// slots (outside the arena's reused space) and hands the whole network to the queue's own
+/// submission thread, which starts every layer's command, waits for each with the deadline and reads
+/// the output back; meanwhile the caller can submit (upload) the next frame. collect() returns the
+/// frames' outputs in submission order.
 class DeviceQueue {
 public:
-    /// Allocates the arena and parameter buffers on `device`, uploads the parameters once.
-    /// The device must outlive the queue; its maxima decide the plan.
+    /// Frames in flight at most: one computing, one uploaded and waiting.
+    static constexpr int kInputSlots = 2;
+
+    /// Allocates the arena (plus the input slots) and the parameter buffer on `device`, uploads the
+    /// parameters once. The device must outlive the queue; its maxima decide the plan.
     DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, QueueOptions options = {});
+    /// Same with a command list built elsewhere (e.g. for a bitstream by fpgacnn-plan); throws Error
+    /// naming both kernel builds when the list was planned for other maxima than the device's.
+    DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, CommandList commands,
+                QueueOptions options = {});
     ~DeviceQueue();
     DeviceQueue(const DeviceQueue&) = delete;
     DeviceQueue& operator=(const DeviceQueue&) = delete;
 
-    /// One frame: `input` holds network.input.size() int16 values at the network's input exponent.
-    /// Returns the last layer's output (for YOLOv2: the region layer's int16 input, unchanged).
+    /// One frame, synchronously: `input` holds network.input.size() int16 values at the network's
+    /// input exponent. Returns the last layer's output (for YOLOv2: the region layer's int16 input).
+    /// Needs no frame in flight from submit().
     const std::vector<int16_t>& run(const int16_t* input);
 
-    /// Output of layer i from the last run (needs QueueOptions::capture_layers).
+    /// Pipelined: copies `input` into a free input slot, syncs it to the device and queues the whole
+    /// network for it. Blocks while kInputSlots frames are in flight (back-pressure), at most for the
+    /// time those frames take. Safe to call while the submission thread runs another frame.
+    void submit(const int16_t* input);
+    /// The oldest submitted frame's output; blocks until it is done. Rethrows that frame's Error
+    /// (naming the device and the failing layer); later frames are unaffected by the throw itself.
+    const std::vector<int16_t>& collect();
+    /// Frames submitted and not yet collected.
+    int in_flight() const;
+
+    /// Output of layer i from the last collected frame (needs QueueOptions::capture_layers).
     const std::vector<int16_t>& layer_output(int i) const;
-    /// Per device command of the last run: traffic and time.
+    /// Per device command of the last collected frame: traffic and time.
     const std::vector<CommandStats>& last_stats() const;
     const CommandList& commands() const;
     Device& device() const;

@@ -1,9 +1,16 @@
-// DeviceQueue: owns the arena and parameter buffers on a device and runs frames: input in, one
-// command per device layer (start, bounded wait), output back. Route layers need no command (their
-// producers wrote into place); the region layer's input is the network output.
+// DeviceQueue: owns the arena and parameter buffers on a device and runs frames through a
+// submission thread. The arena holds the plan's feature maps (reused when dead) followed by two input
+// slots that nothing else uses, so the host can upload frame N+1 while the kernel computes frame N.
+// Route layers need no command (their producers wrote into place); the last layer's output is read
+// back before the next frame's commands can overwrite it.
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
@@ -17,6 +24,28 @@ bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
            a.max_stride == b.max_stride;
 }
 
+std::string maxima_text(const KernelMaxima& m) {
+    KernelFingerprint f;
+    f.maxima = m;
+    const std::string text = f.text();
+    return text.substr(0, text.find(','));  // the maxima part only
+}
+
+std::size_t align_up(std::size_t value, std::size_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+/// One frame between submit() and collect().
+struct Frame {
+    int slot = 0;
+    bool slot_released = false;  // layer 0 has read the input slot
+    bool done = false;
+    std::exception_ptr error;
+    std::vector<int16_t> output;
+    std::vector<std::vector<int16_t>> layer_outputs;
+    std::vector<CommandStats> stats;
+};
+
 }  // namespace
 
 struct DeviceQueue::Impl {
@@ -26,77 +55,216 @@ struct DeviceQueue::Impl {
     CommandList list;
     DeviceBuffer arena;
     DeviceBuffer parameters;
+    std::size_t slot_offsets[kInputSlots] = {};  // int16 elements into the arena
+
+    // Shared with the submission thread, under `mutex`.
+    mutable std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<Frame> frames;     // submitted, oldest first; the thread runs them in order
+    std::size_t next_to_run = 0;  // index into `frames` of the first frame not yet run
+    bool slot_busy[kInputSlots] = {};
+    bool stopping = false;
+    std::thread submitter;
+
+    // Results of the last collected frame (caller's thread only).
     std::vector<int16_t> output;
     std::vector<std::vector<int16_t>> layer_outputs;
     std::vector<CommandStats> stats;
 
-    Impl(Device& d, std::shared_ptr<const QuantizedNetwork> n, QueueOptions o)
-        : device(d), network(std::move(n)), options(o) {}
+    Impl(Device& d, std::shared_ptr<const QuantizedNetwork> n, CommandList l, QueueOptions o)
+        : device(d), network(std::move(n)), options(o), list(std::move(l)) {}
 
     int16_t* arena_host() const { return static_cast<int16_t*>(arena.host); }
+
+    void allocate_buffers() {
+        const NetworkPlan& plan = list.plan;
+        const std::size_t alignment = std::max(1, plan.options.alignment_elements);
+        std::size_t end = align_up(std::max<std::size_t>(1, plan.arena_elements), alignment);
+        for (std::size_t& slot : slot_offsets) {
+            slot = end;
+            end = align_up(end + plan.input.elements, alignment);
+        }
+        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, list.parameters.size());
+        arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
+        try {
+            parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
+            std::memcpy(parameters.host, list.parameters.data(), 2 * list.parameters.size());
+            device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
+        } catch (...) {
+            device.free_buffer(arena);
+            throw;
+        }
+    }
 
     /// Copies [range) of the arena back from the device into `out`.
     void read_back(const ArenaRange& range, std::vector<int16_t>& out) {
         device.sync(arena, SyncDirection::FromDevice, 2 * range.offset, 2 * range.elements);
         out.assign(arena_host() + range.offset, arena_host() + range.end());
     }
+
+    /// Every layer of one frame, on the submission thread. Layer 0 reads the frame's input slot.
+    void run_frame(Frame& frame) {
+        const NetworkPlan& plan = list.plan;
+        if (options.capture_layers) frame.layer_outputs.assign(plan.layers.size(), {});
+        std::size_t next = 0;
+        for (const LayerPlan& lp : plan.layers) {
+            if (lp.on_device) {
+                DeviceCommand command = list.commands[next++];
+                if (lp.index == 0) {
+                    command.command.input_offset = static_cast<uint32_t>(slot_offsets[frame.slot]);
+                }
+                device.start(command, arena, parameters);
+                frame.stats.push_back(device.wait(options.layer_timeout));
+                if (lp.index == 0) release_slot(frame);
+            }
+            // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
+            if (options.capture_layers)
+                read_back(lp.output, frame.layer_outputs[static_cast<std::size_t>(lp.index)]);
+        }
+        read_back(plan.output, frame.output);
+    }
+
+    void release_slot(Frame& frame) {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            slot_busy[frame.slot] = false;
+            frame.slot_released = true;
+        }
+        changed.notify_all();
+    }
+
+    void submission_loop() {
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            changed.wait(lock, [&] { return stopping || next_to_run < frames.size(); });
+            if (next_to_run >= frames.size()) return;  // stopping with nothing left to run
+            Frame& frame = frames[next_to_run];        // deque: stays valid while others are appended
+            lock.unlock();
+            try {
+                run_frame(frame);
+            } catch (...) {
+                frame.error = std::current_exception();
+            }
+            lock.lock();
+            if (!frame.slot_released) slot_busy[frame.slot] = false;  // layer 0 failed
+            frame.done = true;
+            ++next_to_run;
+            changed.notify_all();
+        }
+    }
 };
 
 DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network,
                          QueueOptions options)
-    : impl_(std::make_unique<Impl>(device, std::move(network), options)) {
-    Impl& d = *impl_;
-    if (!d.network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
-    PlanOptions plan_options;
-    plan_options.maxima = device.maxima();
-    d.list = build_command_list(*d.network, plan_options);
-    if (!same_maxima(d.list.plan.options.maxima, device.maxima())) {
-        throw Error(device.name() + ": the plan was made for another kernel build");
+    : DeviceQueue(
+          device, network,
+          [&] {
+              if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
+              PlanOptions plan_options;
+              plan_options.maxima = device.maxima();
+              return build_command_list(*network, plan_options);
+          }(),
+          options) {}
+
+DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network,
+                         CommandList commands, QueueOptions options) {
+    if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
+    const KernelMaxima planned = commands.plan.options.maxima;
+    if (!same_maxima(planned, device.maxima())) {
+        throw Error(device.name() + ": the plan was made for a kernel built with " + maxima_text(planned) +
+                    ", but the device's kernel is " + device.fingerprint().text() +
+                    "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
+                    "plan was made for");
     }
-    const std::size_t arena_bytes = 2 * std::max<std::size_t>(1, d.list.plan.arena_elements);
-    const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, d.list.parameters.size());
-    d.arena = device.allocate(arena_bytes, BufferRole::FeatureMaps, "feature-map arena");
-    try {
-        d.parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
-        std::memcpy(d.parameters.host, d.list.parameters.data(), 2 * d.list.parameters.size());
-        device.sync(d.parameters, SyncDirection::ToDevice, 0, parameter_bytes);
-    } catch (...) {
-        device.free_buffer(d.arena);
-        throw;
+    if (commands.commands.empty() || commands.commands.front().layer != 0) {
+        throw Error(network->network.cfg_path + ": layer 0 must run on " + device.name() +
+                    " (it reads the frame's input slot)");
     }
-    d.layer_outputs.resize(d.list.plan.layers.size());
+    impl_ = std::make_unique<Impl>(device, std::move(network), std::move(commands), options);
+    impl_->allocate_buffers();
+    impl_->submitter = std::thread([d = impl_.get()] { d->submission_loop(); });
 }
 
 DeviceQueue::~DeviceQueue() {
+    Impl& d = *impl_;
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.stopping = true;
+    }
+    d.changed.notify_all();
+    d.submitter.join();  // finishes the frames in flight: each layer's wait is bounded
     // A command that timed out may still hold the buffers: the device frees them when it closes.
     try {
-        impl_->device.free_buffer(impl_->arena);
-        impl_->device.free_buffer(impl_->parameters);
+        d.device.free_buffer(d.arena);
+        d.device.free_buffer(d.parameters);
     } catch (const Error&) {
     }
 }
 
-const std::vector<int16_t>& DeviceQueue::run(const int16_t* input) {
+void DeviceQueue::submit(const int16_t* input) {
     Impl& d = *impl_;
-    const NetworkPlan& plan = d.list.plan;
-    std::copy(input, input + plan.input.elements, d.arena_host() + plan.input.offset);
-    if (!d.options.skip_input_sync) {
-        d.device.sync(d.arena, SyncDirection::ToDevice, 2 * plan.input.offset, 2 * plan.input.elements);
+    int slot = -1;
+    {
+        std::unique_lock<std::mutex> lock(d.mutex);
+        d.changed.wait(lock, [&] { return !d.slot_busy[0] || !d.slot_busy[1]; });
+        slot = d.slot_busy[0] ? 1 : 0;
+        d.slot_busy[slot] = true;
     }
-    d.stats.clear();
-    std::size_t next = 0;
-    for (const LayerPlan& lp : plan.layers) {
-        if (lp.on_device) {
-            const DeviceCommand& command = d.list.commands[next++];
-            d.device.start(command, d.arena, d.parameters);
-            d.stats.push_back(d.device.wait(d.options.layer_timeout));
+    // The upload runs on the caller's thread, while the submission thread may be computing.
+    const std::size_t offset = d.slot_offsets[slot];
+    const std::size_t elements = d.list.plan.input.elements;
+    try {
+        std::copy(input, input + elements, d.arena_host() + offset);
+        if (!d.options.skip_input_sync) {
+            d.device.sync(d.arena, SyncDirection::ToDevice, 2 * offset, 2 * elements);
         }
-        // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
-        if (d.options.capture_layers)
-            d.read_back(lp.output, d.layer_outputs[static_cast<std::size_t>(lp.index)]);
+    } catch (...) {
+        {
+            std::lock_guard<std::mutex> lock(d.mutex);
+            d.slot_busy[slot] = false;
+        }
+        d.changed.notify_all();
+        throw;
     }
-    d.read_back(plan.output, d.output);
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        Frame frame;
+        frame.slot = slot;
+        d.frames.push_back(std::move(frame));
+    }
+    d.changed.notify_all();
+}
+
+const std::vector<int16_t>& DeviceQueue::collect() {
+    Impl& d = *impl_;
+    Frame frame;
+    {
+        std::unique_lock<std::mutex> lock(d.mutex);
+        if (d.frames.empty()) throw Error(d.device.name() + ": collect() without a submitted frame");
+        d.changed.wait(lock, [&] { return d.frames.front().done; });
+        frame = std::move(d.frames.front());
+        d.frames.pop_front();
+        --d.next_to_run;
+    }
+    d.stats = std::move(frame.stats);
+    if (frame.error) std::rethrow_exception(frame.error);
+    d.output = std::move(frame.output);
+    d.layer_outputs = std::move(frame.layer_outputs);
     return d.output;
+}
+
+int DeviceQueue::in_flight() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return static_cast<int>(impl_->frames.size());
+}
+
+const std::vector<int16_t>& DeviceQueue::run(const int16_t* input) {
+    if (in_flight() != 0) {
+        throw Error(impl_->device.name() + ": run() while " + std::to_string(in_flight()) +
+                    " submitted frame(s) are not collected; collect() them first");
+    }
+    submit(input);
+    return collect();
 }
 
 const std::vector<int16_t>& DeviceQueue::layer_output(int i) const {
@@ -105,7 +273,7 @@ const std::vector<int16_t>& DeviceQueue::layer_output(int i) const {
         throw Error(d.device.name() + ": layer outputs are kept only with QueueOptions::capture_layers");
     }
     if (i < 0 || static_cast<std::size_t>(i) >= d.layer_outputs.size()) {
-        throw Error(d.device.name() + ": no layer " + std::to_string(i) + " (the network has " +
+        throw Error(d.device.name() + ": no layer " + std::to_string(i) + " (the last collected frame has " +
                     std::to_string(d.layer_outputs.size()) + ")");
     }
     return d.layer_outputs[static_cast<std::size_t>(i)];

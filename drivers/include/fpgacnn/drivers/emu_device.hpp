@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "fpgacnn/device.hpp"
@@ -20,6 +21,9 @@ struct EmuOptions {
     std::uint8_t poison_byte = 0xA5;
     /// Testing: the command of this layer never completes (exercises wait timeouts). -1: none.
     int stall_layer = -1;
+    /// Testing: called on the kernel's thread when it accepts a command, before it computes (e.g. to
+    /// hold a layer while a test uploads the next frame). Must return; the wait() deadline still runs.
+    std::function<void(const DeviceCommand&)> on_command_accepted;
 };
 
 std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
