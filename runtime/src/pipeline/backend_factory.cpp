@@ -1,5 +1,5 @@
 // Maps --device and --precision values to a backend. "auto" prefers a real accelerator when one is
-// present; no hardware driver is built yet, so it resolves to the CPU.
+// present and usable (list_devices(): XRT cards, UIO kernels), otherwise the CPU.
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
@@ -10,15 +10,24 @@
 namespace fpgacnn {
 namespace {
 
-const char* const kValidDevices = "auto, cpu, emu, emu:lenient";
+const char* const kValidDevices = "auto, cpu, emu, emu:lenient, xrt:<index|BDF>, uio:<name>";
 
-bool is_emu(const std::string& device) { return device == "emu" || device.rfind("emu:", 0) == 0; }
+bool has_prefix(const std::string& value, const char* prefix) { return value.rfind(prefix, 0) == 0; }
+bool is_emu(const std::string& device) { return device == "emu" || has_prefix(device, "emu:"); }
+bool is_hardware(const std::string& device) {
+    return has_prefix(device, "xrt:") || has_prefix(device, "uio:");
+}
 
 }  // namespace
 
 std::string resolve_device(const std::string& device) {
-    if (device == "auto") return "cpu";
-    if (device == "cpu" || is_emu(device)) return device;
+    if (device == "auto") {
+        for (const DeviceInfo& info : list_devices()) {
+            if (info.usable && is_hardware(info.spec)) return info.spec;
+        }
+        return "cpu";
+    }
+    if (device == "cpu" || is_emu(device) || is_hardware(device)) return device;  // open_device checks
     throw Error("unknown device '" + device + "': valid values are " + kValidDevices);
 }
 
@@ -54,7 +63,7 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
         throw Error("the quantized network was made for another cfg or input size than " + network.cfg_path +
                     ": re-run fpgacnn-quantize");
     }
-    if (is_emu(resolved_device)) {
+    if (is_emu(resolved_device) || is_hardware(resolved_device)) {
         return make_device_backend(std::move(quantized), resolved_device, keep_layer_outputs);
     }
     return std::make_unique<Int16Backend>(std::move(quantized));
