@@ -1,0 +1,58 @@
+#include "camera_options.hpp"
+
+namespace fpgacnn::camera {
+
+void add_camera_options(CLI::App& app, CameraOptions& options) {
+    app.add_option("--input", options.input,
+                   "frames from: a V4L2 camera (0, /dev/video0), a video file (looped unless --once) or a "
+                   "GStreamer pipeline ending in appsink")
+        ->required();
+    app.add_option("--cfg", options.cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
+    app.add_option("--weights", options.weights, "darknet .weights matching the cfg")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option("--names", options.names, "class names file (one per line); default: class_<id>")
+        ->check(CLI::ExistingFile);
+    app.add_option("--device", options.device,
+                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu | emu:lenient")
+        ->capture_default_str();
+    app.add_option("--precision", options.precision, "arithmetic: auto | float | int16")
+        ->check(CLI::IsMember({"auto", "float", "int16"}))
+        ->capture_default_str();
+    app.add_option("--quantized", options.quantized,
+                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
+                   "sample images at start-up)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--thresh", options.thresh, "detection probability threshold")
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->capture_default_str();
+    app.add_option("--nms", options.nms, "per-class NMS IoU threshold (0 disables NMS)")
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->capture_default_str();
+    app.add_flag("--once", options.once, "play a video file once, then exit (default: loop it)");
+    app.add_option("--max-fps", options.max_fps,
+                   "at most this many frames per second (0: a camera's own rate, a file's recorded rate)")
+        ->check(CLI::Range(0.0, 1000.0))
+        ->capture_default_str();
+    app.add_option("--bind", options.bind,
+                   "address to listen on; 0.0.0.0 to be reachable from other machines")
+        ->capture_default_str();
+    app.add_option("--port", options.port, "TCP port; 0 picks a free one (printed on stdout)")
+        ->check(CLI::Range(0, 65535))
+        ->capture_default_str();
+    app.add_option("--jpeg-quality", options.jpeg_quality, "JPEG quality of /stream")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    app.add_option("--client-queue", options.client_queue,
+                   "frames queued per client; a slower client loses the oldest")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    app.add_option("--max-clients", options.max_clients, "connections served at once (more get 503)")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str();
+    app.add_flag("--show", options.show, "also show the annotated video in a local window (needs a display)");
+    app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
+    app.add_flag("-q,--quiet", options.quiet, "only errors on stderr");
+}
+
+}  // namespace fpgacnn::camera

@@ -1,0 +1,176 @@
+// fpgacnn-camera: runs the detector on a camera, video file or GStreamer pipeline and serves the
+// annotated video (MJPEG), the detections (Server-Sent Events) and a viewer page over HTTP.
+// Exit codes: 0 clean stop (SIGINT/SIGTERM, end of a --once file, window closed), 1 a model, input
+// or server error (message on stderr), 2 bad command line.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <opencv2/highgui.hpp>
+
+#include "../common/guarded_main.hpp"
+#include "camera_options.hpp"
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/logging.hpp"
+#include "fpgacnn/quantized_file.hpp"
+#include "frame_pipeline.hpp"
+#include "http_server.hpp"
+#include "page.hpp"
+
+namespace fs = std::filesystem;
+using namespace fpgacnn;
+using namespace fpgacnn::camera;
+
+namespace {
+
+constexpr const char* kWindowTitle = "fpgacnn-camera";
+
+// int16 needs exponents: from --quantized, or calibrated now on darknet's sample images (a live
+// source offers no fixed image set to calibrate on).
+std::shared_ptr<const QuantizedNetwork> quantized_model(const CameraOptions& options, const Network& network) {
+    if (!options.quantized.empty())
+        return std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
+    std::vector<std::string> images;
+    for (const std::string& image : default_calibration_images()) {
+        if (fs::exists(image)) images.push_back(image);
+    }
+    if (images.empty())
+        throw Error("int16 needs calibration: pass --quantized FILE from fpgacnn-quantize (darknet's sample "
+                    "images are not installed)");
+    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({}) first", images.size());
+    CalibrationOptions calibration;
+    calibration.progress = !options.quiet;
+    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
+}
+
+std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
+    Network network = load_darknet_model(options.cfg, options.weights);
+    std::vector<std::string> names;
+    if (!options.names.empty()) names = load_class_names(options.names);
+    DetectorOptions detector_options;
+    detector_options.device = options.device;
+    detector_options.precision = resolve_precision(options.device, options.precision);
+    if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
+    detector_options.thresh = options.thresh;
+    detector_options.nms = options.nms;
+    auto detector = std::make_unique<Detector>(std::move(network), std::move(names), detector_options);
+    spdlog::info("{}: {} layers, input {}x{}, device {}", options.cfg, detector->network().layers.size(),
+                 detector->network().input.w, detector->network().input.h, detector->device_name());
+    return detector;
+}
+
+bool display_available() {
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    return (x11 != nullptr && *x11 != '\0') || (wayland != nullptr && *wayland != '\0');
+}
+
+// --show: the window lives on the main thread (GUI toolkits want that) until it is closed, 'q' or
+// Esc is pressed, or the server shuts down.
+void show_window(LatestPicture& latest, StopFlag& stop) {
+    cv::namedWindow(kWindowTitle, cv::WINDOW_AUTOSIZE);
+    cv::Mat picture;
+    while (!stop.requested()) {
+        if (latest.take_if_new(picture)) cv::imshow(kWindowTitle, picture);
+        const int key = cv::waitKey(15);
+        if (key == 'q' || key == 27) break;
+        if (cv::getWindowProperty(kWindowTitle, cv::WND_PROP_VISIBLE) < 1) break;
+    }
+    cv::destroyAllWindows();
+}
+
+int run(const CameraOptions& options) {
+    if (options.show && !display_available()) {
+        throw Error("--show needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set: run without --show "
+                    "and open the page in a browser");
+    }
+    std::unique_ptr<Detector> detector = make_detector(options);
+    FrameSourceOptions source_options;
+    source_options.loop = !options.once;
+    source_options.max_fps = options.max_fps;
+    FrameSource source(options.input, source_options);
+    spdlog::info("input: {}", source.description());
+
+    ServerOptions server_options;
+    server_options.bind = options.bind;
+    server_options.port = static_cast<unsigned short>(options.port);
+    server_options.client_queue = static_cast<std::size_t>(options.client_queue);
+    server_options.max_clients = static_cast<std::size_t>(options.max_clients);
+    HttpServer server(server_options, std::string(viewer_page()));
+    // Machine-readable: scripts and tests read the port from this line (--port 0).
+    std::cout << "listening on " << server.url() << std::endl;
+
+    StopFlag stop;
+    server.start([&stop](const std::string&) { stop.request(); });
+
+    LatestPicture latest;
+    PipelineOptions pipeline_options;
+    const Network& network = detector->network();
+    pipeline_options.classes = network.layers[static_cast<std::size_t>(network.region_layer_index())].region().classes;
+    pipeline_options.jpeg_quality = options.jpeg_quality;
+    if (options.show) pipeline_options.show = &latest;
+    int exit_code = 0;
+    std::thread pipeline([&] {
+        try {
+            DetectionStep detection(*detector);
+            const std::uint64_t frames = run_frame_pipeline(
+                source, detection, [&server](PublishedFrame frame) { server.publish(std::move(frame)); },
+                pipeline_options, stop);
+            spdlog::info("{} frames processed", frames);
+            server.shutdown("end of input");
+        } catch (const std::exception& e) {
+            spdlog::error("{}", e.what());
+            exit_code = 1;
+            server.shutdown("frame pipeline failed");
+        }
+    });
+    if (options.show) {
+        show_window(latest, stop);
+        server.shutdown("window closed");
+    }
+    server.wait();
+    stop.request();
+    pipeline.join();
+    const ServerStats stats = server.stats();
+    spdlog::info("served {} frames; slow clients lost {}, server backlog dropped {}; {} bad requests",
+                 stats.published, stats.dropped_clients, stats.dropped_backlog, stats.bad_requests);
+    return exit_code;
+}
+
+int camera_main(int argc, char** argv) {
+    CLI::App app{"fpgacnn-camera: live object detection on a camera or video, viewed in a web browser"};
+    CameraOptions options;
+    add_camera_options(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    if (!options.quantized.empty() && options.precision == "float") {
+        std::cerr << "--quantized needs --precision int16 (or auto with an accelerator device)\n";
+        return 2;
+    }
+    set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+    try {
+        return run(options);
+    } catch (const Error& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        spdlog::error("unexpected failure: {}", e.what());
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return fpgacnn::apps::guarded_main("fpgacnn-camera", camera_main, argc, argv);
+}
