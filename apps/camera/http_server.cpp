@@ -1,6 +1,8 @@
 #include "http_server.hpp"
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <future>
 #include <optional>
 #include <thread>
@@ -83,6 +85,14 @@ public:
     void keep_alive();
     void begin_shutdown(const std::string& reason);
     std::size_t live_sessions();
+    template <typename Change>
+    void mark(Change change) {
+        {
+            std::lock_guard<std::mutex> lock(state_mutex_);
+            change(*this);
+        }
+        state_changed_.notify_all();
+    }
 
     ServerOptions options_;
     std::string page_;
@@ -92,6 +102,10 @@ public:
     asio::steady_timer keep_alive_timer_;
     std::thread thread_;
     std::promise<void> finished_;
+    std::mutex state_mutex_;
+    std::condition_variable state_changed_;
+    bool shutdown_started_ = false;  // guarded by state_mutex_: wait()'s bounded phase begins here
+    bool io_finished_ = false;       // guarded by state_mutex_
     std::function<void(const std::string&)> on_shutdown_;
     bool stopping_ = false;  // I/O thread only
     unsigned short port_ = 0;
@@ -299,6 +313,7 @@ void HttpServer::Impl::start(std::function<void(const std::string&)> on_shutdown
         } catch (const std::exception& e) {
             spdlog::error("HTTP server stopped: {}", e.what());
         }
+        self->mark([](Impl& impl) { impl.io_finished_ = true; });
         self->finished_.set_value();
     });
 }
@@ -368,6 +383,7 @@ void HttpServer::Impl::keep_alive() {
 void HttpServer::Impl::begin_shutdown(const std::string& reason) {
     if (stopping_) return;
     stopping_ = true;
+    mark([](Impl& impl) { impl.shutdown_started_ = true; });
     spdlog::info("shutting down ({})", reason);
     if (on_shutdown_) on_shutdown_(reason);
     beast::error_code ignored;
@@ -387,6 +403,11 @@ void HttpServer::Impl::shutdown(const std::string& reason) {
 
 void HttpServer::Impl::wait() {
     if (!thread_.joinable()) return;
+    {
+        // Serving has no end of its own: wait for a shutdown to begin (or the I/O thread to die).
+        std::unique_lock<std::mutex> lock(state_mutex_);
+        state_changed_.wait(lock, [this] { return shutdown_started_ || io_finished_; });
+    }
     if (finished_.get_future().wait_for(kShutdownDeadline) != std::future_status::ready) {
         spdlog::warn("HTTP server did not finish within {} s; stopping it", kShutdownDeadline.count());
         io_.stop();

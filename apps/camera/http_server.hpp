@@ -49,7 +49,7 @@ public:
     void publish(PublishedFrame frame);
     /// Thread-safe, idempotent: stops accepting, closes every client.
     void shutdown(const std::string& reason);
-    /// Waits (bounded) for the I/O thread to finish after a shutdown.
+    /// Blocks until a shutdown begins, then waits (at most 5 s) for the I/O thread to finish.
     void wait();
     /// Read after wait().
     ServerStats stats() const;
