@@ -6,9 +6,11 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread
+          libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 if [[ "${1:-}" == "--with-tests" ]]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy
+            chromium)  # chromium: fpgacnn-camera's page checked in a headless browser
 fi
 
 missing=()

@@ -1,5 +1,7 @@
 #include "camera_options.hpp"
 
+#include "../common/model_options.hpp"
+
 namespace fpgacnn::camera {
 
 void add_camera_options(CLI::App& app, CameraOptions& options) {
@@ -7,28 +9,9 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
                    "frames from: a V4L2 camera (0, /dev/video0), a video file (looped unless --once) or a "
                    "GStreamer pipeline ending in appsink")
         ->required();
-    app.add_option("--cfg", options.cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
-    app.add_option("--weights", options.weights, "darknet .weights matching the cfg")
-        ->required()
-        ->check(CLI::ExistingFile);
-    app.add_option("--names", options.names, "class names file (one per line); default: class_<id>")
-        ->check(CLI::ExistingFile);
-    app.add_option("--device", options.device,
-                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu | emu:lenient")
-        ->capture_default_str();
-    app.add_option("--precision", options.precision, "arithmetic: auto | float | int16")
-        ->check(CLI::IsMember({"auto", "float", "int16"}))
-        ->capture_default_str();
-    app.add_option("--quantized", options.quantized,
-                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
-                   "sample images at start-up)")
-        ->check(CLI::ExistingFile);
-    app.add_option("--thresh", options.thresh, "detection probability threshold")
-        ->check(CLI::Range(0.0f, 1.0f))
-        ->capture_default_str();
-    app.add_option("--nms", options.nms, "per-class NMS IoU threshold (0 disables NMS)")
-        ->check(CLI::Range(0.0f, 1.0f))
-        ->capture_default_str();
+    apps::add_model_file_options(app, options.cfg, options.weights, options.names);
+    apps::add_device_options(app, options.device, options.precision, options.quantized);
+    apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_flag("--once", options.once, "play a video file once, then exit (default: loop it)");
     app.add_option("--max-fps", options.max_fps,
                    "at most this many frames per second (0: a camera's own rate, a file's recorded rate)")
@@ -51,8 +34,7 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
         ->check(CLI::Range(1, 10000))
         ->capture_default_str();
     app.add_flag("--show", options.show, "also show the annotated video in a local window (needs a display)");
-    app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
-    app.add_flag("-q,--quiet", options.quiet, "only errors on stderr");
+    apps::add_log_options(app, options.verbosity, options.quiet);
 }
 
 }  // namespace fpgacnn::camera

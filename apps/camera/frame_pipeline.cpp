@@ -35,8 +35,8 @@ std::uint64_t run_frame_pipeline(FrameSource& source, DetectionStep& detection, 
         publish(publish_frame(frame, result, stats, options.classes, options.jpeg_quality));
         if (options.show != nullptr) options.show->store(frame);
         if (stats.number == 1 || stats.number % 300 == 0) {
-            spdlog::debug("frame {}: {} detections, {:.1f} ms, {:.1f} fps", stats.number, result.detections.size(),
-                          result.milliseconds, stats.fps);
+            spdlog::debug("frame {}: {} detections, {:.1f} ms, {:.1f} fps", stats.number,
+                          result.detections.size(), result.milliseconds, stats.fps);
         }
     }
     return stats.number;

@@ -11,7 +11,8 @@
 namespace fpgacnn::camera {
 
 InputKind classify_input(const std::string& input) {
-    if (!input.empty() && std::all_of(input.begin(), input.end(), [](unsigned char c) { return std::isdigit(c); }))
+    if (!input.empty() &&
+        std::all_of(input.begin(), input.end(), [](unsigned char c) { return std::isdigit(c); }))
         return InputKind::CameraIndex;
     if (input.find('!') != std::string::npos) return InputKind::GStreamer;
     if (input.rfind("/dev/", 0) == 0) return InputKind::Device;
@@ -50,7 +51,8 @@ std::unique_ptr<cv::VideoCapture> open_capture(const std::string& input, InputKi
         case InputKind::File:
             break;
     }
-    throw Error("--input " + input + ": cannot open the video file (missing, unreadable, or a codec OpenCV lacks)");
+    throw Error("--input " + input +
+                ": cannot open the video file (missing, unreadable, or a codec OpenCV lacks)");
 }
 
 const char* kind_name(InputKind kind) {
@@ -69,7 +71,10 @@ const char* kind_name(InputKind kind) {
 }  // namespace
 
 FrameSource::FrameSource(std::string input, FrameSourceOptions options)
-    : input_(std::move(input)), kind_(classify_input(input_)), options_(options), capture_(open_capture(input_, kind_)) {
+    : input_(std::move(input)),
+      kind_(classify_input(input_)),
+      options_(options),
+      capture_(open_capture(input_, kind_)) {
     double fps = options_.max_fps;
     // A file has no clock of its own: without --max-fps it plays at its recorded rate, as a player would.
     if (fps <= 0 && kind_ == InputKind::File) {
@@ -108,7 +113,8 @@ bool FrameSource::next(cv::Mat& frame, StopFlag& stop) {
     if (!read_once(frame)) {
         // Some containers cannot seek: reopening restarts them.
         capture_ = open_capture(input_, kind_);
-        if (!read_once(frame)) throw Error("--input " + input_ + ": cannot restart the video at its first frame");
+        if (!read_once(frame))
+            throw Error("--input " + input_ + ": cannot restart the video at its first frame");
     }
     ++frames_read_;
     return true;
@@ -119,7 +125,8 @@ std::string FrameSource::description() const {
     const int height = static_cast<int>(capture_->get(cv::CAP_PROP_FRAME_HEIGHT));
     std::string text = fmt::format("{} {} ({}x{}", kind_name(kind_), input_, width, height);
     if (frame_interval_.count() > 0)
-        text += fmt::format(", paced to {:.1f} fps", 1.0 / std::chrono::duration<double>(frame_interval_).count());
+        text += fmt::format(", paced to {:.1f} fps",
+                            1.0 / std::chrono::duration<double>(frame_interval_).count());
     if (kind_ == InputKind::File) text += options_.loop ? ", looping" : ", once";
     return text + ")";
 }

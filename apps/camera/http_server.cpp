@@ -2,13 +2,15 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -16,8 +18,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "bounded_queue.hpp"
 #include "fpgacnn/error.hpp"
@@ -69,7 +69,10 @@ public:
     class Session;
 
     Impl(ServerOptions options, std::string page)
-        : options_(std::move(options)), page_(std::move(page)), acceptor_(io_), signals_(io_, SIGINT, SIGTERM),
+        : options_(std::move(options)),
+          page_(std::move(page)),
+          acceptor_(io_),
+          signals_(io_, SIGINT, SIGTERM),
           keep_alive_timer_(io_) {
         listen();
     }
@@ -110,7 +113,7 @@ public:
     bool stopping_ = false;  // I/O thread only
     unsigned short port_ = 0;
     std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // I/O thread only
-    std::optional<PublishedFrame> latest_;                          // I/O thread only
+    std::optional<PublishedFrame> latest_;                           // I/O thread only
     std::atomic<std::size_t> pending_publishes_{0};
     std::atomic<std::uint64_t> published_{0};
     std::atomic<std::uint64_t> dropped_backlog_{0};
@@ -153,8 +156,9 @@ private:
         parser_->header_limit(kHeaderLimit);
         parser_->body_limit(kBodyLimit);
         stream_.expires_after(kRequestTimeout);
-        http::async_read(stream_, buffer_, *parser_,
-                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+        http::async_read(
+            stream_, buffer_, *parser_,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
     }
 
     void on_request(const beast::error_code& ec) {
@@ -181,10 +185,12 @@ private:
                 subscribe(Feed::Events);
                 return;
             case Route::MethodNotAllowed:
-                respond_error(http::status::method_not_allowed, "only GET is served here", request.keep_alive());
+                respond_error(http::status::method_not_allowed, "only GET is served here",
+                              request.keep_alive());
                 return;
             case Route::NotFound:
-                respond_error(http::status::not_found, "not found: try / , /stream or /events", request.keep_alive());
+                respond_error(http::status::not_found, "not found: try / , /stream or /events",
+                              request.keep_alive());
                 return;
             case Route::BadRequest:
                 respond_error(http::status::bad_request, "the request target must be a path", false);
@@ -214,11 +220,12 @@ private:
         response->keep_alive(keep_alive);
         response->prepare_payload();
         stream_.expires_after(kRequestTimeout);
-        http::async_write(stream_, *response,
-                          [self = shared_from_this(), response, keep_alive](beast::error_code ec, std::size_t) {
-                              if (ec || !keep_alive || self->closed_) return self->close();
-                              self->read_request();
-                          });
+        http::async_write(
+            stream_, *response,
+            [self = shared_from_this(), response, keep_alive](beast::error_code ec, std::size_t) {
+                if (ec || !keep_alive || self->closed_) return self->close();
+                self->read_request();
+            });
     }
 
     void subscribe(Feed feed) {
@@ -236,16 +243,18 @@ private:
         writing_ = true;
         headers_ = std::make_shared<const std::string>(feed_headers(feed));
         write(headers_, false);
-        if (server_.latest_) offer(feed == Feed::Stream ? server_.latest_->stream_part : server_.latest_->event);
+        if (server_.latest_)
+            offer(feed == Feed::Stream ? server_.latest_->stream_part : server_.latest_->event);
     }
 
     // A feed client sends nothing after its request: a completed read means it hung up.
     void watch_for_hangup() {
         stream_.expires_never();
-        stream_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec || self->closed_) return self->close();
-            self->watch_for_hangup();
-        });
+        stream_.async_read_some(asio::buffer(scratch_),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                    if (ec || self->closed_) return self->close();
+                                    self->watch_for_hangup();
+                                });
     }
 
     void write_next() {
@@ -286,7 +295,8 @@ private:
 void HttpServer::Impl::listen() {
     beast::error_code ec;
     const asio::ip::address address = asio::ip::make_address(options_.bind, ec);
-    if (ec) throw Error("--bind " + options_.bind + ": not an IP address (use e.g. 127.0.0.1, 0.0.0.0 or ::)");
+    if (ec)
+        throw Error("--bind " + options_.bind + ": not an IP address (use e.g. 127.0.0.1, 0.0.0.0 or ::)");
     const tcp::endpoint endpoint(address, options_.port);
     const std::string where = fmt::format("{}:{}", options_.bind, options_.port);
     acceptor_.open(endpoint.protocol(), ec);
@@ -432,7 +442,9 @@ std::string HttpServer::url() const {
     return fmt::format(v6 ? "http://[{}]:{}/" : "http://{}:{}/", impl_->options_.bind, impl_->port_);
 }
 
-void HttpServer::start(std::function<void(const std::string&)> on_shutdown) { impl_->start(std::move(on_shutdown)); }
+void HttpServer::start(std::function<void(const std::string&)> on_shutdown) {
+    impl_->start(std::move(on_shutdown));
+}
 
 void HttpServer::publish(PublishedFrame frame) { impl_->publish(std::move(frame)); }
 

@@ -23,10 +23,10 @@ struct ServerOptions {
 };
 
 struct ServerStats {
-    std::uint64_t published = 0;         // frames handed to the server
-    std::uint64_t dropped_backlog = 0;   // frames skipped because the I/O thread itself fell behind
-    std::uint64_t dropped_clients = 0;   // frames slow clients lost (summed over closed clients)
-    std::uint64_t bad_requests = 0;      // answered 400
+    std::uint64_t published = 0;        // frames handed to the server
+    std::uint64_t dropped_backlog = 0;  // frames skipped because the I/O thread itself fell behind
+    std::uint64_t dropped_clients = 0;  // frames slow clients lost (summed over closed clients)
+    std::uint64_t bad_requests = 0;     // answered 400
 };
 
 class HttpServer {

@@ -34,7 +34,8 @@ constexpr const char* kWindowTitle = "fpgacnn-camera";
 
 // int16 needs exponents: from --quantized, or calibrated now on darknet's sample images (a live
 // source offers no fixed image set to calibrate on).
-std::shared_ptr<const QuantizedNetwork> quantized_model(const CameraOptions& options, const Network& network) {
+std::shared_ptr<const QuantizedNetwork> quantized_model(const CameraOptions& options,
+                                                        const Network& network) {
     if (!options.quantized.empty())
         return std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
     std::vector<std::string> images;
@@ -42,9 +43,11 @@ std::shared_ptr<const QuantizedNetwork> quantized_model(const CameraOptions& opt
         if (fs::exists(image)) images.push_back(image);
     }
     if (images.empty())
-        throw Error("int16 needs calibration: pass --quantized FILE from fpgacnn-quantize (darknet's sample "
-                    "images are not installed)");
-    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({}) first", images.size());
+        throw Error(
+            "int16 needs calibration: pass --quantized FILE from fpgacnn-quantize (darknet's sample "
+            "images are not installed)");
+    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({}) first",
+                 images.size());
     CalibrationOptions calibration;
     calibration.progress = !options.quiet;
     return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
@@ -88,8 +91,9 @@ void show_window(LatestPicture& latest, StopFlag& stop) {
 
 int run(const CameraOptions& options) {
     if (options.show && !display_available()) {
-        throw Error("--show needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set: run without --show "
-                    "and open the page in a browser");
+        throw Error(
+            "--show needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set: run without --show "
+            "and open the page in a browser");
     }
     std::unique_ptr<Detector> detector = make_detector(options);
     FrameSourceOptions source_options;
@@ -113,7 +117,8 @@ int run(const CameraOptions& options) {
     LatestPicture latest;
     PipelineOptions pipeline_options;
     const Network& network = detector->network();
-    pipeline_options.classes = network.layers[static_cast<std::size_t>(network.region_layer_index())].region().classes;
+    pipeline_options.classes =
+        network.layers[static_cast<std::size_t>(network.region_layer_index())].region().classes;
     pipeline_options.jpeg_quality = options.jpeg_quality;
     if (options.show) pipeline_options.show = &latest;
     int exit_code = 0;

@@ -1,5 +1,6 @@
 #include "published_frame.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,20 +12,30 @@
 
 namespace fpgacnn::camera {
 
+namespace {
+
+// The page shows a few digits; full float noise would only bloat every event.
+double rounded(double value, double scale) { return std::round(value * scale) / scale; }
+
+}  // namespace
+
 std::string frame_event_json(const DetectionResult& result, const FrameStats& stats) {
     nlohmann::json detections = nlohmann::json::array();
     for (const Detection& d : result.detections) {
         detections.push_back({{"class", d.class_name},
                               {"class_id", d.class_id},
-                              {"prob", d.prob},
+                              {"prob", rounded(d.prob, 1e4)},
                               {"left", d.left},
                               {"top", d.top},
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    const nlohmann::json event = {{"frame", stats.number},          {"fps", stats.fps},
-                                  {"ms", result.milliseconds},      {"width", result.image_w},
-                                  {"height", result.image_h},       {"detections", std::move(detections)}};
+    const nlohmann::json event = {{"frame", stats.number},
+                                  {"fps", rounded(stats.fps, 100)},
+                                  {"ms", rounded(result.milliseconds, 100)},
+                                  {"width", result.image_w},
+                                  {"height", result.image_h},
+                                  {"detections", std::move(detections)}};
     return event.dump();
 }
 
@@ -45,10 +56,12 @@ PublishedFrame publish_frame(cv::Mat& bgr, const DetectionResult& result, const 
     draw_caption(bgr, stats);
     std::vector<unsigned char> jpeg;
     if (!cv::imencode(".jpg", bgr, jpeg, {cv::IMWRITE_JPEG_QUALITY, jpeg_quality}))
-        throw Error(fmt::format("frame {}: the JPEG encoder failed ({}x{} image)", stats.number, bgr.cols, bgr.rows));
+        throw Error(
+            fmt::format("frame {}: the JPEG encoder failed ({}x{} image)", stats.number, bgr.cols, bgr.rows));
 
-    std::string part = fmt::format("--{}\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nX-Frame: {}\r\n\r\n",
-                                   kStreamBoundary, jpeg.size(), stats.number);
+    std::string part =
+        fmt::format("--{}\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nX-Frame: {}\r\n\r\n",
+                    kStreamBoundary, jpeg.size(), stats.number);
     part.append(jpeg.begin(), jpeg.end());
     part += "\r\n";
 

@@ -19,8 +19,9 @@ inline constexpr const char* kStreamBoundary = "fpgacnnframe";
 
 struct PublishedFrame {
     std::uint64_t number = 0;
-    std::shared_ptr<const std::string> stream_part;  // "--boundary\r\nContent-Type: image/jpeg..." + JPEG + CRLF
-    std::shared_ptr<const std::string> event;        // "data: {json}\n\n"
+    std::shared_ptr<const std::string>
+        stream_part;                           // "--boundary\r\nContent-Type: image/jpeg..." + JPEG + CRLF
+    std::shared_ptr<const std::string> event;  // "data: {json}\n\n"
 };
 
 struct FrameStats {

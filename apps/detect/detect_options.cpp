@@ -1,38 +1,16 @@
 #include "detect_options.hpp"
 
+#include "../common/model_options.hpp"
+
 namespace fpgacnn::detect {
 
 void add_detect_options(CLI::App& app, DetectOptions& options) {
-    app.add_option("--cfg", options.cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
-    app.add_option("--weights", options.weights, "darknet .weights matching the cfg")
-        ->required()
-        ->check(CLI::ExistingFile);
-    app.add_option("--names", options.names, "class names file (one per line); default: class_<id>")
-        ->check(CLI::ExistingFile);
+    apps::add_model_file_options(app, options.cfg, options.weights, options.names);
     app.add_option("--input", options.input_size,
                    "network input size WxH, overriding the cfg (e.g. 416x416)");
-    app.add_option(
-           "--device", options.device,
-           "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-           "in-process) | emu:lenient")
-        ->capture_default_str();
-    app.add_option(
-           "--precision", options.precision,
-           "arithmetic: auto (int16 on accelerators, float on cpu) | float (the darknet reference) | int16 "
-           "(dynamic fixed point, docs/arithmetic.md; bit-identical on every device)")
-        ->check(CLI::IsMember({"auto", "float", "int16"}))
-        ->capture_default_str();
-    app.add_option("--quantized", options.quantized,
-                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
-                   "sample images)")
-        ->check(CLI::ExistingFile);
-    app.add_option("--thresh", options.thresh, "detection probability threshold")
-        ->check(CLI::Range(0.0f, 1.0f))
-        ->capture_default_str();
+    apps::add_device_options(app, options.device, options.precision, options.quantized);
+    apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_option("--hier", options.hier_thresh, "hierarchy threshold (softmax trees only)")
-        ->check(CLI::Range(0.0f, 1.0f))
-        ->capture_default_str();
-    app.add_option("--nms", options.nms, "per-class NMS IoU threshold (0 disables NMS)")
         ->check(CLI::Range(0.0f, 1.0f))
         ->capture_default_str();
     app.add_flag("--json", options.json, "print one JSON object per image on stdout");
@@ -41,8 +19,7 @@ void add_detect_options(CLI::App& app, DetectOptions& options) {
                    "write the region layer's output as raw float32 LE (darknet's l.output); one image only");
     app.add_option("--dump-layers", options.dump_layers,
                    "write every layer's output as DIR/layer_NN.bin (raw float32 LE); one image only");
-    app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
-    app.add_flag("-q,--quiet", options.quiet, "only errors on stderr");
+    apps::add_log_options(app, options.verbosity, options.quiet);
     app.add_option("inputs", options.inputs, "images, folders of images, or video files")->required();
 }
 

@@ -34,7 +34,8 @@ constexpr const char* kPageState = R"js(document.getElementById("list-updates") 
 
 TEST(CameraBrowser, PageShowsLiveFramesAndAnUpdatingDetectionList) {
     if (chromium_path().empty())
-        GTEST_SKIP() << "chromium is not installed (apt-get install chromium; scripts/install-deps.sh --with-tests)";
+        GTEST_SKIP()
+            << "chromium is not installed (apt-get install chromium; scripts/install-deps.sh --with-tests)";
     const std::optional<TrainedModel> model = yolo_lite_model();
     if (!model) GTEST_SKIP() << "shared/models/yolo-lite-voc not found (set FPGACNN_SHARED_DIR)";
     const std::string video = make_test_video(scratch_dir("camera_browser_video"));
@@ -55,8 +56,8 @@ TEST(CameraBrowser, PageShowsLiveFramesAndAnUpdatingDetectionList) {
             const std::string text = item.get<std::string>();
             classes_listed.insert(text.substr(0, text.find(' ')));
         }
-        if (state["frames"].get<int>() >= 10 && state["updates"].get<int>() >= 4 && classes_listed.count("dog") &&
-            classes_listed.count("person"))
+        if (state["frames"].get<int>() >= 10 && state["updates"].get<int>() >= 4 &&
+            classes_listed.count("dog") && classes_listed.count("person"))
             break;
         std::this_thread::sleep_for(200ms);
     }
@@ -75,7 +76,8 @@ TEST(CameraBrowser, PageShowsLiveFramesAndAnUpdatingDetectionList) {
     ASSERT_GT(png.size(), 8u);
     EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
     // For docs/tools/fpgacnn-camera.md: FPGACNN_CAMERA_SCREENSHOT=/tmp/camera.png keeps a copy.
-    if (const char* keep = std::getenv("FPGACNN_CAMERA_SCREENSHOT")) std::ofstream(keep, std::ios::binary) << png;
+    if (const char* keep = std::getenv("FPGACNN_CAMERA_SCREENSHOT"))
+        std::ofstream(keep, std::ios::binary) << png;
 }
 
 }  // namespace

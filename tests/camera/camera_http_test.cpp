@@ -5,8 +5,8 @@
 #include <signal.h>
 
 #include <memory>
-#include <set>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +42,8 @@ std::vector<StreamPart> parse_stream_parts(const std::string& body) {
         StreamPart part;
         part.frame = std::stoull(match[2].str());
         part.jpeg.assign(data, data + static_cast<std::ptrdiff_t>(length));
-        EXPECT_EQ(std::string(data + static_cast<std::ptrdiff_t>(length), data + static_cast<std::ptrdiff_t>(length) + 2),
+        EXPECT_EQ(std::string(data + static_cast<std::ptrdiff_t>(length),
+                              data + static_cast<std::ptrdiff_t>(length) + 2),
                   "\r\n");
         parts.push_back(std::move(part));
         begin = data + static_cast<std::ptrdiff_t>(length);
@@ -53,7 +54,8 @@ std::vector<StreamPart> parse_stream_parts(const std::string& body) {
 std::vector<nlohmann::json> parse_events(const std::string& text) {
     std::vector<nlohmann::json> events;
     static const std::regex data_line("data: (\\{[^\n]*\\})\n\n");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), data_line); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), data_line); it != std::sregex_iterator();
+         ++it)
         events.push_back(nlohmann::json::parse((*it)[1].str()));
     return events;
 }
@@ -83,7 +85,8 @@ TEST_F(CameraHttp, StreamDeliversMultipartJpegFramesInOrder) {
     ASSERT_NE(received.find("\r\n\r\n"), std::string::npos) << server_->log();
     const std::string headers = received.substr(0, received.find("\r\n\r\n"));
     EXPECT_EQ(status_of(received), 200);
-    EXPECT_NE(headers.find("Content-Type: multipart/x-mixed-replace; boundary=fpgacnnframe"), std::string::npos)
+    EXPECT_NE(headers.find("Content-Type: multipart/x-mixed-replace; boundary=fpgacnnframe"),
+              std::string::npos)
         << headers;
     const std::vector<StreamPart> parts = parse_stream_parts(received.substr(headers.size() + 4));
     ASSERT_GE(parts.size(), 4u) << server_->log();
@@ -166,8 +169,8 @@ TEST_F(CameraHttp, MalformedRequestsGet400AndTheServerKeepsServing) {
     EXPECT_EQ(status_of(http_get(server_->port(), "/")), 200);
     Connection stream(server_->port());
     stream.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    const std::string frames =
-        stream.read_until([](const std::string& text) { return count_of(text, "--fpgacnnframe\r\n") >= 2; }, 30s);
+    const std::string frames = stream.read_until(
+        [](const std::string& text) { return count_of(text, "--fpgacnnframe\r\n") >= 2; }, 30s);
     EXPECT_GE(count_of(frames, "--fpgacnnframe\r\n"), 2u);
     EXPECT_TRUE(server_->running());
 }
@@ -176,7 +179,8 @@ TEST_F(CameraHttp, SigtermStopsCleanlyWithClientsConnected) {
     start();
     Connection reader(server_->port());
     reader.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    ASSERT_GE(count_of(reader.read_until([](const std::string& t) { return count_of(t, "--fpgacnnframe") >= 1; }, 30s),
+    ASSERT_GE(count_of(reader.read_until(
+                           [](const std::string& t) { return count_of(t, "--fpgacnnframe") >= 1; }, 30s),
                        "--fpgacnnframe"),
               1u);
     Connection idle(server_->port());  // connected, request never finished
@@ -207,11 +211,13 @@ TEST_F(CameraHttp, BadInputsFailWithClearMessages) {
     std::string err;
     EXPECT_EQ(run_command(app + model + " --input /nonexistent/clip.avi --port 0", &out, &err), 1);
     EXPECT_NE(err.find("/nonexistent/clip.avi"), std::string::npos) << err;
-    EXPECT_EQ(run_command(app + model + " --input " + video_ + " --port 0 --bind not-an-address", &out, &err), 1);
-    EXPECT_NE(err.find("--bind not-an-address"), std::string::npos) << err;
-    EXPECT_EQ(run_command("env -u DISPLAY -u WAYLAND_DISPLAY " + app + model + " --input " + video_ + " --show",
-                          &out, &err),
+    EXPECT_EQ(run_command(app + model + " --input " + video_ + " --port 0 --bind not-an-address", &out, &err),
               1);
+    EXPECT_NE(err.find("--bind not-an-address"), std::string::npos) << err;
+    EXPECT_EQ(
+        run_command("env -u DISPLAY -u WAYLAND_DISPLAY " + app + model + " --input " + video_ + " --show",
+                    &out, &err),
+        1);
     EXPECT_NE(err.find("--show needs a display"), std::string::npos) << err;
     EXPECT_EQ(run_command(app + model + " --input " + video_ + " --port 70000", &out, &err), 2);
     EXPECT_EQ(run_command(app + " --port 0", &out, &err), 2);  // --input, --cfg, --weights missing

@@ -112,7 +112,8 @@ TEST(FpsMeter, MeasuresRateOverWindow) {
     double fps = 0;
     for (int i = 1; i <= 50; ++i) fps = meter.tick(start + i * std::chrono::milliseconds(100));
     EXPECT_NEAR(fps, 10.0, 1e-9);
-    for (int i = 1; i <= 50; ++i) fps = meter.tick(start + std::chrono::seconds(5) + i * std::chrono::milliseconds(40));
+    for (int i = 1; i <= 50; ++i)
+        fps = meter.tick(start + std::chrono::seconds(5) + i * std::chrono::milliseconds(40));
     EXPECT_NEAR(fps, 25.0, 1e-9);  // the old rate has left the window
 }
 

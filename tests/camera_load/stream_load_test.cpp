@@ -66,6 +66,7 @@ TEST(CameraLoad, FiftyReadersAndOneSilentClientKeepMemoryBounded) {
     }
     std::vector<BoundaryCounter> counters(kReaders);
     std::vector<pollfd> fds;
+    fds.reserve(readers.size());
     for (const auto& reader : readers) fds.push_back({reader->fd(), POLLIN, 0});
 
     const auto start = std::chrono::steady_clock::now();
@@ -100,17 +101,17 @@ TEST(CameraLoad, FiftyReadersAndOneSilentClientKeepMemoryBounded) {
     EXPECT_EQ(closed, 0) << "reading clients were disconnected\n" << server.log();
     std::size_t least = counters.front().frames();
     for (const BoundaryCounter& counter : counters) least = std::min(least, counter.frames());
-    std::cout << "[ load     ] " << kReaders << " readers, least frames received " << least << "; RSS baseline "
-              << baseline_kib << " KiB, peak " << peak_kib << " KiB, last " << samples.back() << " KiB over "
-              << samples.size() << " samples\n";
+    std::cout << "[ load     ] " << kReaders << " readers, least frames received " << least
+              << "; RSS baseline " << baseline_kib << " KiB, peak " << peak_kib << " KiB, last "
+              << samples.back() << " KiB over " << samples.size() << " samples\n";
     EXPECT_GE(least, 20u) << "every reader gets a steady stream of frames";
     EXPECT_LT(peak_kib, baseline_kib + kRssMarginKib) << "memory grew under load";
 
     // Still serving: a fresh client receives frames.
     Connection fresh(server.port());
     fresh.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    const std::string frames =
-        fresh.read_until([](const std::string& text) { return count_of(text, "--fpgacnnframe\r\n") >= 3; }, 30s);
+    const std::string frames = fresh.read_until(
+        [](const std::string& text) { return count_of(text, "--fpgacnnframe\r\n") >= 3; }, 30s);
     EXPECT_GE(count_of(frames, "--fpgacnnframe\r\n"), 3u);
 
     readers.clear();
@@ -119,6 +120,7 @@ TEST(CameraLoad, FiftyReadersAndOneSilentClientKeepMemoryBounded) {
     std::smatch lost;
     const std::string log = server.log();
     ASSERT_TRUE(std::regex_search(log, lost, std::regex("slow clients lost (\\d+)"))) << log;
+    std::cout << "[ load     ] slow clients lost " << lost[1].str() << " frames\n";
     EXPECT_GT(std::stoul(lost[1].str()), 100u) << log;
 }
 

@@ -1,5 +1,6 @@
 #include "camera_process.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -7,7 +8,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <cstring>
 #include <filesystem>
@@ -27,6 +27,14 @@ namespace fs = std::filesystem;
 
 namespace fpgacnn::test::camera {
 
+std::vector<char*> exec_argv(std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    return argv;
+}
+
 std::optional<TrainedModel> yolo_lite_model() {
     const std::string cfg = shared_model_file("yolo-lite-voc", "tiny-yolov2-trial3-noBatch.cfg");
     if (cfg.empty() || !fs::exists(cfg)) return std::nullopt;
@@ -35,7 +43,7 @@ std::optional<TrainedModel> yolo_lite_model() {
 }
 
 std::string make_test_video(const std::string& dir, int frames_each) {
-    const std::string path = dir + "/dog_person.avi";
+    std::string path = dir + "/dog_person.avi";
     const cv::Size size(640, 480);
     cv::VideoWriter writer(path, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10.0, size);
     if (!writer.isOpened()) throw std::runtime_error("cannot write " + path);
@@ -62,16 +70,27 @@ std::string read_file(const std::string& path) {
 CameraProcess::CameraProcess(const TrainedModel& model, const std::string& video,
                              const std::vector<std::string>& extra) {
     std::vector<std::string> args = {app_path("camera", "fpgacnn-camera"),
-                                     "--cfg", model.cfg, "--weights", model.weights, "--names", model.names,
-                                     "--device", "cpu", "--precision", "float", "--input", video,
-                                     "--bind", "127.0.0.1", "--port", "0"};
+                                     "--cfg",
+                                     model.cfg,
+                                     "--weights",
+                                     model.weights,
+                                     "--names",
+                                     model.names,
+                                     "--device",
+                                     "cpu",
+                                     "--precision",
+                                     "float",
+                                     "--input",
+                                     video,
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--port",
+                                     "0"};
     args.insert(args.end(), extra.begin(), extra.end());
     static int instances = 0;
     log_path_ = scratch_dir("camera_log_" + std::to_string(instances++)) + "/stderr.log";
     // Everything the child needs is prepared before fork(): only async-signal-safe calls after it.
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
+    std::vector<char*> argv = exec_argv(args);
 
     int out[2];
     if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
@@ -103,7 +122,8 @@ CameraProcess::CameraProcess(const TrainedModel& model, const std::string& video
     ::close(out[0]);
     if (match.empty()) {
         stop(SIGKILL, std::chrono::seconds(5));
-        throw std::runtime_error("fpgacnn-camera did not announce its port; stdout: " + text + "\nstderr: " + log());
+        throw std::runtime_error("fpgacnn-camera did not announce its port; stdout: " + text +
+                                 "\nstderr: " + log());
     }
     port_ = static_cast<unsigned short>(std::stoi(match[1].str()));
 }
@@ -161,7 +181,8 @@ Connection::Connection(unsigned short port) {
     address.sin_port = htons(port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0)
-        throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port) + ": " +
+                                 std::strerror(errno));
 }
 
 Connection::~Connection() {
@@ -193,7 +214,8 @@ std::size_t Connection::drain(std::chrono::milliseconds window) {
     std::size_t total = 0;
     const auto end = std::chrono::steady_clock::now() + window;
     while (std::chrono::steady_clock::now() < end) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
         const long n = read_some(sink, std::max(left, std::chrono::milliseconds(1)));
         if (n == 0) break;
         if (n > 0) total += static_cast<std::size_t>(n);
@@ -210,7 +232,8 @@ bool Connection::closed_by_peer(std::chrono::milliseconds deadline) {
     std::string sink;
     const auto end = std::chrono::steady_clock::now() + deadline;
     while (std::chrono::steady_clock::now() < end) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
         if (read_some(sink, std::max(left, std::chrono::milliseconds(1))) == 0) return true;
         sink.clear();
     }
@@ -232,7 +255,8 @@ int status_of(const std::string& response) {
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
     std::size_t count = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+    for (std::size_t at = text.find(needle); at != std::string::npos;
+         at = text.find(needle, at + needle.size()))
         ++count;
     return count;
 }

@@ -85,7 +85,8 @@ std::string Connection::read_until(Done done, std::chrono::milliseconds deadline
     std::string received;
     const auto end = std::chrono::steady_clock::now() + deadline;
     while (!done(received)) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         if (read_some(received, left) == 0) break;
     }
@@ -96,6 +97,9 @@ std::string Connection::read_until(Done done, std::chrono::milliseconds deadline
 std::string http_get(unsigned short port, const std::string& target);
 /// The status code of a raw HTTP response ("HTTP/1.1 404 ..." -> 404); 0 when there is none.
 int status_of(const std::string& response);
+
+/// execv's argument vector pointing into `args` (null-terminated); build it before fork().
+std::vector<char*> exec_argv(std::vector<std::string>& args);
 
 /// Number of times `needle` occurs in `text`.
 std::size_t count_of(const std::string& text, const std::string& needle);

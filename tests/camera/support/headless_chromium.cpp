@@ -1,5 +1,7 @@
 #include "headless_chromium.hpp"
 
+#include "camera_process.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,7 +48,8 @@ std::string chromium_path() {
     return {};
 }
 
-HeadlessChromium::HeadlessChromium(const std::string& url, const std::string& profile_dir, int width, int height) {
+HeadlessChromium::HeadlessChromium(const std::string& url, const std::string& profile_dir, int width,
+                                   int height) {
     const std::string binary = chromium_path();
     if (binary.empty()) throw std::runtime_error("chromium is not installed");
     std::vector<std::string> args = {binary,
@@ -63,9 +66,7 @@ HeadlessChromium::HeadlessChromium(const std::string& url, const std::string& pr
                                      "--user-data-dir=" + profile_dir,
                                      "--window-size=" + std::to_string(width) + "," + std::to_string(height),
                                      "about:blank"};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
+    std::vector<char*> argv = exec_argv(args);
     const std::string log = profile_dir + "/chromium.log";
 
     int commands[2];  // test -> browser (its fd 3)
@@ -119,7 +120,8 @@ HeadlessChromium::~HeadlessChromium() {
     if (from_browser_ >= 0) ::close(from_browser_);
 }
 
-nlohmann::json HeadlessChromium::call(const std::string& method, const nlohmann::json& params, bool browser_level) {
+nlohmann::json HeadlessChromium::call(const std::string& method, const nlohmann::json& params,
+                                      bool browser_level) {
     const int id = next_id_++;
     nlohmann::json message = {{"id", id}, {"method", method}, {"params", params}};
     if (!browser_level) message["sessionId"] = session_;
@@ -144,8 +146,10 @@ nlohmann::json HeadlessChromium::read_reply(int id, std::chrono::steady_clock::t
             pending_.erase(0, end + 1);
             if (message.value("id", -1) == id) return message;
         }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) throw std::runtime_error("chromium did not answer DevTools command " + std::to_string(id));
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            throw std::runtime_error("chromium did not answer DevTools command " + std::to_string(id));
         pollfd p{from_browser_, POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
         char buffer[65536];

@@ -19,7 +19,8 @@ class HeadlessChromium {
 public:
     /// Starts Chromium headless (fresh profile in `profile_dir`) and opens `url` in a
     /// `width` x `height` window. Throws std::runtime_error when it does not answer in 60 s.
-    HeadlessChromium(const std::string& url, const std::string& profile_dir, int width = 1280, int height = 800);
+    HeadlessChromium(const std::string& url, const std::string& profile_dir, int width = 1280,
+                     int height = 800);
     ~HeadlessChromium();
     HeadlessChromium(const HeadlessChromium&) = delete;
     HeadlessChromium& operator=(const HeadlessChromium&) = delete;
