@@ -73,7 +73,8 @@ public:
           page_(std::move(page)),
           acceptor_(io_),
           signals_(io_, SIGINT, SIGTERM),
-          keep_alive_timer_(io_) {
+          keep_alive_timer_(io_),
+          accept_retry_timer_(io_) {
         listen();
     }
 
@@ -103,6 +104,7 @@ public:
     tcp::acceptor acceptor_;
     asio::signal_set signals_;
     asio::steady_timer keep_alive_timer_;
+    asio::steady_timer accept_retry_timer_;
     std::thread thread_;
     std::promise<void> finished_;
     std::mutex state_mutex_;
@@ -332,13 +334,18 @@ void HttpServer::Impl::accept() {
     acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
         if (stopping_) return;
         if (ec) {
-            // Out of file descriptors and the like: keep serving the clients we have, try again.
-            spdlog::warn("accept failed: {}", ec.message());
-        } else {
-            auto session = std::make_shared<Session>(std::move(socket), *this);
-            sessions_.emplace(session.get(), session);
-            session->start();
+            // Out of file descriptors and the like: keep serving the clients we have and try again
+            // shortly (at once would spin on the same error).
+            spdlog::warn("accept failed: {}; retrying in 1 s", ec.message());
+            accept_retry_timer_.expires_after(std::chrono::seconds(1));
+            accept_retry_timer_.async_wait([this](const beast::error_code& wait_error) {
+                if (!wait_error && !stopping_) accept();
+            });
+            return;
         }
+        auto session = std::make_shared<Session>(std::move(socket), *this);
+        sessions_.emplace(session.get(), session);
+        session->start();
         accept();
     });
 }
@@ -400,6 +407,7 @@ void HttpServer::Impl::begin_shutdown(const std::string& reason) {
     acceptor_.close(ignored);
     signals_.cancel(ignored);
     keep_alive_timer_.cancel();
+    accept_retry_timer_.cancel();
     latest_.reset();
     for (auto& [raw, weak] : sessions_) {
         if (const std::shared_ptr<Session> session = weak.lock()) session->close();
