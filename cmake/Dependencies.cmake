@@ -14,3 +14,30 @@ endif()
 if(FPGACNN_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
+
+# XRT (Debian's libxrt-dev, XRT 2.13): the xrt driver is built when it is found. FPGACNN_WITH_XRT:
+# AUTO (default: when found), ON (fail without it), OFF (never). Its pkg-config file has a broken
+# prefix in Debian 12, so the library and headers are found directly. libuuid is named explicitly:
+# XRT's headers call it inline.
+set(FPGACNN_WITH_XRT AUTO CACHE STRING "Build the XRT driver: AUTO (when libxrt-dev is found), ON, OFF")
+set_property(CACHE FPGACNN_WITH_XRT PROPERTY STRINGS AUTO ON OFF)
+set(FPGACNN_HAVE_XRT OFF)
+if(NOT FPGACNN_WITH_XRT STREQUAL "OFF")
+  find_path(XRT_INCLUDE_DIR xrt/xrt_device.h PATH_SUFFIXES xrt)
+  find_library(XRT_COREUTIL_LIBRARY xrt_coreutil)
+  find_library(UUID_LIBRARY uuid)
+  find_package(Boost)
+  if(XRT_INCLUDE_DIR AND XRT_COREUTIL_LIBRARY AND UUID_LIBRARY AND Boost_FOUND)
+    add_library(XRT::coreutil INTERFACE IMPORTED)
+    target_include_directories(XRT::coreutil SYSTEM INTERFACE ${XRT_INCLUDE_DIR} ${Boost_INCLUDE_DIRS})
+    target_link_libraries(XRT::coreutil INTERFACE ${XRT_COREUTIL_LIBRARY} ${UUID_LIBRARY})
+    get_filename_component(XRT_LIBRARY_DIR ${XRT_COREUTIL_LIBRARY} DIRECTORY)
+    set(FPGACNN_HAVE_XRT ON)
+    message(STATUS "fpgacnn: XRT driver enabled (${XRT_COREUTIL_LIBRARY})")
+  elseif(FPGACNN_WITH_XRT STREQUAL "ON")
+    message(FATAL_ERROR "FPGACNN_WITH_XRT=ON but libxrt-dev (xrt_coreutil, headers), uuid-dev or Boost is "
+                        "missing: apt-get install libxrt-dev uuid-dev libboost-dev")
+  else()
+    message(STATUS "fpgacnn: libxrt-dev not found, building without the XRT driver")
+  endif()
+endif()

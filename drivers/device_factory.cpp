@@ -2,6 +2,7 @@
 // prefix here (xrt:, uio:); emu is always present.
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
+#include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn {
@@ -13,12 +14,19 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
         options.strict_sync = false;
         return make_emu_device(options);
     }
+#ifdef FPGACNN_HAVE_XRT
+    if (spec.rfind("xrt:", 0) == 0) return open_xrt_device(spec);
+#endif
     if (spec.rfind("xrt:", 0) == 0 || spec.rfind("uio:", 0) == 0) {
         throw Error("device '" + spec + "': this build has no " + spec.substr(0, 3) +
-                    " driver yet; valid devices here are emu and emu:lenient");
+                    " driver; valid devices here are emu and emu:lenient" +
+                    (spec[0] == 'x' ? " (rebuild with libxrt-dev installed for xrt:)" : ""));
     }
-    throw Error("unknown device '" + spec +
-                "': valid values are emu, emu:lenient (xrt:N and uio:PATH to come)");
+    throw Error("unknown device '" + spec + "': valid values are emu, emu:lenient" +
+#ifdef FPGACNN_HAVE_XRT
+                ", xrt:<index|BDF>[/cu<k>][@<path.xclbin>]" +
+#endif
+                std::string(" (uio:PATH to come)"));
 }
 
 std::vector<DeviceInfo> list_devices() {
@@ -27,6 +35,9 @@ std::vector<DeviceInfo> list_devices() {
     devices.push_back({"emu",
                        "the accelerator's kernel in-process (" + native_kernel_fingerprint().text() + ")",
                        true, "for testing: slow"});
+#ifdef FPGACNN_HAVE_XRT
+    for (DeviceInfo& info : list_xrt_devices()) devices.push_back(std::move(info));
+#endif
     return devices;
 }
 

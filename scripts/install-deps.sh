@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread
-          libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server
+          libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server; also XRT's headers
+          libxrt-dev uuid-dev  # the XRT driver (built when libxrt-dev is present)
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 if [[ "${1:-}" == "--with-tests" ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy

@@ -1,0 +1,69 @@
+// The fingerprint line an xclbin carries in its USER_METADATA section, written by the Vitis
+// Makefile (and the tests' xclbin writer) and read by the xrt driver. A plain key=value line so a
+// shell printf can produce it; the identify command (kernel/fingerprint.hpp) says the same from the
+// running kernel.
+#include <map>
+#include <sstream>
+
+#include "fpgacnn/drivers/xrt_device.hpp"
+#include "fpgacnn/error.hpp"
+
+namespace fpgacnn {
+
+namespace {
+
+const char* const kTag = "fpgacnn-fingerprint";
+
+}  // namespace
+
+std::string fingerprint_metadata(const KernelFingerprint& f) {
+    std::ostringstream s;
+    s << kTag << " format=" << f.format << " contract=" << f.contract_version << " data_bits=" << f.data_bits
+      << " tm=" << f.maxima.tm << " tn=" << f.maxima.tn << " tr=" << f.maxima.tr << " tc=" << f.maxima.tc
+      << " max_k=" << f.maxima.max_kernel << " max_s=" << f.maxima.max_stride << "\n";
+    return s.str();
+}
+
+std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& text,
+                                                            const std::string& where) {
+    std::istringstream in(text);
+    std::string tag;
+    if (!(in >> tag) || tag != kTag) return std::nullopt;
+    std::map<std::string, int> fields;
+    std::string item;
+    while (in >> item) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw Error(where + ": malformed fingerprint field '" + item + "' (expected key=value)");
+        }
+        try {
+            std::size_t used = 0;
+            const int value = std::stoi(item.substr(eq + 1), &used);
+            if (used != item.size() - eq - 1) throw std::invalid_argument(item);
+            fields[item.substr(0, eq)] = value;
+        } catch (const std::exception&) {
+            throw Error(where + ": fingerprint field '" + item + "' is not an integer");
+        }
+    }
+    auto take = [&](const char* key) {
+        const auto it = fields.find(key);
+        if (it == fields.end()) {
+            throw Error(where + ": the fingerprint has no '" + key + "' (" + text +
+                        "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+        }
+        return it->second;
+    };
+    KernelFingerprint f;
+    f.format = take("format");
+    f.contract_version = take("contract");
+    f.data_bits = take("data_bits");
+    f.maxima.tm = take("tm");
+    f.maxima.tn = take("tn");
+    f.maxima.tr = take("tr");
+    f.maxima.tc = take("tc");
+    f.maxima.max_kernel = take("max_k");
+    f.maxima.max_stride = take("max_s");
+    return f;
+}
+
+}  // namespace fpgacnn
