@@ -43,7 +43,7 @@ int run_child(const std::string& test, const std::string& environment, std::stri
     std::error_code ec;
     const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     const std::string command =
-        "env FPGACNN_XRT_TEST_CHILD=1 " + environment + " '" + self + "' --gtest_filter='" + test + "'";
+        "env " + environment + " FPGACNN_XRT_TEST_CHILD=1 '" + self + "' --gtest_filter='" + test + "'";
     std::string out, err;
     const int status = run_command(command, &out, &err);
     *output = out + err;

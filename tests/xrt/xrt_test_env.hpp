@@ -24,8 +24,8 @@ std::string native_fingerprint_line();
 /// `with_metadata`), written to the scratch folder under `name`; returns its path.
 std::string write_test_xclbin(const std::string& name, XclbinSpec spec = {}, bool with_metadata = true);
 
-/// Runs this test binary again with only `test` selected and `environment` ("A=1 B=2 -u C")
-/// prefixed via env(1); returns the exit code, `output` gets stdout + stderr.
+/// Runs this test binary again with only `test` selected and `environment` ("-u C A=1 B=2":
+/// options first, as env(1) takes them); returns the exit code, `output` gets stdout + stderr.
 int run_child(const std::string& test, const std::string& environment, std::string* output);
 
 /// True in a process started by run_child.
