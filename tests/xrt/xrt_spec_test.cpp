@@ -7,6 +7,7 @@
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
+#include "test_paths.hpp"
 
 namespace fpgacnn::test {
 namespace {
@@ -70,6 +71,17 @@ TEST(XclbinFingerprintLine, RoundTripsTheNativeFingerprint) {
     ASSERT_TRUE(back);
     EXPECT_EQ(back->text(), native.text());
     EXPECT_EQ(back->format, native.format);
+}
+
+TEST(XclbinFingerprintLine, TheVitisMakefileWritesTheLineTheDriverReads) {
+    // kernels/hls/vitis/Makefile puts this line into every xclbin it links (USER_METADATA).
+    std::string out;
+    ASSERT_EQ(run_command("make -s -C '" + source_dir() + "/kernels/hls/vitis' print-fingerprint", &out), 0)
+        << out;
+    const std::optional<KernelFingerprint> made = parse_fingerprint_metadata(out, "Makefile");
+    ASSERT_TRUE(made) << out;
+    EXPECT_EQ(made->text(), native_kernel_fingerprint().text());
+    EXPECT_EQ(fingerprint_metadata(*made), out);
 }
 
 TEST(XclbinFingerprintLine, OtherMetadataIsNotAFingerprintButABrokenOneIsAnError) {

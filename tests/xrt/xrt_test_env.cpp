@@ -8,6 +8,7 @@
 
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
+#include "fpgacnn/error.hpp"
 #include "test_paths.hpp"
 
 namespace fpgacnn::test {
@@ -48,6 +49,15 @@ int run_child(const std::string& test, const std::string& environment, std::stri
     const int status = run_command(command, &out, &err);
     *output = out + err;
     return status;
+}
+
+std::string error_message_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 }  // namespace fpgacnn::test

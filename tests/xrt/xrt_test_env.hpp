@@ -4,6 +4,7 @@
 // use_xrt_noop_device() first. A test run as a child process (run_child) sets its own environment.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "xclbin_writer.hpp"
@@ -30,5 +31,8 @@ int run_child(const std::string& test, const std::string& environment, std::stri
 
 /// True in a process started by run_child.
 bool in_child();
+
+/// The message of the fpgacnn::Error `action` throws; empty when it throws none.
+std::string error_message_of(const std::function<void()>& action);
 
 }  // namespace fpgacnn::test
