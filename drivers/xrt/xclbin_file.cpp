@@ -20,6 +20,23 @@ const axlf_section_header& section_header(const std::vector<char>& bytes, std::u
                                                          i * sizeof(axlf_section_header));
 }
 
+/// Thrown for every structural defect: names the file, the defect and the fix.
+[[noreturn]] void invalid(const std::string& path, const std::string& defect) {
+    throw Error("xclbin '" + path + "' is not a valid xclbin: " + defect +
+                "; rebuild it with kernels/hls/vitis/Makefile or copy it again");
+}
+
+[[noreturn]] void section_outside(const std::string& path, std::uint32_t index, std::uint32_t kind) {
+    invalid(path, "section " + std::to_string(index) + " (kind " + std::to_string(kind) +
+                      ") lies outside the file");
+}
+
+[[noreturn]] void table_overflow(const std::string& path, const char* table, std::int32_t count,
+                                 std::size_t bytes) {
+    invalid(path, std::string("its ") + table + " section claims " + std::to_string(count) +
+                      " entries but has " + std::to_string(bytes) + " bytes");
+}
+
 }  // namespace
 
 XclbinFile::XclbinFile(const std::string& path) : path_(path) {
@@ -30,27 +47,24 @@ XclbinFile::XclbinFile(const std::string& path) : path_(path) {
                     "kernels/hls/vitis/Makefile");
     }
     bytes_.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-    const std::string bad = "xclbin '" + path + "' is not a valid xclbin: ";
-    const std::string fix = "; rebuild it with kernels/hls/vitis/Makefile or copy it again";
     if (bytes_.size() < sizeof(axlf) || std::memcmp(bytes_.data(), "xclbin2", 8) != 0) {
-        throw Error(bad + "no 'xclbin2' header (" + std::to_string(bytes_.size()) + " bytes)" + fix);
+        invalid(path, "no 'xclbin2' header (" + std::to_string(bytes_.size()) + " bytes)");
     }
     const axlf& top = top_of(bytes_);
     if (top.m_header.m_length != bytes_.size()) {
-        throw Error(bad + "its header says " + std::to_string(top.m_header.m_length) +
-                    " bytes but the file has " + std::to_string(bytes_.size()) + " (truncated or corrupt)" +
-                    fix);
+        invalid(path, "its header says " + std::to_string(top.m_header.m_length) +
+                          " bytes but the file has " + std::to_string(bytes_.size()) +
+                          " (truncated or corrupt)");
     }
     const std::uint64_t sections = top.m_header.m_numSections;
     const std::uint64_t table_end = offsetof(axlf, m_sections) + sections * sizeof(axlf_section_header);
     if (sections == 0 || sections > XCLBIN_MAX_NUM_SECTION || table_end > bytes_.size()) {
-        throw Error(bad + "implausible section count " + std::to_string(sections) + fix);
+        invalid(path, "implausible section count " + std::to_string(sections));
     }
     for (std::uint32_t i = 0; i < sections; ++i) {
         const axlf_section_header& h = section_header(bytes_, i);
         if (h.m_sectionOffset > bytes_.size() || h.m_sectionSize > bytes_.size() - h.m_sectionOffset) {
-            throw Error(bad + "section " + std::to_string(i) + " (kind " + std::to_string(h.m_sectionKind) +
-                        ") lies outside the file" + fix);
+            section_outside(path, i, h.m_sectionKind);
         }
     }
     // XRT indexes these tables by their count without checking it against the section size.
@@ -70,8 +84,7 @@ XclbinFile::XclbinFile(const std::string& path) : path_(path) {
         std::int32_t count = -1;
         if (payload->size() >= sizeof(count)) std::memcpy(&count, payload->data(), sizeof(count));
         if (count < 0 || t.array_offset + static_cast<std::size_t>(count) * t.record > payload->size()) {
-            throw Error(bad + "its " + t.name + " section claims " + std::to_string(count) +
-                        " entries but has " + std::to_string(payload->size()) + " bytes" + fix);
+            table_overflow(path, t.name, count, payload->size());
         }
     }
 }

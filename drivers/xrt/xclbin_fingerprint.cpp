@@ -14,6 +14,11 @@ namespace {
 
 const char* const kTag = "fpgacnn-fingerprint";
 
+[[noreturn]] void malformed(const std::string& where, const std::string& item, const char* expected) {
+    throw Error(where + ": fingerprint field '" + item + "' is malformed (expected " + expected +
+                "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+}
+
 }  // namespace
 
 std::string fingerprint_metadata(const KernelFingerprint& f) {
@@ -34,7 +39,7 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
     while (in >> item) {
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0) {
-            throw Error(where + ": malformed fingerprint field '" + item + "' (expected key=value)");
+            malformed(where, item, "key=value");
         }
         try {
             std::size_t used = 0;
@@ -42,7 +47,7 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
             if (used != item.size() - eq - 1) throw std::invalid_argument(item);
             fields[item.substr(0, eq)] = value;
         } catch (const std::exception&) {
-            throw Error(where + ": fingerprint field '" + item + "' is not an integer");
+            malformed(where, item, "an integer value");
         }
     }
     auto take = [&](const char* key) {

@@ -148,7 +148,7 @@ public:
         b.info.bytes = bytes;
         b.info.purpose = purpose;
         b.group = group;
-        const DeviceBuffer info = b.info;
+        DeviceBuffer info = b.info;
         buffers_.emplace(info.id, std::move(b));
         return info;
     }

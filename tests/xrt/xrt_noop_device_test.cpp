@@ -13,6 +13,7 @@
 #include <string>
 
 #include "../emu/emu_test_support.hpp"
+#include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -27,7 +28,7 @@ namespace {
 /// Evaluates `text` once (it often runs an action) and checks it holds `part`.
 #define EXPECT_CONTAINS(text, part)                                                \
     do {                                                                           \
-        const std::string contains_text_ = (text);                                 \
+        const std::string& contains_text_ = (text);                                \
         EXPECT_NE(contains_text_.find(part), std::string::npos) << contains_text_; \
     } while (0)
 
@@ -164,6 +165,14 @@ TEST_F(XrtNoop, AWholeNetworkFrameRunsThroughTheDeviceQueue) {
         EXPECT_EQ(queue.last_stats().size(), queue.commands().commands.size());
     }
     EXPECT_EQ(device->telemetry().commands_completed, 2 * queue.commands().commands.size());
+}
+
+TEST_F(XrtNoop, DeviceXrtIsAValidDetectorDevice) {
+    // --device xrt:... resolves to the driver (int16 only); make_backend opens it with open_device.
+    const std::string spec = "xrt:0@" + xclbin_;
+    EXPECT_EQ(resolve_device(spec), spec);
+    EXPECT_EQ(resolve_precision(spec, "auto"), "int16");
+    EXPECT_CONTAINS(error_message_of([&] { resolve_precision(spec, "float"); }), "int16 only");
 }
 
 TEST_F(XrtNoop, ACommandTheKernelRejectsIsRefusedAndTheNextOneRuns) {

@@ -10,7 +10,8 @@
 namespace fpgacnn {
 namespace {
 
-const char* const kValidDevices = "auto, cpu, emu, emu:lenient, xrt:<index|BDF>, uio:<name>";
+const char* const kValidDevices =
+    "auto, cpu, emu, emu:lenient, xrt:<index|BDF>[/cu<k>][@<path.xclbin>], uio:<name>";
 
 bool has_prefix(const std::string& value, const char* prefix) { return value.rfind(prefix, 0) == 0; }
 bool is_emu(const std::string& device) { return device == "emu" || has_prefix(device, "emu:"); }
