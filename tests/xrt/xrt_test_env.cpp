@@ -15,7 +15,7 @@ namespace fpgacnn::test {
 
 std::string xrt_prefix() {
     static const std::string prefix = [] {
-        const std::string dir = scratch_dir("xrt-prefix");
+        std::string dir = scratch_dir("xrt-prefix");
         std::filesystem::create_directory_symlink(FPGACNN_XRT_LIBRARY_DIR, dir + "/lib");
         return dir;
     }();
@@ -35,7 +35,7 @@ std::string native_fingerprint_line() { return fingerprint_metadata(native_kerne
 std::string write_test_xclbin(const std::string& name, XclbinSpec spec, bool with_metadata) {
     if (with_metadata && !spec.user_metadata) spec.user_metadata = native_fingerprint_line();
     static const std::string dir = scratch_dir("xclbins");  // scratch_dir empties the folder on each call
-    const std::string path = dir + "/" + name;
+    std::string path = dir + "/" + name;
     write_xclbin(path, spec);
     return path;
 }
