@@ -25,7 +25,7 @@ inline void add_device_options(CLI::App& app, std::string& device, std::string& 
     app.add_option(
            "--device", device,
            "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-           "in-process) | emu:lenient")
+           "in-process) | emu:lenient | xrt:<index|BDF>[/cu<k>][@<path.xclbin>] (docs/drivers.md)")
         ->capture_default_str();
     app.add_option(
            "--precision", precision,
