@@ -56,11 +56,16 @@ std::vector<DeviceInfo> list_xrt_devices() {
     std::vector<DeviceInfo> devices;
     try {
         if (!xrt_driver::xrt_executes_commands()) {
-            // The no-op shim enumerates nothing but opens any index.
-            devices.push_back(describe("0",
+            // The no-op shim enumerates nothing but opens any index. Never usable, so --device auto
+            // does not pick a device that computes nothing; the detail still checks the xclbin.
+            DeviceInfo info = describe("0",
                                        "XRT no-op device (XCL_EMULATION_MODE=noop: commands complete without "
                                        "running; for testing)",
-                                       nullptr));
+                                       nullptr);
+            info.detail = std::string("for testing only, name it explicitly (--device xrt:0); ") +
+                          (info.usable ? "the xclbin fits: " : "") + info.detail;
+            info.usable = false;
+            devices.push_back(info);
             return devices;
         }
         const unsigned int count = xrt::system::enumerate_devices();

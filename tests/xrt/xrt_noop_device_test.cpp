@@ -300,7 +300,7 @@ TEST_F(XrtNoop, BadDeviceSpecsAreRefused) {
                     "neither a device index nor a PCIe BDF");
 }
 
-TEST_F(XrtNoop, ListDevicesShowsTheNoopDeviceAndWhetherTheXclbinFits) {
+TEST_F(XrtNoop, ListDevicesShowsTheNoopDeviceAndWhetherTheXclbinFitsButAutoSkipsIt) {
     setenv("FPGACNN_XCLBIN", xclbin_.c_str(), 1);
     std::vector<DeviceInfo> list = list_devices();
     auto xrt_line = [&]() -> DeviceInfo {
@@ -310,9 +310,11 @@ TEST_F(XrtNoop, ListDevicesShowsTheNoopDeviceAndWhetherTheXclbinFits) {
         ADD_FAILURE() << "no xrt:0 line";
         return {};
     };
-    EXPECT_TRUE(xrt_line().usable) << xrt_line().detail;
+    EXPECT_FALSE(xrt_line().usable) << "--device auto must not pick a device that computes nothing";
     EXPECT_CONTAINS(xrt_line().name, "no-op");
-    EXPECT_CONTAINS(xrt_line().detail, "1 compute unit(s)");
+    EXPECT_CONTAINS(xrt_line().detail, "for testing only");
+    EXPECT_CONTAINS(xrt_line().detail, "the xclbin fits: " + xclbin_ + ": 1 compute unit(s)");
+    EXPECT_EQ(resolve_device("auto"), "cpu");
 
     XclbinSpec spec;
     spec.kernel_name = "vadd";
