@@ -1,6 +1,15 @@
 #include "detect_options.hpp"
 
+#include <cstring>
+
 namespace fpgacnn::detect {
+
+bool wants_device_list(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--list-devices") == 0) return true;
+    }
+    return false;
+}
 
 void add_detect_options(CLI::App& app, DetectOptions& options) {
     app.add_option("--cfg", options.cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
@@ -14,8 +23,17 @@ void add_detect_options(CLI::App& app, DetectOptions& options) {
     app.add_option(
            "--device", options.device,
            "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-           "in-process) | emu:lenient")
+           "in-process) | emu:lenient | uio:NAME[:addr32|:addr64][:poll][:udmabufN] (the IP on a Zynq "
+           "through "
+           "generic-uio + u-dma-buf; $FPGACNN_UIO_ROOT moves /sys, /dev and /proc)")
         ->capture_default_str();
+    app.add_option(
+           "--fallback", options.fallback,
+           "none | cpu: when the device fails (cannot open, a layer times out, it vanishes), log it and "
+           "run this and later frames on the CPU int16 backend (identical results)")
+        ->check(CLI::IsMember({"none", "cpu"}))
+        ->capture_default_str();
+    app.add_flag("--list-devices", "print the devices --device can use (and why others cannot), then exit");
     app.add_option(
            "--precision", options.precision,
            "arithmetic: auto (int16 on accelerators, float on cpu) | float (the darknet reference) | int16 "
