@@ -164,6 +164,7 @@ int run(const DetectOptions& options) {
 
 // One line per device: "spec  usable|unusable  name" and the reason or details indented below.
 int list_devices_main() {
+    set_log_level(LogLevel::Warn);  // opening each device logs what it found; the listing says it
     for (const DeviceInfo& device : list_devices()) {
         std::cout << device.spec << "\t" << (device.usable ? "usable" : "unusable") << "\t" << device.name
                   << "\n";

@@ -43,9 +43,12 @@ std::string udmabuf_size_advice(std::uint64_t needed, const std::optional<CmaInf
                          ">; or modprobe u-dma-buf udmabuf0=" + std::to_string(size) + ")";
     // u-dma-buf takes its buffer from CMA when it loads: the pool must have that much free (a
     // reloaded u-dma-buf first returns what it holds).
-    if (!cma || cma->free_bytes + reserved < size) {
+    const std::uint64_t available = cma ? cma->free_bytes + reserved : 0;
+    if (available < size) {
+        // Grow the pool by what is missing (others use CMA too), plus headroom.
+        const std::uint64_t pool = (cma ? cma->total_bytes : 0) + (size - available) + (16u << 20);
         advice += "; the CMA pool cannot hold that (" + cma_text(cma) +
-                  "): boot with cma=" + std::to_string((size >> 20) + 64) +
+                  "): boot with cma=" + std::to_string((pool + (1u << 20) - 1) >> 20) +
                   "M (bootargs in the device tree or U-Boot's uEnv.txt)";
     }
     return advice;
