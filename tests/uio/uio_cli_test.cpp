@@ -54,10 +54,6 @@ std::string read_bytes(const fs::path& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 TEST(UioCli, ListDevicesShowsTheSimulatedIpAsUsable) {
     const std::string root = scratch_dir("uio_cli_list");
     SimProcess sim(root, {});

@@ -62,38 +62,39 @@ TEST(UioDevice, SecondOpenOfTheSameIpIsRefused) {
     EXPECT_NE(message.find("in use by another process"), std::string::npos) << message;
 }
 
-TEST(UioDevice, BitExactWithInterrupt64BitAddresses) {
+/// How the simulated IP is built and how the driver talks to it.
+struct Wiring {
+    bool address64 = true;
+    bool interrupt_wired = true;  // false: no interrupt, the driver falls back to polling by itself
+    bool poll_option = false;     // the driver ignores the interrupt
+};
+
+/// Two frames of the small network through the driver and the simulated IP wired as `wiring`;
+/// returns the simulator for its counters.
+std::unique_ptr<SimUio> run_bit_exact(const Wiring& wiring) {
     SimUioOptions sim_options;
-    sim_options.address64 = true;
-    const auto sim = start_sim(sim_options);
+    sim_options.address64 = wiring.address64;
+    sim_options.interrupt = wiring.interrupt_wired;
+    auto sim = start_sim(sim_options);
     UioOptions options = driver_options(*sim);
-    options.address_bits = 64;
-    const auto device = make_uio_device("fpgacnn_accel", options);
-    expect_bit_exact(*device);
+    options.address_bits = wiring.address64 ? 64 : 32;
+    options.poll = wiring.poll_option;
+    expect_bit_exact(*make_uio_device("fpgacnn_accel", options));
     EXPECT_EQ(sim->address_errors(), 0u);
+    return sim;
+}
+
+TEST(UioDevice, BitExactWithInterrupt64BitAddresses) {
+    const auto sim = run_bit_exact(Wiring{true, true, false});
     EXPECT_EQ(sim->interrupts_raised(), sim->commands_completed());  // every command woke the driver
 }
 
 TEST(UioDevice, BitExactPolling32BitAddressesLikeZynq7000) {
-    SimUioOptions sim_options;
-    sim_options.address64 = false;
-    sim_options.interrupt = false;  // no interrupt: the driver falls back to polling by itself
-    const auto sim = start_sim(sim_options);
-    UioOptions options = driver_options(*sim);
-    options.address_bits = 32;
-    const auto device = make_uio_device("fpgacnn_accel", options);
-    expect_bit_exact(*device);
-    EXPECT_EQ(sim->address_errors(), 0u);
-    EXPECT_EQ(sim->interrupts_raised(), 0u);
+    EXPECT_EQ(run_bit_exact(Wiring{false, false, false})->interrupts_raised(), 0u);
 }
 
 TEST(UioDevice, PollOptionIgnoresTheInterrupt) {
-    const auto sim = start_sim();
-    UioOptions options = driver_options(*sim);
-    options.poll = true;
-    const auto device = make_uio_device("fpgacnn_accel", options);
-    expect_bit_exact(*device);
-    EXPECT_EQ(sim->interrupts_raised(), 0u);
+    EXPECT_EQ(run_bit_exact(Wiring{true, true, true})->interrupts_raised(), 0u);
 }
 
 TEST(UioDevice, MismatchedAddressLayoutIsCaughtNotSilentlyWrong) {

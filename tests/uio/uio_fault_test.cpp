@@ -33,8 +33,10 @@ std::vector<int16_t> cpu_output(const std::vector<int16_t>& input) {
     return engine.run(input.data());
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
+/// The Error opening the simulated IP built with `sim_options` gives.
+std::string open_error(const SimUioOptions& sim_options) {
+    const auto sim = start_sim(sim_options);
+    return error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
 }
 
 TEST(UioFaults, IpNeverFinishesTimeoutNamesTheLayerThenTheNextFrameRunsOnceItClears) {
@@ -142,8 +144,7 @@ TEST(UioFaults, NoUdmaBufAndShortCmaSayWhichBootArgumentToSet) {
     sim_options.udmabuf_bytes = 0;
     sim_options.cma_total_bytes = 16u << 20;
     sim_options.cma_free_bytes = 2u << 20;
-    const auto sim = start_sim(sim_options);
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    const std::string message = open_error(sim_options);
     EXPECT_TRUE(contains(message, "no u-dma-buf device")) << message;
     EXPECT_TRUE(contains(message, "CmaTotal 16 MiB, CmaFree 2 MiB")) << message;
     EXPECT_TRUE(contains(message, "boot with cma=")) << message;
@@ -152,8 +153,7 @@ TEST(UioFaults, NoUdmaBufAndShortCmaSayWhichBootArgumentToSet) {
 TEST(UioFaults, FingerprintOfAnotherArithmeticIsRefusedAtOpen) {
     SimUioOptions sim_options;
     sim_options.fault = SimFault::WrongFingerprint;
-    const auto sim = start_sim(sim_options);
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    const std::string message = open_error(sim_options);
     EXPECT_TRUE(contains(message, "arithmetic contract v99")) << message;
     EXPECT_TRUE(contains(message, "rebuild the bitstream")) << message;
 }
@@ -161,8 +161,7 @@ TEST(UioFaults, FingerprintOfAnotherArithmeticIsRefusedAtOpen) {
 TEST(UioFaults, AnotherIpBehindTheNameIsRefusedAtOpen) {
     SimUioOptions sim_options;
     sim_options.fault = SimFault::NotFpgacnn;
-    const auto sim = start_sim(sim_options);
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    const std::string message = open_error(sim_options);
     EXPECT_TRUE(contains(message, "did not answer the identify command with an fpgacnn fingerprint"))
         << message;
 }

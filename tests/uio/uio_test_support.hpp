@@ -49,6 +49,10 @@ inline std::string error_of(const std::function<void()>& action) {
     return "";
 }
 
+inline bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
 /// fpgacnn-sim-uio running in the background until destroyed (SIGTERM), its tree under `root`.
 class SimProcess {
 public:
