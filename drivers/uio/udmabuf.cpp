@@ -41,7 +41,9 @@ UdmaBuf::UdmaBuf(const std::string& root, const std::string& name) : root_(root)
         if (present.empty()) {
             throw Error("no u-dma-buf device under " + under_root(root, "sys/class/u-dma-buf") +
                         ": the IP needs physically contiguous DMA buffers; " +
-                        udmabuf_size_advice(32u << 20, read_cma_info(root)) + " (docs/drivers.md)");
+                        udmabuf_size_advice(32u << 20, read_cma_info(root)) +
+                        ". (/dev/dma_heap buffers cannot replace it: without a kernel driver importing them, "
+                        "user space cannot learn their bus address; docs/drivers.md)");
         }
         name_ = present.front();
     }

@@ -63,7 +63,11 @@ public:
                         "reset; load the bitstream first");
         }
         open_interrupt(where);
-        dma_ = std::make_unique<uio::UdmaBuf>(root_, options.udmabuf);
+        try {
+            dma_ = std::make_unique<uio::UdmaBuf>(root_, options.udmabuf);
+        } catch (const Error& e) {
+            throw Error(where + ": " + e.what());
+        }
         if (!address64_ && dma_->phys_addr() + dma_->bytes() > (std::uint64_t{1} << 32)) {
             throw Error(
                 where + ": " + dma_->name() + " lies at " + hex(dma_->phys_addr()) +
