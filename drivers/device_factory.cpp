@@ -2,6 +2,7 @@
 // prefix here (xrt:, uio:); emu is always present.
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
+#include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 
@@ -14,19 +15,21 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
         options.strict_sync = false;
         return make_emu_device(options);
     }
+    if (spec.rfind("uio:", 0) == 0) return open_uio_device(spec);
 #ifdef FPGACNN_HAVE_XRT
     if (spec.rfind("xrt:", 0) == 0) return open_xrt_device(spec);
-#endif
-    if (spec.rfind("xrt:", 0) == 0 || spec.rfind("uio:", 0) == 0) {
-        throw Error("device '" + spec + "': this build has no " + spec.substr(0, 3) +
-                    " driver; valid devices here are emu and emu:lenient" +
-                    (spec[0] == 'x' ? " (rebuild with libxrt-dev installed for xrt:)" : ""));
+#else
+    if (spec.rfind("xrt:", 0) == 0) {
+        throw Error("device '" + spec +
+                    "': this build has no xrt driver (rebuild with libxrt-dev installed); valid devices here "
+                    "are emu, emu:lenient and uio:NAME");
     }
+#endif
     throw Error("unknown device '" + spec + "': valid values are emu, emu:lenient" +
 #ifdef FPGACNN_HAVE_XRT
                 ", xrt:<index|BDF>[/cu<k>][@<path.xclbin>]" +
 #endif
-                std::string(" (uio:PATH to come)"));
+                std::string(", uio:NAME[:addr32|:addr64][:poll][:udmabufN]"));
 }
 
 std::vector<DeviceInfo> list_devices() {
@@ -38,6 +41,7 @@ std::vector<DeviceInfo> list_devices() {
 #ifdef FPGACNN_HAVE_XRT
     for (DeviceInfo& info : list_xrt_devices()) devices.push_back(std::move(info));
 #endif
+    for (DeviceInfo& uio : list_uio_devices()) devices.push_back(std::move(uio));
     return devices;
 }
 

@@ -25,7 +25,9 @@ inline void add_device_options(CLI::App& app, std::string& device, std::string& 
     app.add_option(
            "--device", device,
            "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-           "in-process) | emu:lenient | xrt:<index|BDF>[/cu<k>][@<path.xclbin>] (docs/drivers.md)")
+           "in-process) | emu:lenient | xrt:<index|BDF>[/cu<k>][@<path.xclbin>] (Alveo, Zynq UltraScale+) | "
+           "uio:NAME[:addr32|:addr64][:poll][:udmabufN] (Zynq through generic-uio + u-dma-buf; "
+           "$FPGACNN_UIO_ROOT moves /sys, /dev and /proc); see docs/drivers.md")
         ->capture_default_str();
     app.add_option(
            "--precision", precision,

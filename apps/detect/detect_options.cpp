@@ -1,14 +1,29 @@
 #include "detect_options.hpp"
 
+#include <cstring>
+
 #include "../common/model_options.hpp"
 
 namespace fpgacnn::detect {
+
+bool wants_device_list(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--list-devices") == 0) return true;
+    }
+    return false;
+}
 
 void add_detect_options(CLI::App& app, DetectOptions& options) {
     apps::add_model_file_options(app, options.cfg, options.weights, options.names);
     app.add_option("--input", options.input_size,
                    "network input size WxH, overriding the cfg (e.g. 416x416)");
     apps::add_device_options(app, options.device, options.precision, options.quantized);
+    app.add_option("--fallback", options.fallback,
+                   "none | cpu: when the device fails (cannot open, a layer times out, it vanishes), log it "
+                   "and run this and later frames on the CPU int16 backend (identical results)")
+        ->check(CLI::IsMember({"none", "cpu"}))
+        ->capture_default_str();
+    app.add_flag("--list-devices", "print the devices --device can use (and why others cannot), then exit");
     apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_option("--hier", options.hier_thresh, "hierarchy threshold (softmax trees only)")
         ->check(CLI::Range(0.0f, 1.0f))

@@ -15,7 +15,8 @@ struct DetectOptions {
     std::string input_size;  // "WxH", empty: the cfg's
     std::string device = "auto";
     std::string precision = "auto";
-    std::string quantized;  // int16: a quantized model file; empty: calibrate on the input images
+    std::string fallback = "none";  // none | cpu: after a device error, continue on the CPU int16 backend
+    std::string quantized;          // int16: a quantized model file; empty: calibrate on the input images
     float thresh = 0.5f;
     float hier_thresh = 0.5f;
     float nms = 0.45f;
@@ -29,5 +30,8 @@ struct DetectOptions {
 };
 
 void add_detect_options(CLI::App& app, DetectOptions& options);
+
+/// Whether the command line asks for --list-devices (which needs no model or inputs).
+bool wants_device_list(int argc, char** argv);
 
 }  // namespace fpgacnn::detect

@@ -13,6 +13,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
+#include "fpgacnn/device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "fpgacnn/quantized_file.hpp"
@@ -132,6 +133,7 @@ int run(const DetectOptions& options) {
         detector_options.quantized = quantized_model(options, network, sources);
     }
     detector_options.keep_layer_outputs = !options.dump_layers.empty();
+    detector_options.cpu_fallback = options.fallback == "cpu";
     detector_options.thresh = options.thresh;
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;
@@ -160,7 +162,19 @@ int run(const DetectOptions& options) {
     return failures > 0 ? 1 : 0;
 }
 
+// One line per device: "spec  usable|unusable  name" and the reason or details indented below.
+int list_devices_main() {
+    set_log_level(LogLevel::Warn);  // opening each device logs what it found; the listing says it
+    for (const DeviceInfo& device : list_devices()) {
+        std::cout << device.spec << "\t" << (device.usable ? "usable" : "unusable") << "\t" << device.name
+                  << "\n";
+        if (!device.detail.empty()) std::cout << "    " << device.detail << "\n";
+    }
+    return 0;
+}
+
 int detect_main(int argc, char** argv) {
+    if (wants_device_list(argc, argv)) return list_devices_main();
     CLI::App app{"fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos"};
     DetectOptions options;
     add_detect_options(app, options);

@@ -13,7 +13,7 @@
 namespace fpgacnn {
 
 struct DetectorOptions {
-    std::string device = "auto";     // auto | cpu | emu | emu:lenient (later: xrt:N, uio:NAME)
+    std::string device = "auto";     // auto | cpu | emu | emu:lenient | uio:NAME (later: xrt:N)
     std::string precision = "auto";  // auto (int16 on accelerators, float on cpu) | float | int16
     /// int16 only: the network's exponents and int16 parameters (load_quantized_network or calibrate).
     std::shared_ptr<const QuantizedNetwork> quantized;
@@ -22,6 +22,9 @@ struct DetectorOptions {
     float nms = 0.45f;
     /// Keep every layer's output for layer_output() (on a device: one extra sync per layer).
     bool keep_layer_outputs = false;
+    /// On an accelerator: when the device fails (cannot open, a layer times out, it vanishes), log
+    /// the error and run this frame and all later ones on the CPU int16 backend (the same bits).
+    bool cpu_fallback = false;
 };
 
 struct DetectionResult {
@@ -49,7 +52,7 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
 std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
                                       const std::string& precision,
                                       std::shared_ptr<const QuantizedNetwork> quantized,
-                                      bool keep_layer_outputs = false);
+                                      bool keep_layer_outputs = false, bool cpu_fallback = false);
 
 /// The device a --device value runs on ("auto" -> the best present; today always "cpu").
 std::string resolve_device(const std::string& device);

@@ -4,6 +4,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
 #include "fpgacnn/quantized_file.hpp"
+#include "pipeline/fallback_backend.hpp"
 #include "pipeline/float_backend.hpp"
 #include "pipeline/int16_backend.hpp"
 
@@ -52,7 +53,7 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
 std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
                                       const std::string& precision,
                                       std::shared_ptr<const QuantizedNetwork> quantized,
-                                      bool keep_layer_outputs) {
+                                      bool keep_layer_outputs, bool cpu_fallback) {
     const std::string resolved_device = resolve_device(device);
     if (resolve_precision(device, precision) == "float") return std::make_unique<FloatBackend>(network);
     if (!quantized) {
@@ -65,7 +66,9 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
                     ": re-run fpgacnn-quantize");
     }
     if (is_emu(resolved_device) || is_hardware(resolved_device)) {
-        return make_device_backend(std::move(quantized), resolved_device, keep_layer_outputs);
+        auto open = [=] { return make_device_backend(quantized, resolved_device, keep_layer_outputs); };
+        if (cpu_fallback) return std::make_unique<FallbackBackend>(open, quantized);
+        return open();
     }
     return std::make_unique<Int16Backend>(std::move(quantized));
 }

@@ -13,7 +13,7 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
     }
     network_.region_layer_index();  // throws with a clear message for non-detector cfgs
     backend_ = make_backend(network_, options_.device, options_.precision, options_.quantized,
-                            options_.keep_layer_outputs);
+                            options_.keep_layer_outputs, options_.cpu_fallback);
 }
 
 Detector::~Detector() = default;

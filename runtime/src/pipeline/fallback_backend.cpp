@@ -1,0 +1,48 @@
+#include "pipeline/fallback_backend.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "fpgacnn/error.hpp"
+#include "pipeline/int16_backend.hpp"
+
+namespace fpgacnn {
+
+FallbackBackend::FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
+                                 std::shared_ptr<const QuantizedNetwork> quantized)
+    : quantized_(std::move(quantized)) {
+    try {
+        device_ = open_device();
+    } catch (const Error& e) {
+        switch_to_cpu(e.what());
+    }
+}
+
+void FallbackBackend::switch_to_cpu(const std::string& reason) {
+    if (device_) failed_device_ = device_->name();
+    spdlog::error("{}", reason);
+    spdlog::warn("falling back to the CPU int16 backend (bit-identical results) for this and later frames");
+    device_.reset();
+    cpu_ = std::make_unique<Int16Backend>(quantized_);
+}
+
+const std::vector<float>& FallbackBackend::run(const float* input) {
+    if (device_) {
+        try {
+            return device_->run(input);
+        } catch (const Error& e) {
+            switch_to_cpu(e.what());
+        }
+    }
+    return cpu_->run(input);
+}
+
+std::vector<float> FallbackBackend::layer_output(int i) const {
+    return device_ ? device_->layer_output(i) : cpu_->layer_output(i);
+}
+
+std::string FallbackBackend::name() const {
+    if (device_) return device_->name() + ", falls back to the CPU";
+    return cpu_->name() + " (fallback" + (failed_device_.empty() ? "" : " from " + failed_device_) + ")";
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,31 @@
+// --fallback cpu: a device backend that, after the device fails (cannot open, a layer times out,
+// the device vanishes), logs the error and runs that frame and every later one on the CPU int16
+// backend, which computes the same bits (docs/arithmetic.md).
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/quantized.hpp"
+
+namespace fpgacnn {
+
+class FallbackBackend final : public Backend {
+public:
+    FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
+                    std::shared_ptr<const QuantizedNetwork> quantized);
+    const std::vector<float>& run(const float* input) override;
+    std::vector<float> layer_output(int i) const override;
+    std::string name() const override;
+
+private:
+    void switch_to_cpu(const std::string& reason);
+
+    std::shared_ptr<const QuantizedNetwork> quantized_;
+    std::unique_ptr<Backend> device_;  // null once it failed
+    std::unique_ptr<Backend> cpu_;     // made on the first failure
+    std::string failed_device_;
+};
+
+}  // namespace fpgacnn

@@ -1,0 +1,68 @@
+// Shared by the uio tests: a simulated IP in a fresh folder, driver options pointing at it, a
+// quantized test network, and the simulator tool as a background process for CLI tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../emu/emu_test_support.hpp"
+#include "fpgacnn/drivers/uio_device.hpp"
+#include "fpgacnn/error.hpp"
+#include "sim_uio.hpp"
+#include "test_paths.hpp"
+
+namespace fpgacnn::test {
+
+/// A simulated IP under a fresh scratch folder named after the running test.
+inline std::unique_ptr<SimUio> start_sim(SimUioOptions options = {}) {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    options.root = scratch_dir(std::string("uio_") + info->test_suite_name() + "_" + info->name());
+    return std::make_unique<SimUio>(options);
+}
+
+/// Driver options for `sim`: short grace periods so that fault tests stay quick.
+inline UioOptions driver_options(const SimUio& sim) {
+    UioOptions options;
+    options.root = sim.options().root;
+    options.identify_timeout = std::chrono::milliseconds(3000);
+    options.stall_grace = std::chrono::milliseconds(200);
+    return options;
+}
+
+inline std::shared_ptr<const QuantizedNetwork> small_quantized() {
+    static const auto network =
+        std::make_shared<const QuantizedNetwork>(naive_quantize(small_test_network()));
+    return network;
+}
+
+/// The Error message `action` throws; empty when it throws nothing.
+inline std::string error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+/// fpgacnn-sim-uio running in the background until destroyed (SIGTERM), its tree under `root`.
+class SimProcess {
+public:
+    SimProcess(const std::string& root, const std::vector<std::string>& arguments);
+    ~SimProcess();
+    SimProcess(const SimProcess&) = delete;
+    SimProcess& operator=(const SimProcess&) = delete;
+
+private:
+    int pid_ = -1;
+};
+
+}  // namespace fpgacnn::test
