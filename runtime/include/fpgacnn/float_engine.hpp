@@ -23,6 +23,8 @@ public:
 
     /// Output of layer i from the last run(), darknet layout.
     const std::vector<float>& layer_output(int i) const;
+    /// Wall-clock milliseconds of every layer in the last run().
+    const std::vector<double>& layer_milliseconds() const { return layer_ms_; }
 
     const Network& network() const { return network_; }
 
@@ -30,6 +32,7 @@ private:
     const Network& network_;
     std::vector<std::vector<float>> outputs_;
     std::vector<float> workspace_;  // im2col scratch, sized for the largest conv
+    std::vector<double> layer_ms_;
 };
 
 }  // namespace fpgacnn

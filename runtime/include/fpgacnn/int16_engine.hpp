@@ -26,6 +26,8 @@ public:
 
     /// Output of layer i from the last run, at exponent layers[i].output_q.
     const std::vector<int16_t>& layer_output(int i) const;
+    /// Wall-clock milliseconds of every layer in the last run().
+    const std::vector<double>& layer_milliseconds() const;
 
     Int16Isa isa() const;
 

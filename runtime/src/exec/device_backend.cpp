@@ -49,6 +49,21 @@ public:
 
     std::string name() const override { return device_->name() + " (int16)"; }
 
+    // Device layers as the device timed them; routes and the region layer cost no command.
+    std::vector<LayerTiming> layer_times() const override {
+        std::vector<LayerTiming> times(network_->network.layers.size());
+        for (std::size_t i = 0; i < times.size(); ++i) times[i].layer = static_cast<int>(i);
+        for (const CommandStats& stats : queue_.last_stats()) {
+            LayerTiming& timing = times.at(static_cast<std::size_t>(stats.layer));
+            timing.on_device = true;
+            timing.milliseconds += stats.milliseconds;
+            timing.bytes_moved += stats.fm_read_bytes + stats.fm_write_bytes + stats.param_read_bytes;
+        }
+        return times;
+    }
+
+    const Device* device() const override { return device_.get(); }
+
 private:
     static QueueOptions queue_options(bool capture) {
         QueueOptions options;

@@ -1,6 +1,7 @@
 #include "fpgacnn/float_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "float/layer_checks.hpp"
@@ -71,11 +72,13 @@ FloatEngine::FloatEngine(const Network& network) : network_(network) {
         workspace_floats = std::max(workspace_floats, im2col_workspace_floats(layer));
     }
     workspace_.resize(workspace_floats);
+    layer_ms_.resize(network_.layers.size());
 }
 
 FloatEngine::~FloatEngine() = default;
 
 const std::vector<float>& FloatEngine::run(const float* input) {
+    auto layer_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < network_.layers.size(); ++i) {
         const Layer& layer = network_.layers[i];
         const float* layer_input = i == 0 ? input : outputs_[i - 1].data();
@@ -98,6 +101,9 @@ const std::vector<float>& FloatEngine::run(const float* input) {
                 region_activate(layer.region(), layer.output, output);
                 break;
         }
+        const auto layer_end = std::chrono::steady_clock::now();
+        layer_ms_[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();
+        layer_start = layer_end;
     }
     return outputs_.back();
 }

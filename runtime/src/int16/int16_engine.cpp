@@ -3,6 +3,7 @@
 #include "fpgacnn/int16_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -56,6 +57,7 @@ struct Int16Engine::Impl {
     std::vector<Layer> layers;
     std::vector<std::unique_ptr<Int16PackedConv>> convs;  // per layer; null for non-conv layers
     std::vector<std::vector<int16_t>> outputs;
+    std::vector<double> layer_ms;
     std::unique_ptr<ThreadPool> pool;
 };
 
@@ -92,6 +94,7 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
                         ": a region layer's output must have its input's shape");
         }
     }
+    d.layer_ms.resize(d.layers.size());
     d.pool = std::make_unique<ThreadPool>(threads);
 }
 
@@ -99,6 +102,7 @@ Int16Engine::~Int16Engine() = default;
 
 const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
     Impl& d = *impl_;
+    auto layer_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < d.layers.size(); ++i) {
         const Layer& layer = d.layers[i];
         const int16_t* in = i == 0 ? input : d.outputs[i - 1].data();
@@ -120,6 +124,9 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
                 std::copy(in, in + layer.input.size(), out);
                 break;
         }
+        const auto layer_end = std::chrono::steady_clock::now();
+        d.layer_ms[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();
+        layer_start = layer_end;
     }
     return d.outputs.back();
 }
@@ -131,6 +138,8 @@ const std::vector<int16_t>& Int16Engine::layer_output(int i) const {
     }
     return impl_->outputs[static_cast<std::size_t>(i)];
 }
+
+const std::vector<double>& Int16Engine::layer_milliseconds() const { return impl_->layer_ms; }
 
 Int16Isa Int16Engine::isa() const { return impl_->isa; }
 

@@ -3,8 +3,12 @@
 #include <chrono>
 
 #include "fpgacnn/error.hpp"
+#include "pipeline/detection_steps.hpp"
+#include "pipeline/frame_pipeline.hpp"
 
 namespace fpgacnn {
+
+using pipeline_detail::milliseconds_since;
 
 Detector::Detector(Network network, std::vector<std::string> class_names, DetectorOptions options)
     : network_(std::move(network)), class_names_(std::move(class_names)), options_(std::move(options)) {
@@ -12,31 +16,73 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
         throw Error(network_.cfg_path + ": the network has no weights loaded");
     }
     network_.region_layer_index();  // throws with a clear message for non-detector cfgs
-    backend_ = make_backend(network_, options_.device, options_.precision, options_.quantized,
-                            options_.keep_layer_outputs, options_.cpu_fallback);
+    if (options_.max_in_flight < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");
+    if (options_.device_workers < 1) throw Error("DetectorOptions::device_workers must be at least 1");
+    backend_ = new_backend();
 }
 
-Detector::~Detector() = default;
+Detector::~Detector() {
+    running_pipeline_ = nullptr;
+    pipeline_.reset();  // finishes the frames in flight while the backends still exist
+}
+
+std::unique_ptr<Backend> Detector::new_backend() const {
+    if (options_.backend_factory) {
+        std::unique_ptr<Backend> backend = options_.backend_factory();
+        if (!backend) throw Error("DetectorOptions::backend_factory returned no backend");
+        return backend;
+    }
+    return make_backend(network_, options_.device, options_.precision, options_.quantized,
+                        options_.keep_layer_outputs, options_.cpu_fallback);
+}
 
 DetectionResult Detector::detect(const Image& image) {
-    const auto start = std::chrono::steady_clock::now();
-    const TensorShape& in = network_.input;
-    const Image boxed = letterbox_image(image, in.w, in.h);
-    region_output_ = backend_->run(boxed.data.data());
+    std::lock_guard<std::mutex> lock(calls_);
+    if (pipeline_) pipeline_->flush();  // backend_ is also the pipeline's first device worker
 
-    const Layer& region_layer = network_.layers[network_.region_layer_index()];
-    const RegionParams& region = region_layer.region();
-    std::vector<RegionBox> boxes = decode_region(region, region_layer.output, region_output_.data(), image.w,
-                                                 image.h, in.w, in.h, options_.thresh);
-    if (options_.nms > 0) nms_sort(boxes, region.classes, options_.nms);
-
+    using Clock = std::chrono::steady_clock;
     DetectionResult result;
     result.image_w = image.w;
     result.image_h = image.h;
-    result.detections = collect_detections(boxes, options_.thresh, image.w, image.h, class_names_);
-    result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto start = Clock::now();
+    const Image boxed = pipeline_detail::prepare_input(network_, image);
+    result.pre_ms = milliseconds_since(start);
+
+    const auto device_start = Clock::now();
+    region_output_ = backend_->run(boxed.data.data());
+    result.device_ms = milliseconds_since(device_start);
+
+    const auto post_start = Clock::now();
+    result.detections = pipeline_detail::decode_detections(network_, class_names_, options_, region_output_,
+                                                           image.w, image.h);
+    result.post_ms = milliseconds_since(post_start);
+    result.milliseconds = milliseconds_since(start);
     return result;
+}
+
+std::future<DetectionResult> Detector::submit(Image image) {
+    std::lock_guard<std::mutex> lock(calls_);
+    if (!pipeline_) {
+        std::vector<Backend*> workers{backend_.get()};
+        for (int i = 1; i < options_.device_workers; ++i) {
+            extra_backends_.push_back(new_backend());
+            workers.push_back(extra_backends_.back().get());
+        }
+        pipeline_ = std::make_unique<pipeline_detail::FramePipeline>(network_, class_names_, options_,
+                                                                     std::move(workers));
+        running_pipeline_ = pipeline_.get();
+    }
+    return pipeline_->submit(std::move(image));
+}
+
+void Detector::flush() {
+    std::lock_guard<std::mutex> lock(calls_);
+    if (pipeline_) pipeline_->flush();
+}
+
+int Detector::frames_in_flight() const {
+    const pipeline_detail::FramePipeline* pipeline = running_pipeline_.load();
+    return pipeline ? pipeline->in_flight() : 0;
 }
 
 }  // namespace fpgacnn

@@ -40,6 +40,12 @@ std::vector<float> FallbackBackend::layer_output(int i) const {
     return device_ ? device_->layer_output(i) : cpu_->layer_output(i);
 }
 
+std::vector<LayerTiming> FallbackBackend::layer_times() const {
+    return device_ ? device_->layer_times() : cpu_->layer_times();
+}
+
+const Device* FallbackBackend::device() const { return device_ ? device_->device() : nullptr; }
+
 std::string FallbackBackend::name() const {
     if (device_) return device_->name() + ", falls back to the CPU";
     return cpu_->name() + " (fallback" + (failed_device_.empty() ? "" : " from " + failed_device_) + ")";

@@ -18,6 +18,8 @@ public:
     const std::vector<float>& run(const float* input) override;
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
+    std::vector<LayerTiming> layer_times() const override;
+    const Device* device() const override;
 
 private:
     void switch_to_cpu(const std::string& reason);

@@ -11,6 +11,7 @@ public:
     const std::vector<float>& run(const float* input) override;
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
+    std::vector<LayerTiming> layer_times() const override;
 
 private:
     FloatEngine engine_;

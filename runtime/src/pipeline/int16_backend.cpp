@@ -3,6 +3,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
+#include "pipeline/layer_times.hpp"
 
 namespace fpgacnn {
 
@@ -39,6 +40,10 @@ std::vector<float> Int16Backend::layer_output(int i) const {
     std::vector<float> out(raw.size());
     dequantize_tensor(raw.data(), raw.size(), quantized_->layers[i].output_q, out.data());
     return out;
+}
+
+std::vector<LayerTiming> Int16Backend::layer_times() const {
+    return host_layer_times(engine_.layer_milliseconds());
 }
 
 std::string Int16Backend::name() const { return std::string("cpu (int16, ") + isa_name(engine_.isa()) + ")"; }

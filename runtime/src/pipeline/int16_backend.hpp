@@ -19,6 +19,7 @@ public:
     /// Dequantized output of layer i; for the region layer its activated output.
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
+    std::vector<LayerTiming> layer_times() const override;
 
 private:
     std::shared_ptr<const QuantizedNetwork> quantized_;

@@ -1,0 +1,21 @@
+#include "pipeline/detection_steps.hpp"
+
+namespace fpgacnn::pipeline_detail {
+
+Image prepare_input(const Network& network, const Image& image) {
+    return letterbox_image(image, network.input.w, network.input.h);
+}
+
+std::vector<Detection> decode_detections(const Network& network, const std::vector<std::string>& class_names,
+                                         const DetectorOptions& options,
+                                         const std::vector<float>& region_output, int image_w, int image_h) {
+    const TensorShape& in = network.input;
+    const Layer& region_layer = network.layers[static_cast<std::size_t>(network.region_layer_index())];
+    const RegionParams& region = region_layer.region();
+    std::vector<RegionBox> boxes = decode_region(region, region_layer.output, region_output.data(), image_w,
+                                                 image_h, in.w, in.h, options.thresh);
+    if (options.nms > 0) nms_sort(boxes, region.classes, options.nms);
+    return collect_detections(boxes, options.thresh, image_w, image_h, class_names);
+}
+
+}  // namespace fpgacnn::pipeline_detail

@@ -1,0 +1,25 @@
+// The pre- and post-processing steps around Backend::run, shared by Detector::detect and the
+// pipeline so both give the same detections.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/detector.hpp"
+
+namespace fpgacnn::pipeline_detail {
+
+/// The letterboxed network input for `image`.
+Image prepare_input(const Network& network, const Image& image);
+
+/// Region decode + NMS of a region buffer, in pixels of an image_w x image_h original.
+std::vector<Detection> decode_detections(const Network& network, const std::vector<std::string>& class_names,
+                                         const DetectorOptions& options,
+                                         const std::vector<float>& region_output, int image_w, int image_h);
+
+inline double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace fpgacnn::pipeline_detail
