@@ -78,6 +78,19 @@ void write_float32_file(const std::string& path, const std::vector<float>& float
     commit_or_discard(temporary, path, ok, "the float dump");
 }
 
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+    const std::string temporary = temporary_sibling(path);
+    bool ok = false;
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (out) {
+            out << text;
+            ok = static_cast<bool>(out);
+        }
+    }
+    commit_or_discard(temporary, path, ok, what);
+}
+
 void write_image_file(const std::string& path, const cv::Mat& image) {
     const std::string extension = fs::path(path).extension().string();
     std::vector<unsigned char> encoded;

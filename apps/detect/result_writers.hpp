@@ -21,6 +21,9 @@ std::string result_to_text(const std::string& image_name, const DetectionResult&
 /// Writes `floats` as raw little-endian float32 to `path` (atomically).
 void write_float32_file(const std::string& path, const std::vector<float>& floats);
 
+/// Writes `text` to `path` atomically; `what` names the content in error messages.
+void write_text_file(const std::string& path, const std::string& text, const std::string& what);
+
 /// Writes an encoded image atomically; the format follows the path's extension.
 void write_image_file(const std::string& path, const cv::Mat& image);
 

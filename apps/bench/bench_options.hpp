@@ -1,0 +1,32 @@
+// fpgacnn-bench's command line.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace fpgacnn::bench {
+
+struct BenchOptions {
+    std::string cfg;
+    std::string weights;    // empty: deterministic synthetic weights (speed only, no real detections)
+    std::string quantized;  // int16: a quantized model file; empty: calibrate on darknet's sample images
+    std::string device = "auto";
+    std::string precision = "auto";
+    std::string input_size;  // "WxH", empty: the cfg's
+    int frames = 20;
+    int warmup = 2;
+    int max_in_flight = 4;
+    int device_workers = 1;
+    int power_interval_ms = 50;
+    bool json = false;
+    std::string csv;
+    std::string plot;
+    std::string images;  // a folder of input frames; default: darknet's sample images
+    int verbosity = 0;
+    bool quiet = false;
+};
+
+void add_bench_options(CLI::App& app, BenchOptions& options);
+
+}  // namespace fpgacnn::bench

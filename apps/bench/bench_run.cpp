@@ -1,0 +1,306 @@
+#include "bench_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/device.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/plan.hpp"
+#include "fpgacnn/quantized_file.hpp"
+#include "progress_line.hpp"
+
+namespace fs = std::filesystem;
+
+namespace fpgacnn::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Network load_network(const BenchOptions& options) {
+    std::optional<InputSizeOverride> input_override;
+    if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
+    if (!options.weights.empty()) return load_darknet_model(options.cfg, options.weights, input_override);
+    spdlog::warn(
+        "no --weights: deterministic synthetic weights (the timing is the same; detections are not real)");
+    Network network = load_darknet_cfg(options.cfg, input_override);
+    fill_synthetic_weights(network, 1);
+    return network;
+}
+
+std::vector<std::string> existing(const std::vector<std::string>& paths) {
+    std::vector<std::string> found;
+    for (const std::string& path : paths)
+        if (fs::exists(path)) found.push_back(path);
+    return found;
+}
+
+std::vector<std::string> folder_images(const std::string& folder) {
+    std::vector<std::string> images;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder)) {
+        std::string ext = entry.path().extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp")
+            images.push_back(entry.path().string());
+    }
+    std::sort(images.begin(), images.end());
+    if (images.empty()) throw Error(folder + ": no .jpg, .png or .bmp images in this folder");
+    return images;
+}
+
+// A gradient frame for machines without darknet's sample images.
+Image synthetic_frame(int seed) {
+    Image image;
+    image.w = 640;
+    image.h = 480;
+    image.c = 3;
+    image.data.resize(static_cast<std::size_t>(3) * image.w * image.h);
+    std::size_t i = 0;
+    for (int c = 0; c < 3; ++c)
+        for (int y = 0; y < image.h; ++y)
+            for (int x = 0; x < image.w; ++x)
+                image.data[i++] = static_cast<float>((x + 2 * y + 97 * c + 31 * seed) % 256) / 255.0f;
+    return image;
+}
+
+std::vector<Image> load_frames(const BenchOptions& options, std::string& source) {
+    const std::vector<std::string> paths =
+        options.images.empty() ? existing(default_calibration_images()) : folder_images(options.images);
+    std::vector<Image> frames;
+    for (const std::string& path : paths) frames.push_back(load_image(path));
+    if (!frames.empty()) {
+        source = options.images.empty() ? "darknet's sample images" : options.images;
+        source += " (" + std::to_string(frames.size()) + " images)";
+        return frames;
+    }
+    source = "synthetic 640x480 gradients";
+    for (int i = 0; i < 4; ++i) frames.push_back(synthetic_frame(i));
+    return frames;
+}
+
+std::shared_ptr<const QuantizedNetwork> quantized_model(const BenchOptions& options, const Network& network) {
+    if (!options.quantized.empty()) {
+        return std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
+    }
+    const std::vector<std::string> images = existing(default_calibration_images());
+    if (images.empty())
+        throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
+    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({})", images.size());
+    CalibrationOptions calibration;
+    calibration.progress = !options.quiet;
+    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
+}
+
+Percentiles percentiles(std::vector<double> values) {
+    Percentiles p;
+    if (values.empty()) return p;
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values) sum += v;
+    p.mean = sum / static_cast<double>(values.size());
+    // Nearest rank: the smallest value with at least q of the samples at or below it.
+    const auto rank = [&](double q) {
+        const auto n = static_cast<double>(values.size());
+        const auto index = static_cast<std::size_t>(std::max(0.0, std::ceil(q * n) - 1));
+        return values[std::min(index, values.size() - 1)];
+    };
+    p.p50 = rank(0.50);
+    p.p90 = rank(0.90);
+    p.p99 = rank(0.99);
+    return p;
+}
+
+// Collects per-frame numbers of one mode.
+struct ModeAccumulator {
+    std::vector<double> latency;
+    double pre = 0, device = 0, post = 0;
+    void add(const DetectionResult& r) {
+        latency.push_back(r.milliseconds);
+        pre += r.pre_ms;
+        device += r.device_ms;
+        post += r.post_ms;
+    }
+    ModeResult finish(double seconds, double gop_per_frame) const {
+        ModeResult m;
+        m.frames = static_cast<int>(latency.size());
+        m.seconds = seconds;
+        m.fps = seconds > 0 ? m.frames / seconds : 0;
+        m.gops = m.fps * gop_per_frame;
+        m.latency = percentiles(latency);
+        m.pre_ms = pre / m.frames;
+        m.device_ms = device / m.frames;
+        m.post_ms = post / m.frames;
+        return m;
+    }
+};
+
+std::uint64_t layer_macs(const Layer& layer) {
+    if (layer.type != LayerType::Convolutional) return 0;
+    const ConvParams& conv = layer.conv();
+    return static_cast<std::uint64_t>(layer.output.size()) * static_cast<std::uint64_t>(layer.input.c) *
+           static_cast<std::uint64_t>(conv.size * conv.size);
+}
+
+// What a layer must read and write at least: its input(s), its output and its weights.
+std::uint64_t tensor_bytes(const Layer& layer, int element_bytes) {
+    std::uint64_t elements =
+        layer.type == LayerType::Route ? 2 * layer.output.size() : layer.input.size() + layer.output.size();
+    if (layer.type == LayerType::Convolutional)
+        elements += layer.conv().weights.size() + layer.conv().biases.size();
+    return elements * static_cast<std::uint64_t>(element_bytes);
+}
+
+std::vector<std::optional<double>> planner_estimates(const Network& network, const Device* device) {
+    std::vector<std::optional<double>> ms(network.layers.size());
+    try {
+        PlanOptions plan;
+        plan.maxima = device != nullptr ? device->maxima() : native_kernel_maxima();
+        for (const LayerPlan& layer : plan_network(network, plan).layers) {
+            if (layer.on_device) ms[static_cast<std::size_t>(layer.index)] = layer.estimate.milliseconds;
+        }
+    } catch (const Error& e) {
+        spdlog::warn("no planner estimates: {}", e.what());
+    }
+    return ms;
+}
+
+std::vector<LayerRow> layer_rows(const Network& network, const std::vector<double>& ms_sum,
+                                 const std::vector<std::uint64_t>& device_bytes,
+                                 const std::vector<bool>& on_device, int frames, int element_bytes,
+                                 const Device* device) {
+    const std::vector<std::optional<double>> planner = planner_estimates(network, device);
+    std::vector<LayerRow> rows;
+    double total = 0;
+    for (std::size_t i = 0; i < network.layers.size(); ++i) {
+        const Layer& layer = network.layers[i];
+        LayerRow row;
+        row.index = static_cast<int>(i);
+        row.type = layer_type_name(layer.type);
+        row.output = layer.output;
+        row.macs = layer_macs(layer);
+        row.ms = i < ms_sum.size() ? ms_sum[i] / frames : 0;
+        row.planner_ms = planner[i];
+        row.on_device = i < on_device.size() && on_device[i];
+        row.bytes = row.on_device ? device_bytes[i] / static_cast<std::uint64_t>(frames)
+                                  : tensor_bytes(layer, element_bytes);
+        total += row.ms;
+        rows.push_back(row);
+    }
+    for (LayerRow& row : rows) row.percent = total > 0 ? 100.0 * row.ms / total : 0;
+    return rows;
+}
+
+}  // namespace
+
+BenchResult run_benchmark(const BenchOptions& options) {
+    BenchResult result;
+    Network network = load_network(options);
+    result.cfg = options.cfg;
+    result.weights = options.weights.empty() ? "synthetic" : options.weights;
+    result.input_w = network.input.w;
+    result.input_h = network.input.h;
+    result.gop_per_frame = 2.0 * static_cast<double>(network.conv_macs()) / 1e9;
+
+    DetectorOptions detector_options;
+    detector_options.device = options.device;
+    detector_options.precision = resolve_precision(options.device, options.precision);
+    if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
+    detector_options.max_in_flight = options.max_in_flight;
+    detector_options.device_workers = options.device_workers;
+    result.device_spec = resolve_device(options.device);
+    result.precision = detector_options.precision;
+    result.warmup = options.warmup;
+    result.max_in_flight = options.max_in_flight;
+    result.device_workers = options.device_workers;
+    const std::vector<Image> frames = load_frames(options, result.frames_source);
+
+    Detector detector(network, {}, detector_options);
+    result.device_name = detector.device_name();
+    spdlog::info("{}: {}x{}, {:.2f} GOP/frame on {}; frames: {}", options.cfg, network.input.w,
+                 network.input.h, result.gop_per_frame, result.device_name, result.frames_source);
+    const auto frame = [&](int i) -> const Image& {
+        return frames[static_cast<std::size_t>(i) % frames.size()];
+    };
+
+    {
+        ProgressLine progress("warm-up", options.warmup, !options.quiet);
+        for (int i = 0; i < options.warmup; ++i) {
+            detector.detect(frame(i));
+            progress.advance(i + 1);
+        }
+    }
+
+    // Single frame: one detect() after the other; per-layer times from the backend after each.
+    std::vector<double> layer_ms(network.layers.size(), 0.0);
+    std::vector<std::uint64_t> layer_bytes(network.layers.size(), 0);
+    std::vector<bool> on_device(network.layers.size(), false);
+    ModeAccumulator single;
+    {
+        ProgressLine progress("single-frame", options.frames, !options.quiet);
+        const auto start = Clock::now();
+        for (int i = 0; i < options.frames; ++i) {
+            single.add(detector.detect(frame(i)));
+            for (const LayerTiming& t : detector.layer_times()) {
+                const auto l = static_cast<std::size_t>(t.layer);
+                layer_ms[l] += t.milliseconds;
+                layer_bytes[l] += t.bytes_moved;
+                on_device[l] = t.on_device;
+            }
+            progress.advance(i + 1);
+        }
+        result.single =
+            single.finish(std::chrono::duration<double>(Clock::now() - start).count(), result.gop_per_frame);
+    }
+
+    // Pipelined: submit() as fast as back-pressure allows, power sampled over exactly this run.
+    ModeAccumulator pipelined;
+    {
+        ProgressLine progress("pipelined", options.frames, !options.quiet);
+        PowerMonitor power(detector.device(), "/", std::chrono::milliseconds(options.power_interval_ms));
+        const auto start = Clock::now();
+        std::vector<std::future<DetectionResult>> futures;
+        std::size_t collected = 0;
+        const auto collect = [&](bool wait) {
+            while (collected < futures.size() && (wait || futures[collected].wait_for(std::chrono::seconds(
+                                                              0)) == std::future_status::ready)) {
+                pipelined.add(futures[collected++].get());
+                progress.advance(static_cast<int>(collected));
+            }
+        };
+        for (int i = 0; i < options.frames; ++i) {
+            futures.push_back(detector.submit(frame(i)));
+            collect(false);
+        }
+        collect(true);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        result.power = power.stop();
+        result.pipelined = pipelined.finish(seconds, result.gop_per_frame);
+    }
+    if (result.power.available) {
+        result.joules_per_frame = result.power.joules / options.frames;
+        if (result.power.average_watts > 0)
+            result.gops_per_watt = result.pipelined.gops / result.power.average_watts;
+    }
+
+    const bool device_timed = std::find(on_device.begin(), on_device.end(), true) != on_device.end();
+    const int element_bytes = result.precision == "int16" ? 2 : 4;
+    result.layers = layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
+                               detector.device());
+    result.timing_basis = device_timed ? "device time per command (host layers: 0)"
+                                       : "wall clock per layer on the host, single-frame runs";
+    result.bytes_basis = device_timed ? "device AXI traffic counters"
+                                      : "tensor bytes: inputs + output + weights at " +
+                                            std::to_string(element_bytes) + " bytes per value";
+    result.roofs = machine_roofs(detector.device(), result.precision);
+    return result;
+}
+
+}  // namespace fpgacnn::bench

@@ -1,0 +1,78 @@
+// What fpgacnn-bench measures and how: single-frame runs (Detector::detect), pipelined runs
+// (Detector::submit) with power sampled meanwhile, per-layer times and the planner's estimates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_options.hpp"
+#include "fpgacnn/network.hpp"
+#include "fpgacnn/power.hpp"
+#include "machine_roofs.hpp"
+
+namespace fpgacnn::bench {
+
+struct Percentiles {
+    double mean = 0;
+    double p50 = 0;
+    double p90 = 0;
+    double p99 = 0;
+};
+
+struct ModeResult {
+    int frames = 0;
+    double seconds = 0;
+    double fps = 0;
+    double gops = 0;      // GOP per second at this frame rate
+    Percentiles latency;  // ms per frame (pipelined: submit to result, waiting included)
+    double pre_ms = 0;    // mean stage times
+    double device_ms = 0;
+    double post_ms = 0;
+};
+
+struct LayerRow {
+    int index = 0;
+    std::string type;
+    TensorShape output;
+    std::uint64_t macs = 0;
+    double ms = 0;                     // mean measured time (device time on accelerators)
+    std::optional<double> planner_ms;  // the planner's latency model for the kernel build
+    std::uint64_t bytes = 0;           // device counters, or the tensors and weights it touches
+    bool on_device = false;
+    double percent = 0;  // of the sum of layer times
+    double gops() const { return ms > 0 ? 2.0 * static_cast<double>(macs) / (ms * 1e6) : 0; }
+    double ops_per_byte() const {
+        return bytes > 0 ? 2.0 * static_cast<double>(macs) / static_cast<double>(bytes) : 0;
+    }
+};
+
+struct BenchResult {
+    std::string cfg;
+    std::string weights;  // "synthetic" when none was given
+    std::string device_spec;
+    std::string device_name;
+    std::string precision;
+    int input_w = 0;
+    int input_h = 0;
+    int warmup = 0;
+    int max_in_flight = 0;
+    int device_workers = 0;
+    std::string frames_source;
+    double gop_per_frame = 0;
+    ModeResult single;
+    ModeResult pipelined;
+    std::vector<LayerRow> layers;
+    std::string timing_basis;  // what the layer times are
+    std::string bytes_basis;   // what the layer bytes are
+    MachineRoofs roofs;
+    PowerReport power;  // sampled during the pipelined run
+    double joules_per_frame = 0;
+    double gops_per_watt = 0;
+};
+
+/// Runs the whole benchmark; throws Error for bad models, devices or inputs.
+BenchResult run_benchmark(const BenchOptions& options);
+
+}  // namespace fpgacnn::bench
