@@ -75,6 +75,7 @@ std::vector<Image> load_frames(const BenchOptions& options, std::string& source)
     const std::vector<std::string> paths =
         options.images.empty() ? existing(default_calibration_images()) : folder_images(options.images);
     std::vector<Image> frames;
+    frames.reserve(paths.size());
     for (const std::string& path : paths) frames.push_back(load_image(path));
     if (!frames.empty()) {
         source = options.images.empty() ? "darknet's sample images" : options.images;

@@ -26,7 +26,7 @@ class FramePipeline {
 public:
     /// The backends must outlive the pipeline; one device worker runs on each.
     FramePipeline(const Network& network, const std::vector<std::string>& class_names,
-                  const DetectorOptions& options, std::vector<Backend*> device_backends);
+                  const DetectorOptions& options, const std::vector<Backend*>& device_backends);
     /// Finishes every admitted frame, then stops the threads.
     ~FramePipeline();
     FramePipeline(const FramePipeline&) = delete;

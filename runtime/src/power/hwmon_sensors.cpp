@@ -16,9 +16,20 @@ namespace {
 using power_detail::read_sysfs_integer;
 using power_detail::read_sysfs_text;
 
-std::string with_label(std::string name, const std::string& label_file) {
+// <dir>/<kind><n>_<suffix>, e.g. hwmon1/power1_input.
+std::string attribute(const std::string& dir, const char* kind, int n, const char* suffix) {
+    std::string path = dir;
+    path.append("/").append(kind).append(std::to_string(n)).append("_").append(suffix);
+    return path;
+}
+
+// "hwmon1 ina226 power1 (VCCINT)": the rail's label file adds the name the board gives it.
+std::string rail_name(const std::string& prefix, const std::string& rail, const std::string& label_file) {
+    std::string name = prefix;
+    name.append(rail);
     const std::string label = read_sysfs_text(label_file);
-    return label.empty() ? name : name + " (" + label + ")";
+    if (!label.empty()) name.append(" (").append(label).append(")");
+    return name;
 }
 
 class HwmonPowerSensor final : public PowerSensor {
@@ -67,25 +78,26 @@ std::vector<int> channel_indexes(const fs::path& dir, const std::string& prefix,
 
 // The rails of one hwmon device; empty when it has none (temperature-only chips).
 void add_rails(const fs::path& dir, std::vector<std::unique_ptr<PowerSensor>>& sensors) {
-    const std::string prefix = dir.filename().string() + " " + read_sysfs_text((dir / "name").string()) + " ";
-    const std::string base = dir.string() + "/";
+    std::string prefix = dir.filename().string();
+    prefix.append(" ").append(read_sysfs_text((dir / "name").string())).append(" ");
+    const std::string base = dir.string();
     for (const char* suffix : {"input", "average"}) {
         const std::vector<int> rails = channel_indexes(dir, "power", suffix);
         for (const int i : rails) {
-            const std::string n = std::to_string(i);
             sensors.push_back(std::make_unique<HwmonPowerSensor>(
-                with_label(prefix + "power" + n, base + "power" + n + "_label"),
-                base + "power" + n + "_" + suffix));
+                rail_name(prefix, "power" + std::to_string(i), attribute(base, "power", i, "label")),
+                attribute(base, "power", i, suffix)));
         }
         if (!rails.empty()) return;
     }
     for (const int i : channel_indexes(dir, "curr", "input")) {
-        const std::string n = std::to_string(i);
-        const std::string volts = base + "in" + n + "_input";
+        const std::string volts = attribute(base, "in", i, "input");
         if (!fs::exists(volts)) continue;
+        std::string rail = "in" + std::to_string(i);
+        rail.append("*curr").append(std::to_string(i));
         sensors.push_back(std::make_unique<HwmonVoltageCurrentSensor>(
-            with_label(prefix + "in" + n + "*curr" + n, base + "in" + n + "_label"), volts,
-            base + "curr" + n + "_input"));
+            rail_name(prefix, rail, attribute(base, "in", i, "label")), volts,
+            attribute(base, "curr", i, "input")));
     }
 }
 
