@@ -7,7 +7,19 @@
 
 namespace fpgacnn::camera {
 
-DetectionResult DetectionStep::run(const cv::Mat& bgr) { return detector_.detect(image_from_bgr(bgr)); }
+std::optional<DetectionStep::Done> DetectionStep::push(const cv::Mat& bgr) {
+    // The capture source may reuse its buffer for the next frame: keep our own copy for publishing.
+    pending_.push_back(Pending{bgr.clone(), detector_.submit(image_from_bgr(bgr))});
+    if (static_cast<int>(pending_.size()) < depth_) return std::nullopt;
+    return pop();
+}
+
+std::optional<DetectionStep::Done> DetectionStep::pop() {
+    if (pending_.empty()) return std::nullopt;
+    Pending oldest = std::move(pending_.front());
+    pending_.pop_front();
+    return Done{std::move(oldest.frame), oldest.result.get()};  // get() rethrows the frame's error
+}
 
 void LatestPicture::store(const cv::Mat& bgr) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -27,18 +39,22 @@ std::uint64_t run_frame_pipeline(FrameSource& source, DetectionStep& detection, 
                                  const PipelineOptions& options, StopFlag& stop) {
     FpsMeter meter;
     FrameStats stats;
-    cv::Mat frame;
-    while (source.next(frame, stop)) {
-        const DetectionResult result = detection.run(frame);
+    const auto publish_done = [&](DetectionStep::Done& done) {
         ++stats.number;
         stats.fps = meter.tick(FpsMeter::Clock::now());
-        publish(publish_frame(frame, result, stats, options.classes, options.jpeg_quality));
-        if (options.show != nullptr) options.show->store(frame);
+        publish(publish_frame(done.frame, done.result, stats, options.classes, options.jpeg_quality));
+        if (options.show != nullptr) options.show->store(done.frame);
         if (stats.number == 1 || stats.number % 300 == 0) {
             spdlog::debug("frame {}: {} detections, {:.1f} ms, {:.1f} fps", stats.number,
-                          result.detections.size(), result.milliseconds, stats.fps);
+                          done.result.detections.size(), done.result.milliseconds, stats.fps);
         }
+    };
+    cv::Mat frame;
+    while (source.next(frame, stop)) {
+        if (std::optional<DetectionStep::Done> done = detection.push(frame)) publish_done(*done);
     }
+    // The source ended (--once) or a stop was requested: the frames still queued are published too.
+    while (std::optional<DetectionStep::Done> done = detection.pop()) publish_done(*done);
     return stats.number;
 }
 

@@ -1,10 +1,12 @@
-// The frame loop: source -> detection step -> annotate/encode -> publish, on its own thread.
-// The detection step is one small class so a pipelined detector can replace it without touching
-// capture or serving.
+// The frame loop: source -> detection step (the detector's pipelined submit()) -> annotate/encode
+// -> publish, on its own thread.
 #pragma once
 
+#include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <opencv2/core/mat.hpp>
@@ -16,14 +18,32 @@
 
 namespace fpgacnn::camera {
 
-/// Runs the detector on one BGR frame.
+/// Runs the detector on BGR frames through its pipelined submit(): capture, pre-processing, the
+/// device and post-processing overlap, and results come back in capture order a few frames later.
 class DetectionStep {
 public:
-    explicit DetectionStep(Detector& detector) : detector_(detector) {}
-    DetectionResult run(const cv::Mat& bgr);
+    /// Keeps at most `depth` frames queued in the detector (>= 1; 1 = no overlap).
+    DetectionStep(Detector& detector, int depth) : detector_(detector), depth_(depth < 1 ? 1 : depth) {}
+
+    /// A frame with its detections.
+    struct Done {
+        cv::Mat frame;
+        DetectionResult result;
+    };
+    /// Queues `bgr`; returns the oldest frame once `depth` frames are queued (its detections are
+    /// then usually ready, because later frames were captured meanwhile).
+    std::optional<Done> push(const cv::Mat& bgr);
+    /// The oldest queued frame, or nothing when none is left (at the end of the source).
+    std::optional<Done> pop();
 
 private:
+    struct Pending {
+        cv::Mat frame;
+        std::future<DetectionResult> result;
+    };
     Detector& detector_;
+    int depth_;
+    std::deque<Pending> pending_;
 };
 
 /// The latest annotated picture, for the optional --show window (read by the GUI thread).

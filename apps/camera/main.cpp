@@ -2,6 +2,7 @@
 // annotated video (MJPEG), the detections (Server-Sent Events) and a viewer page over HTTP.
 // Exit codes: 0 clean stop (SIGINT/SIGTERM, end of a --once file, window closed), 1 a model, input
 // or server error (message on stderr), 2 bad command line.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -124,7 +125,8 @@ int run(const CameraOptions& options) {
     int exit_code = 0;
     std::thread pipeline([&] {
         try {
-            DetectionStep detection(*detector);
+            // Three frames queued keep the detector's three stages (pre, device, post) busy at once.
+            DetectionStep detection(*detector, std::min(3, detector->options().max_in_flight));
             const std::uint64_t frames = run_frame_pipeline(
                 source, detection, [&server](PublishedFrame frame) { server.publish(std::move(frame)); },
                 pipeline_options, stop);
