@@ -11,3 +11,8 @@ if(FPGACNN_SANITIZE)
   add_compile_options(-fsanitize=${FPGACNN_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all -O1 -g1)
   add_link_options(-fsanitize=${FPGACNN_SANITIZE})
 endif()
+
+# RelWithDebInfo keeps line tables only (-g1, after CMake's -g so it wins): enough for backtraces and
+# perf, and about a quarter less compile time on this code base's header-heavy translation units
+# (measured: 16.5 s -> 11.9 s CPU for a CLI11 translation unit).
+add_compile_options($<$<CONFIG:RelWithDebInfo>:-g1>)
