@@ -13,7 +13,8 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
                    "sample images)")
         ->check(CLI::ExistingFile);
     app.add_option("--device", options.device,
-                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu | emu:lenient")
+                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu | emu:lenient | "
+                   "xrt:<index|BDF>[/cu<k>][@<xclbin>] | uio:NAME (docs/drivers.md)")
         ->capture_default_str();
     app.add_option("--precision", options.precision,
                    "auto (int16 on accelerators, float on cpu) | float | int16")
