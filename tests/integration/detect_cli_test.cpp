@@ -120,7 +120,9 @@ TEST(DetectCli, OutputFolderGetsAnnotatedImagesAndNoPartialFiles) {
     EXPECT_EQ(annotated.cols, 768);
     EXPECT_EQ(annotated.rows, 576);
     const cv::Mat original = cv::imread(darknet_file("data/dog.jpg"));
-    if (test_model().trained) EXPECT_GT(cv::norm(annotated, original, cv::NORM_L1), 0.0) << "boxes drawn";
+    if (test_model().trained) {
+        EXPECT_GT(cv::norm(annotated, original, cv::NORM_L1), 0.0) << "boxes drawn";
+    }
     EXPECT_TRUE(leftover_partial_files(dir).empty());
 }
 
@@ -247,7 +249,9 @@ TEST(DetectCli, EmuDeviceEqualsCpuInt16LayerByLayer) {
     EXPECT_GE(compared, 9u);
     auto detections = [](const std::string& json) { return parse_json_lines(json).at(0)["detections"]; };
     EXPECT_EQ(detections(cpu_json), detections(emu_json));
-    if (test_model().trained) EXPECT_EQ(detections(emu_json).size(), 4u);  // dog, car, car, bicycle
+    if (test_model().trained) {
+        EXPECT_EQ(detections(emu_json).size(), 4u);  // dog, car, car, bicycle
+    }
 }
 
 TEST(DetectCli, ImpossibleDevicePrecisionPairsAreRefused) {
