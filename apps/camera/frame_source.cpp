@@ -34,7 +34,9 @@ std::unique_ptr<cv::VideoCapture> open_capture(const std::string& input, InputKi
             capture->open(input, cv::CAP_GSTREAMER);
             break;
         case InputKind::File:
-            capture->open(input, cv::CAP_ANY);
+            // FFmpeg, then GStreamer: not CAP_ANY, which also probes camera backends (libdc1394 / libusb)
+            // that leak at exit when a path does not open.
+            if (!capture->open(input, cv::CAP_FFMPEG)) capture->open(input, cv::CAP_GSTREAMER);
             break;
     }
     if (capture->isOpened()) return capture;
