@@ -18,6 +18,7 @@
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
+#include "fpgacnn/power.hpp"
 #include "xrt_test_env.hpp"
 
 #include <xrt/xclbin.h>
@@ -75,6 +76,20 @@ TEST_F(XrtNoop, OpensLoadsTheXclbinAndReportsTheMetadataFingerprint) {
     EXPECT_EQ(t.commands_completed, 0u);
     EXPECT_FALSE(t.power_watts);  // the no-op device has no sensors; asking must not throw
     EXPECT_FALSE(t.temperature_celsius);
+}
+
+TEST_F(XrtNoop, ThePowerReaderAsksTheCardAndSaysWhenItHasNoSensor) {
+    // fpgacnn-bench's device power source is the driver's telemetry (XRT's electrical report); the
+    // no-op device has no sensors, so the source must be empty with the reason, and sampling must say so.
+    auto device = open();
+    const PowerSource source = find_device_power(device.get());
+    EXPECT_TRUE(source.sensors.empty());
+    EXPECT_CONTAINS(source.unavailable, "reports no power sensor");
+    EXPECT_CONTAINS(source.unavailable, "xrt:0");
+    PowerMonitor monitor(device.get(), scratch_dir("xrt-power-no-sysfs"), std::chrono::milliseconds(5));
+    const PowerReport report = monitor.stop();
+    EXPECT_FALSE(report.available);
+    EXPECT_CONTAINS(report.reason, "reports no power sensor");
 }
 
 TEST_F(XrtNoop, TheXclbinCanComeFromTheEnvironment) {
