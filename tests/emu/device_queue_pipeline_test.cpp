@@ -20,12 +20,6 @@
 namespace fpgacnn::test {
 namespace {
 
-std::shared_ptr<const QuantizedNetwork> small_quantized() {
-    static const auto network =
-        std::make_shared<const QuantizedNetwork>(naive_quantize(small_test_network()));
-    return network;
-}
-
 /// Holds the kernel at a chosen layer until the test opens the gate (a stand-in for a long layer).
 class LayerGate {
 public:

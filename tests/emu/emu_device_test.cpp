@@ -19,12 +19,6 @@
 namespace fpgacnn::test {
 namespace {
 
-std::shared_ptr<const QuantizedNetwork> small_quantized() {
-    static const auto network =
-        std::make_shared<const QuantizedNetwork>(naive_quantize(small_test_network()));
-    return network;
-}
-
 std::string message_of(const std::function<void()>& action) {
     try {
         action();

@@ -107,4 +107,11 @@ inline Network small_test_network() {
     return network;
 }
 
+/// small_test_network() quantized once per process (naive exponents), shared by the device tests.
+inline std::shared_ptr<const QuantizedNetwork> small_quantized() {
+    static const auto network =
+        std::make_shared<const QuantizedNetwork>(naive_quantize(small_test_network()));
+    return network;
+}
+
 }  // namespace fpgacnn::test

@@ -33,12 +33,6 @@ inline UioOptions driver_options(const SimUio& sim) {
     return options;
 }
 
-inline std::shared_ptr<const QuantizedNetwork> small_quantized() {
-    static const auto network =
-        std::make_shared<const QuantizedNetwork>(naive_quantize(small_test_network()));
-    return network;
-}
-
 /// The Error message `action` throws; empty when it throws nothing.
 inline std::string error_of(const std::function<void()>& action) {
     try {
