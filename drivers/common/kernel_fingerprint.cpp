@@ -9,11 +9,18 @@
 
 namespace fpgacnn {
 
+std::string tile_text(const KernelMaxima& m) {
+    return "Tm=" + std::to_string(m.tm) + " Tn=" + std::to_string(m.tn) + " Tr=" + std::to_string(m.tr) +
+           " Tc=" + std::to_string(m.tc);
+}
+
+std::string maxima_text(const KernelMaxima& m) {
+    return tile_text(m) + " K<=" + std::to_string(m.max_kernel) + " S<=" + std::to_string(m.max_stride);
+}
+
 std::string KernelFingerprint::text() const {
-    return "Tm=" + std::to_string(maxima.tm) + " Tn=" + std::to_string(maxima.tn) +
-           " Tr=" + std::to_string(maxima.tr) + " Tc=" + std::to_string(maxima.tc) +
-           " K<=" + std::to_string(maxima.max_kernel) + " S<=" + std::to_string(maxima.max_stride) + ", int" +
-           std::to_string(data_bits) + ", arithmetic contract v" + std::to_string(contract_version);
+    return maxima_text(maxima) + ", int" + std::to_string(data_bits) + ", arithmetic contract v" +
+           std::to_string(contract_version);
 }
 
 namespace {

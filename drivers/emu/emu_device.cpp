@@ -49,10 +49,7 @@ public:
         worker_.join();
     }
 
-    std::string name() const override {
-        return "emu (Tm=" + std::to_string(maxima_.tm) + " Tn=" + std::to_string(maxima_.tn) +
-               " Tr=" + std::to_string(maxima_.tr) + " Tc=" + std::to_string(maxima_.tc) + ")";
-    }
+    std::string name() const override { return "emu (" + tile_text(maxima_) + ")"; }
 
     KernelMaxima maxima() const override { return maxima_; }
     KernelFingerprint fingerprint() const override { return native_kernel_fingerprint(); }

@@ -214,11 +214,7 @@ private:
 
     std::string name_text() const {
         std::string text = "uio:" + node_.name + " (" + node_.node;
-        if (fingerprint_known_) {
-            const KernelMaxima& m = fingerprint_.maxima;
-            text += ", Tm=" + std::to_string(m.tm) + " Tn=" + std::to_string(m.tn) +
-                    " Tr=" + std::to_string(m.tr) + " Tc=" + std::to_string(m.tc);
-        }
+        if (fingerprint_known_) text += ", " + tile_text(fingerprint_.maxima);
         return text + ")";
     }
 

@@ -120,9 +120,7 @@ public:
     }
 
     std::string name() const override {
-        const KernelMaxima& m = fingerprint_.maxima;
-        return xrt_spec_text(spec_) + " (" + card_->device_name() + ", Tm=" + std::to_string(m.tm) +
-               " Tn=" + std::to_string(m.tn) + " Tr=" + std::to_string(m.tr) + " Tc=" + std::to_string(m.tc) +
+        return xrt_spec_text(spec_) + " (" + card_->device_name() + ", " + tile_text(fingerprint_.maxima) +
                ")";
     }
 

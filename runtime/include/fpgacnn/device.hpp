@@ -76,6 +76,11 @@ struct KernelFingerprint {
     std::string text() const;
 };
 
+/// "Tm=32 Tn=4 Tr=26 Tc=26": parallelism and tile size, as every driver's name() shows them.
+std::string tile_text(const KernelMaxima& maxima);
+/// tile_text() + " K<=3 S<=2": all the maxima (the first part of KernelFingerprint::text()).
+std::string maxima_text(const KernelMaxima& maxima);
+
 /// The fingerprint of the kernel source linked into this library (the emu device's build).
 KernelFingerprint native_kernel_fingerprint();
 

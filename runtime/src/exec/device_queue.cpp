@@ -24,13 +24,6 @@ bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
            a.max_stride == b.max_stride;
 }
 
-std::string maxima_text(const KernelMaxima& m) {
-    KernelFingerprint f;
-    f.maxima = m;
-    const std::string text = f.text();
-    return text.substr(0, text.find(','));  // the maxima part only
-}
-
 std::size_t align_up(std::size_t value, std::size_t alignment) {
     return (value + alignment - 1) / alignment * alignment;
 }
