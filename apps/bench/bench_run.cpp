@@ -211,12 +211,12 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.gop_per_frame = 2.0 * static_cast<double>(network.conv_macs()) / 1e9;
 
     DetectorOptions detector_options;
-    detector_options.device = options.device;
-    detector_options.precision = resolve_precision(options.device, options.precision);
+    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
+    detector_options.precision = resolve_precision(detector_options.device, options.precision);
     if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
     detector_options.max_in_flight = options.max_in_flight;
     detector_options.device_workers = options.device_workers;
-    result.device_spec = resolve_device(options.device);
+    result.device_spec = detector_options.device;
     result.precision = detector_options.precision;
     result.warmup = options.warmup;
     result.max_in_flight = options.max_in_flight;

@@ -59,8 +59,8 @@ std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
     std::vector<std::string> names;
     if (!options.names.empty()) names = load_class_names(options.names);
     DetectorOptions detector_options;
-    detector_options.device = options.device;
-    detector_options.precision = resolve_precision(options.device, options.precision);
+    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
+    detector_options.precision = resolve_precision(detector_options.device, options.precision);
     if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
     detector_options.thresh = options.thresh;
     detector_options.nms = options.nms;

@@ -127,8 +127,8 @@ int run(const DetectOptions& options) {
     if (!options.names.empty()) names = load_class_names(options.names);
 
     DetectorOptions detector_options;
-    detector_options.device = options.device;
-    detector_options.precision = resolve_precision(options.device, options.precision);
+    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
+    detector_options.precision = resolve_precision(detector_options.device, options.precision);
     if (detector_options.precision == "int16") {
         detector_options.quantized = quantized_model(options, network, sources);
     }

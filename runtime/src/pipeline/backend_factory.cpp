@@ -55,7 +55,8 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
                                       std::shared_ptr<const QuantizedNetwork> quantized,
                                       bool keep_layer_outputs, bool cpu_fallback) {
     const std::string resolved_device = resolve_device(device);
-    if (resolve_precision(device, precision) == "float") return std::make_unique<FloatBackend>(network);
+    if (resolve_precision(resolved_device, precision) == "float")
+        return std::make_unique<FloatBackend>(network);
     if (!quantized) {
         throw Error(
             "precision int16 needs a quantized network: pass --quantized FILE (made by fpgacnn-quantize) "
