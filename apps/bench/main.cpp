@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../common/guarded_main.hpp"
+#include "../common/parse_then_run.hpp"
 #include "../detect/result_writers.hpp"
 #include "bench_options.hpp"
 #include "bench_report.hpp"
@@ -54,22 +55,14 @@ int bench_main(int argc, char** argv) {
     CLI::App app{"fpgacnn-bench: speed, per-layer times and power of a darknet YOLOv2 network on a device"};
     BenchOptions options;
     add_bench_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    if (const std::string problem = command_line_problem(options); !problem.empty()) {
-        std::cerr << "fpgacnn-bench: " << problem << "\n";
-        return 2;
-    }
-    set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-    try {
+    return apps::parse_then_run(app, argc, argv, [&] {
+        if (const std::string problem = command_line_problem(options); !problem.empty()) {
+            std::cerr << "fpgacnn-bench: " << problem << "\n";
+            return 2;
+        }
+        set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
         return run(options);
-    } catch (const Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    }
+    });
 }
 
 }  // namespace

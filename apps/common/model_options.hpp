@@ -41,6 +41,13 @@ inline void add_device_options(CLI::App& app, std::string& device, std::string& 
         ->check(CLI::ExistingFile);
 }
 
+/// A --precision / --quantized combination CLI11 cannot reject by itself; empty when fine.
+inline std::string device_options_problem(const std::string& precision, const std::string& quantized) {
+    if (!quantized.empty() && precision == "float")
+        return "--quantized needs --precision int16 (or auto with an accelerator device)";
+    return "";
+}
+
 /// --thresh and --nms.
 inline void add_threshold_options(CLI::App& app, float& thresh, float& nms) {
     app.add_option("--thresh", thresh, "detection probability threshold")

@@ -9,6 +9,8 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "../common/guarded_main.hpp"
+#include "../common/model_options.hpp"
+#include "../common/parse_then_run.hpp"
 #include "detect_options.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
@@ -178,25 +180,15 @@ int detect_main(int argc, char** argv) {
     CLI::App app{"fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos"};
     DetectOptions options;
     add_detect_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    if (!options.quantized.empty() && options.precision == "float") {
-        std::cerr << "--quantized needs --precision int16 (or auto with an accelerator device)\n";
-        return 2;
-    }
-    set_log_level(log_level(options));
-    try {
+    return apps::parse_then_run(app, argc, argv, [&] {
+        if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
+            !problem.empty()) {
+            std::cerr << problem << "\n";
+            return 2;
+        }
+        set_log_level(log_level(options));
         return run(options);
-    } catch (const Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        spdlog::error("unexpected failure: {}", e.what());
-        return 1;
-    }
+    });
 }
 
 }  // namespace

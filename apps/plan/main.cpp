@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include "../common/guarded_main.hpp"
+#include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -78,21 +79,10 @@ int plan_main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::Range(1, 8));
     app.add_flag("--json", options.json, "print the plan as JSON");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    fpgacnn::set_log_level(fpgacnn::LogLevel::Info);
-    try {
+    return fpgacnn::apps::parse_then_run(app, argc, argv, [&] {
+        fpgacnn::set_log_level(fpgacnn::LogLevel::Info);
         return run(options);
-    } catch (const fpgacnn::Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        spdlog::error("unexpected failure: {}", e.what());
-        return 1;
-    }
+    });
 }
 
 }  // namespace

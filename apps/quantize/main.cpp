@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include "../common/guarded_main.hpp"
+#include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -66,18 +67,10 @@ int quantize_main(int argc, char** argv) {
         "fpgacnn-quantize: calibrate a darknet model to int16 fixed point and write a quantized model"};
     QuantizeOptions options;
     add_quantize_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    set_log_level(log_level(options));
-    try {
+    return apps::parse_then_run(app, argc, argv, [&] {
+        set_log_level(log_level(options));
         return run(options);
-    } catch (const Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    }
+    });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include "../common/guarded_main.hpp"
+#include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -45,18 +46,10 @@ int run_command_line(int argc, char** argv) {
     app.add_option("--seed", options.seed, "seed of the pseudo-random generator")->required();
     app.add_option("--out", options.out, "output .weights file (darknet format 0.2)")->required();
     app.add_flag("-q,--quiet", options.quiet, "print errors only");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    fpgacnn::set_log_level(options.quiet ? fpgacnn::LogLevel::Quiet : fpgacnn::LogLevel::Info);
-    try {
+    return fpgacnn::apps::parse_then_run(app, argc, argv, [&] {
+        fpgacnn::set_log_level(options.quiet ? fpgacnn::LogLevel::Quiet : fpgacnn::LogLevel::Info);
         return run(options);
-    } catch (const fpgacnn::Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    }
+    });
 }
 
 }  // namespace
