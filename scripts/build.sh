@@ -7,5 +7,12 @@ name="${1:-release}"
 shift || true
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S . -B "build/$name" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# ccache (when installed) makes rebuilds of unchanged files, other build folders and later CI runs on
+# the same machine cheap; CCACHE_BASEDIR lets checkouts at other paths share the cache.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd .. && pwd)}"
+fi
+cmake -S . -B "build/$name" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build "build/$name" --parallel "$(nproc)"
