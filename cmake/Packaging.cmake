@@ -21,7 +21,8 @@ if(NOT FPGACNN_DEB_ARCHITECTURE)
                  "to make packages); cpack -G DEB would fail")
 endif()
 
-# Every package's /usr/share/doc/<package>/{copyright,changelog.Debian.gz} (Debian policy 12.5, 12.7).
+# Every package's /usr/share/doc/<package>/{copyright,changelog.Debian.gz} (Debian policy 12.5, 12.7)
+# and its lintian overrides (packaging/debian/lintian-overrides.in says why).
 # The changelog's newest entry must be this version: a release edits both.
 set(fpgacnn_deb_version ${PROJECT_VERSION}-${FPGACNN_PACKAGE_REVISION})
 file(STRINGS ${PROJECT_SOURCE_DIR}/packaging/debian/changelog fpgacnn_changelog_top LIMIT_COUNT 1)
@@ -47,6 +48,11 @@ foreach(component IN LISTS fpgacnn_deb_components)
   install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/copyright ${fpgacnn_changelog_gz}
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${fpgacnn_deb_name_${component}}
           COMPONENT ${component} EXCLUDE_FROM_ALL)
+  set(package ${fpgacnn_deb_name_${component}})
+  configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/lintian-overrides.in
+                 ${PROJECT_BINARY_DIR}/packaging/lintian-overrides/${package} @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/packaging/lintian-overrides/${package}
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides COMPONENT ${component} EXCLUDE_FROM_ALL)
 endforeach()
 # The service's arguments, a conffile of the package (cmake --install puts the example under share/).
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-camera.default DESTINATION /etc/default
@@ -56,6 +62,10 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME fpgacnn)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${FPGACNN_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_VENDOR "fpgacnn developers")
+# Empty: each package's description below starts with its own synopsis line (CPack would put the
+# project's description first in all four).
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL ${fpgacnn_deb_components})
 # DESTDIR staging: the install scripts see CMAKE_INSTALL_PREFIX=/usr, so files configured at install
@@ -78,24 +88,27 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 
 set(fpgacnn_lib_exact "${fpgacnn_deb_name_lib} (= ${fpgacnn_deb_version})")
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
-set(CPACK_COMPONENT_LIB_DESCRIPTION "darknet CNNs on FPGA accelerators - shared library
+# ldconfig through dpkg's trigger (lintian: lacks-ldconfig-trigger); CPack 3.25 also writes
+# postinst/postrm calling ldconfig, which is redundant but harmless.
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/libfpgacnn0/triggers)
+set(CPACK_DEBIAN_LIB_DESCRIPTION "Darknet CNNs on FPGA accelerators - shared library
 libfpgacnn runs darknet YOLOv2 networks on FPGA accelerators (Alveo and Zynq
 UltraScale+ through XRT, Zynq-7000 through UIO) or on a bit-exact CPU fallback
 (float or int16): model loading, quantization, planning and detection.")
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${fpgacnn_lib_exact}")
-set(CPACK_COMPONENT_DEV_DESCRIPTION "darknet CNNs on FPGA accelerators - development files
+set(CPACK_DEBIAN_DEV_DESCRIPTION "Darknet CNNs on FPGA accelerators - development files
 Headers, the CMake package (find_package(fpgacnn), target fpgacnn::fpgacnn)
 and the pkg-config file (fpgacnn) for building programs with libfpgacnn.")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${fpgacnn_lib_exact}")
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION "darknet CNNs on FPGA accelerators - command-line tools
+set(CPACK_DEBIAN_TOOLS_DESCRIPTION "Darknet CNNs on FPGA accelerators - command-line tools
 fpgacnn-detect (detections on images, folders and videos), fpgacnn-quantize
 (int16 calibration), fpgacnn-plan (the accelerator's tiling), fpgacnn-bench
 (throughput, latency, power) and fpgacnn-synth-weights.")
 set(CPACK_DEBIAN_CAMERA_PACKAGE_SECTION video)
 set(CPACK_DEBIAN_CAMERA_PACKAGE_DEPENDS "${fpgacnn_lib_exact}, adduser")
-set(CPACK_COMPONENT_CAMERA_DESCRIPTION "darknet CNNs on FPGA accelerators - live camera server
+set(CPACK_DEBIAN_CAMERA_DESCRIPTION "Darknet CNNs on FPGA accelerators - live camera server
 fpgacnn-camera serves a camera's frames with their detections over HTTP (MJPEG
 stream and a web page). The systemd unit fpgacnn-camera.service runs it as the
 system user fpgacnn (created on install) with its arguments from

@@ -1,5 +1,6 @@
-# Shared by tests/install/*.sh: messages, the sample image and the model both tests detect with.
-# Sets cfg, weights, names (and model_kind) once choose_model has run.
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced: its variables are the caller's, and the other way
+# Shared by tests/install/*.sh (which set test_name and repo): messages, the sample image and the model
+# both tests detect with. Sets cfg, weights, names (and model_kind) once choose_model has run.
 image=/usr/share/darknet/data/dog.jpg
 
 say() { echo "${test_name}: $*"; }

@@ -64,11 +64,11 @@ cp -r "$repo/examples/detect-minimal" "$work/example"
 # 1. CMake: find_package(fpgacnn) through CMAKE_PREFIX_PATH.
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$work/example" -B "$work/example/build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
-  >"$work/cmake.log" 2>&1 && cmake --build "$work/example/build" >>"$work/cmake.log" 2>&1 || {
+if ! cmake -S "$work/example" -B "$work/example/build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$work/cmake.log" 2>&1 || ! cmake --build "$work/example/build" >>"$work/cmake.log" 2>&1; then
   cat "$work/cmake.log"
   fail "examples/detect-minimal does not build with find_package(fpgacnn)"
-}
+fi
 "$work/example/build/detect-minimal" "$cfg" "$weights" "$names" "$image" >"$work/cmake-run.txt" ||
   fail "detect-minimal (CMake build) failed"
 expect_same_detections "find_package build" "$work/expected.txt" "$work/cmake-run.txt"
