@@ -11,7 +11,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 if [[ "${1:-}" == "--with-tests" ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy
-            chromium)  # chromium: fpgacnn-camera's page checked in a headless browser
+            chromium  # chromium: fpgacnn-camera's page checked in a headless browser
+            lintian)  # lintian: the Debian packages (tests/install/deb_test.sh)
 fi
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds and runs the whole test suite: clang-format, the release build's
-# tests (fast + slow cross-checks), clang-tidy, then the fast tests again under AddressSanitizer+UBSan.
+# tests (fast + slow cross-checks), the install test, clang-tidy, the fast tests again under
+# AddressSanitizer+UBSan and the threaded ones under ThreadSanitizer, and last the Debian packages.
 # Usage: scripts/run-tests.sh [--fast]     (--fast: only the "fast" label, no sanitizer build)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,6 +19,8 @@ if ((fast_only)); then
   exit 0
 fi
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+# `cmake --install` to a temporary prefix and examples/detect-minimal built against it (docs/install.md).
+bash tests/install/install_test.sh build/release
 bash scripts/check-tidy.sh build/release
 
 # Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
@@ -38,3 +41,7 @@ cmake --build build/tsan --parallel "$jobs" --target test_int16 test_emu test_ui
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
   --output-on-failure -j "$jobs"
+
+# Last: the .debs installed on this machine with apt, used, then purged (tests/install/deb_test.sh
+# leaves the machine as it found it, and no stage after it can pick up /usr's copies).
+bash tests/install/deb_test.sh build/release
