@@ -33,6 +33,7 @@ Network load_network(const BenchOptions& options) {
         "no --weights: deterministic synthetic weights (the timing is the same; detections are not real)");
     Network network = load_darknet_cfg(options.cfg, input_override);
     fill_synthetic_weights(network, 1);
+    fold_batchnorm(network);  // as load_darknet_model does: the backends run folded networks only
     return network;
 }
 

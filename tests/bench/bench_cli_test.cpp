@@ -192,3 +192,15 @@ TEST(BenchCli, FailingRunLeavesNoFiles) {
 }
 
 }  // namespace
+
+// Without --weights the tool fills synthetic weights; a cfg with batch-norm layers must then be folded
+// like a loaded model (found when ../shared was absent: every run of yolov2-tiny failed).
+TEST(BenchCli, SyntheticWeightsOnABatchNormCfgRun) {
+    std::string out, err;
+    const int rc =
+        run_command(app_path("bench", "fpgacnn-bench") + " --cfg " + darknet_file("cfg/yolov2-tiny.cfg") +
+                        " --input 64x64 -q --device cpu --precision float --frames 1 --warmup 0 --json",
+                    &out, &err);
+    ASSERT_EQ(rc, 0) << err;
+    EXPECT_EQ(nlohmann::json::parse(out)["weights"], "synthetic");
+}
