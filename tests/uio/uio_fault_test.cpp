@@ -228,10 +228,17 @@ const RegionModel& region_model() {
     return model;
 }
 
-std::vector<float> cpu_region_output() {
+std::unique_ptr<Backend> int16_backend(const std::string& device, bool cpu_fallback = false) {
     const RegionModel& m = region_model();
-    return make_backend(m.network, "cpu", "int16", m.quantized)->run(m.input.data());
+    BackendOptions options;
+    options.device = device;
+    options.precision = Precision::Int16;
+    options.quantized = m.quantized;
+    options.cpu_fallback = cpu_fallback;
+    return make_backend(m.network, options);
 }
+
+std::vector<float> cpu_region_output() { return int16_backend("cpu")->run(region_model().input.data()); }
 
 // --fallback cpu: the device fails mid-run, the frame still comes out of the CPU int16 backend with
 // the same values, and so do the later ones.
@@ -240,7 +247,7 @@ TEST(UioFaults, CpuFallbackAfterADeviceErrorGivesTheSameRegionOutput) {
     const std::vector<float> expected = cpu_region_output();
     const auto sim = start_sim();
     ASSERT_EQ(setenv(kUioRootVariable, sim->options().root.c_str(), 1), 0);
-    auto device = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized, false, true);
+    auto device = int16_backend("uio:fpgacnn_accel", true);
     EXPECT_EQ(device->run(m.input.data()), expected);
     EXPECT_TRUE(contains(device->name(), "falls back to the CPU")) << device->name();
 
@@ -250,7 +257,7 @@ TEST(UioFaults, CpuFallbackAfterADeviceErrorGivesTheSameRegionOutput) {
     EXPECT_EQ(device->run(m.input.data()), expected);
 
     // Without the fallback the same fault is the caller's error.
-    auto strict = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized);
+    auto strict = int16_backend("uio:fpgacnn_accel");
     sim->set_fault(SimFault::WrongStatus, 1);
     EXPECT_TRUE(contains(error_of([&] { strict->run(m.input.data()); }), "control status"));
     unsetenv(kUioRootVariable);
@@ -260,9 +267,9 @@ TEST(UioFaults, MissingDeviceIsAClearErrorOrTheCpuWhenFallingBack) {
     const RegionModel& m = region_model();
     ASSERT_EQ(setenv(kUioRootVariable, scratch_dir("uio_no_device").c_str(), 1), 0);
     EXPECT_TRUE(
-        contains(error_of([&] { make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized); }),
+        contains(error_of([&] { int16_backend("uio:fpgacnn_accel"); }),
                  "no UIO device named 'fpgacnn_accel'"));
-    auto fallback = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized, false, true);
+    auto fallback = int16_backend("uio:fpgacnn_accel", true);
     EXPECT_TRUE(contains(fallback->name(), "(fallback)")) << fallback->name();
     EXPECT_EQ(fallback->run(m.input.data()), cpu_region_output());
     unsetenv(kUioRootVariable);

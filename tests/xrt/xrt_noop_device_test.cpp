@@ -15,6 +15,7 @@
 #include "../emu/emu_test_support.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
@@ -186,8 +187,8 @@ TEST_F(XrtNoop, DeviceXrtIsAValidDetectorDevice) {
     // --device xrt:... resolves to the driver (int16 only); make_backend opens it with open_device.
     const std::string spec = "xrt:0@" + xclbin_;
     EXPECT_EQ(resolve_device(spec), spec);
-    EXPECT_EQ(resolve_precision(spec, "auto"), "int16");
-    EXPECT_CONTAINS(error_message_of([&] { resolve_precision(spec, "float"); }), "int16 only");
+    EXPECT_EQ(resolve_precision(spec, Precision::Auto), Precision::Int16);
+    EXPECT_CONTAINS(error_message_of([&] { resolve_precision(spec, Precision::Float); }), "int16 only");
 }
 
 TEST_F(XrtNoop, ACommandTheKernelRejectsIsRefusedAndTheNextOneRuns) {
