@@ -34,12 +34,14 @@ std::vector<DeviceDriver> build_drivers() {
 #ifdef FPGACNN_HAVE_XRT
     drivers.push_back({"xrt", kXrtSpecGrammar,
                        "Alveo, Zynq UltraScale+ through XRT; the xclbin defaults to $FPGACNN_XCLBIN",
-                       "xrt:0/cu1@fpgacnn.xclbin", true, [](const std::string& spec) { parse_xrt_spec(spec); },
-                       list_xrt_devices, open_xrt_device});
+                       "xrt:0/cu1@fpgacnn.xclbin", true,
+                       [](const std::string& spec) { parse_xrt_spec(spec); }, list_xrt_devices,
+                       open_xrt_device});
 #endif
     drivers.push_back({"uio", kUioSpecGrammar,
                        "Zynq through generic-uio + u-dma-buf; $FPGACNN_UIO_ROOT moves /sys, /dev and /proc",
-                       "uio:fpgacnn_accel:addr32:poll", true, [](const std::string& spec) { parse_uio_spec(spec); },
+                       "uio:fpgacnn_accel:addr32:poll", true,
+                       [](const std::string& spec) { parse_uio_spec(spec); },
                        [] { return list_uio_devices(); }, open_uio_device});
     return drivers;
 }

@@ -26,7 +26,8 @@ namespace {
 
 // Problems the command line alone shows; empty when there are none.
 std::string command_line_problem(const BenchOptions& options) {
-    if (std::string problem = apps::device_options_problem(options.precision, options.quantized); !problem.empty())
+    if (std::string problem = apps::device_options_problem(options.precision, options.quantized);
+        !problem.empty())
         return problem;
     if (!options.plot.empty() && fs::path(options.plot).extension() != ".png")
         return "--plot writes a PNG: give a file name ending in .png (got '" + options.plot + "')";

@@ -15,9 +15,9 @@ namespace fpgacnn::apps {
 /// on darknet's sample images (a fixed set, so an image's detections do not depend on which other
 /// images are in the run) or, when those are not installed, on `fallback_images`. Throws Error when
 /// there is nothing to calibrate on.
-std::shared_ptr<const QuantizedNetwork> load_or_calibrate(const Network& network,
-                                                          const std::string& quantized_file, bool progress,
-                                                          const std::vector<std::string>& fallback_images = {});
+std::shared_ptr<const QuantizedNetwork> load_or_calibrate(
+    const Network& network, const std::string& quantized_file, bool progress,
+    const std::vector<std::string>& fallback_images = {});
 
 /// make_backend's options for the flags: the device resolved once (so "auto" lists the devices
 /// once, not per backend), the precision resolved for it and, for int16, load_or_calibrate().

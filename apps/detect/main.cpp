@@ -105,9 +105,8 @@ int run(const DetectOptions& options) {
     if (!options.names.empty()) names = load_class_names(options.names);
 
     DetectorOptions detector_options;
-    detector_options.backend = apps::resolve_backend_options(network, options.device, options.precision,
-                                                             options.quantized, !options.quiet,
-                                                             input_images(sources));
+    detector_options.backend = apps::resolve_backend_options(
+        network, options.device, options.precision, options.quantized, !options.quiet, input_images(sources));
     detector_options.backend.keep_layer_outputs = !options.dump_layers.empty();
     detector_options.backend.cpu_fallback = options.fallback == "cpu";
     detector_options.thresh = options.thresh;

@@ -42,7 +42,8 @@ AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vec
     cpu.precision = Precision::Float;
     const std::unique_ptr<Backend> reference = make_backend(network, cpu);
     cpu.precision = Precision::Int16;
-    cpu.quantized = std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
+    cpu.quantized =
+        std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
     const std::unique_ptr<Backend> fixed_point = make_backend(network, cpu);
     AccuracyOptions accuracy;
     accuracy.progress = progress;
@@ -67,7 +68,8 @@ int run(const QuantizeOptions& options) {
     outcome.calibration = calibrate(network, outcome.images, calibration);
     save_quantized_network(outcome.calibration.quantized, options.out);
 
-    if (options.report) outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
+    if (options.report)
+        outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
     if (options.json) {
         std::cout << outcome_to_json(outcome).dump(2) << std::endl;
     } else {

@@ -15,7 +15,9 @@ EmuOptions parse_emu_spec(const std::string& spec) {
                 " (lenient: unsynced data reaches the kernel as poison instead of failing at start)");
 }
 
-std::unique_ptr<Device> open_emu_device(const std::string& spec) { return make_emu_device(parse_emu_spec(spec)); }
+std::unique_ptr<Device> open_emu_device(const std::string& spec) {
+    return make_emu_device(parse_emu_spec(spec));
+}
 
 std::vector<DeviceInfo> list_emu_devices() {
     return {{"emu", "the accelerator's kernel in-process (" + native_kernel_fingerprint().text() + ")", true,

@@ -2,10 +2,10 @@
 // resolve_device and list_devices reading it.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <set>
 #include <string>
 
+#include "error_message.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
@@ -13,15 +13,6 @@
 
 namespace fpgacnn::test {
 namespace {
-
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 TEST(DeviceRegistry, EveryDriverParsesItsExampleAndNamesItself) {
     std::set<std::string> prefixes;
@@ -51,26 +42,29 @@ TEST(DeviceRegistry, OnlyCpuIsNotADevice) {
 }
 
 TEST(DeviceRegistry, UnknownDeviceListsEveryValidValueFromTheTable) {
-    const std::string message = error_of([] { resolve_device("gpu:0"); });
+    const std::string message = error_message([] { resolve_device("gpu:0"); });
     EXPECT_NE(message.find("unknown device 'gpu:0': valid values are auto, cpu, "), std::string::npos)
         << message;
     for (const DeviceDriver& driver : device_drivers())
         EXPECT_NE(message.find(driver.grammar), std::string::npos) << driver.prefix << ": " << message;
     // A prefix is a whole word: "emulator" is not the emu driver.
-    EXPECT_NE(error_of([] { device_driver("emulator"); }).find("unknown device 'emulator'"), std::string::npos);
+    EXPECT_NE(error_message([] { device_driver("emulator"); }).find("unknown device 'emulator'"),
+              std::string::npos);
 }
 
 TEST(DeviceRegistry, OpenDeviceOffersOnlyDevices) {
-    const std::string message = error_of([] { open_device("cpu"); });
+    const std::string message = error_message([] { open_device("cpu"); });
     EXPECT_NE(message.find("valid values are emu[:lenient]"), std::string::npos) << message;
     EXPECT_EQ(message.find("auto"), std::string::npos) << message;
 }
 
 TEST(DeviceRegistry, MalformedSpecsOfKnownDriversNameTheGrammar) {
-    EXPECT_NE(error_of([] { resolve_device("emu:fast"); }).find("expected emu[:lenient]"), std::string::npos);
-    EXPECT_NE(error_of([] { resolve_device("cpu:1"); }).find("expected cpu"), std::string::npos);
-    EXPECT_NE(error_of([] { resolve_device("uio:"); }).find("name the IP's UIO device"), std::string::npos);
-    const std::string option = error_of([] { resolve_device("uio:accel:fast"); });
+    EXPECT_NE(error_message([] { resolve_device("emu:fast"); }).find("expected emu[:lenient]"),
+              std::string::npos);
+    EXPECT_NE(error_message([] { resolve_device("cpu:1"); }).find("expected cpu"), std::string::npos);
+    EXPECT_NE(error_message([] { resolve_device("uio:"); }).find("name the IP's UIO device"),
+              std::string::npos);
+    const std::string option = error_message([] { resolve_device("uio:accel:fast"); });
     EXPECT_NE(option.find("unknown option 'fast'"), std::string::npos) << option;
     EXPECT_NE(option.find(device_driver("uio").grammar), std::string::npos) << option;
 }

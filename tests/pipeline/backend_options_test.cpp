@@ -2,30 +2,22 @@
 // of backend for BackendOptions.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <memory>
 #include <string>
 
+#include "../emu/emu_test_support.hpp"
+#include "error_message.hpp"
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
-#include "../emu/emu_test_support.hpp"
 #include "pipeline_test_support.hpp"
 
 namespace fpgacnn::test {
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 TEST(Precision, NamesRoundTrip) {
-    for (const Precision precision : kPrecisions) EXPECT_EQ(parse_precision(precision_name(precision)), precision);
+    for (const Precision precision : kPrecisions)
+        EXPECT_EQ(parse_precision(precision_name(precision)), precision);
     EXPECT_EQ(precision_name(Precision::Auto), "auto");
     EXPECT_EQ(precision_name(Precision::Float), "float");
     EXPECT_EQ(precision_name(Precision::Int16), "int16");
@@ -33,8 +25,9 @@ TEST(Precision, NamesRoundTrip) {
 
 TEST(Precision, UnknownNamesListTheValidOnes) {
     for (const char* bad : {"double", "", "Int16", "int8", "float "}) {
-        const std::string message = error_of([&] { parse_precision(bad); });
-        EXPECT_EQ(message, "unknown precision '" + std::string(bad) + "': valid values are auto, float, int16");
+        const std::string message = error_message([&] { parse_precision(bad); });
+        EXPECT_EQ(message,
+                  "unknown precision '" + std::string(bad) + "': valid values are auto, float, int16");
     }
     EXPECT_THROW(precision_name(static_cast<Precision>(7)), Error);
 }
@@ -44,9 +37,9 @@ TEST(Precision, ResolvedForTheDevice) {
     EXPECT_EQ(resolve_precision("cpu", Precision::Int16), Precision::Int16);
     EXPECT_EQ(resolve_precision("emu", Precision::Auto), Precision::Int16);
     EXPECT_EQ(resolve_precision("emu:lenient", Precision::Int16), Precision::Int16);
-    const std::string message = error_of([] { resolve_precision("emu", Precision::Float); });
+    const std::string message = error_message([] { resolve_precision("emu", Precision::Float); });
     EXPECT_NE(message.find("device 'emu' computes in int16 only"), std::string::npos) << message;
-    EXPECT_NE(error_of([] { resolve_precision("fpga", Precision::Auto); }).find("valid values are auto"),
+    EXPECT_NE(error_message([] { resolve_precision("fpga", Precision::Auto); }).find("valid values are auto"),
               std::string::npos);
 }
 
@@ -58,7 +51,7 @@ TEST(MakeBackend, PicksTheBackendForTheOptions) {
     EXPECT_NE(make_backend(network, options)->name().find("float32"), std::string::npos);
 
     options.precision = Precision::Int16;
-    EXPECT_NE(error_of([&] { make_backend(network, options); }).find("needs a quantized network"),
+    EXPECT_NE(error_message([&] { make_backend(network, options); }).find("needs a quantized network"),
               std::string::npos);
     options.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
     EXPECT_NE(make_backend(network, options)->name().find("int16"), std::string::npos);

@@ -266,9 +266,8 @@ TEST(UioFaults, CpuFallbackAfterADeviceErrorGivesTheSameRegionOutput) {
 TEST(UioFaults, MissingDeviceIsAClearErrorOrTheCpuWhenFallingBack) {
     const RegionModel& m = region_model();
     ASSERT_EQ(setenv(kUioRootVariable, scratch_dir("uio_no_device").c_str(), 1), 0);
-    EXPECT_TRUE(
-        contains(error_of([&] { int16_backend("uio:fpgacnn_accel"); }),
-                 "no UIO device named 'fpgacnn_accel'"));
+    EXPECT_TRUE(contains(error_of([&] { int16_backend("uio:fpgacnn_accel"); }),
+                         "no UIO device named 'fpgacnn_accel'"));
     auto fallback = int16_backend("uio:fpgacnn_accel", true);
     EXPECT_TRUE(contains(fallback->name(), "(fallback)")) << fallback->name();
     EXPECT_EQ(fallback->run(m.input.data()), cpu_region_output());
