@@ -4,7 +4,6 @@
 // or server error (message on stderr), 2 bad command line.
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -26,7 +25,6 @@
 #include "http_server.hpp"
 #include "page.hpp"
 
-namespace fs = std::filesystem;
 using namespace fpgacnn;
 using namespace fpgacnn::camera;
 
