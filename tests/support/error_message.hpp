@@ -8,14 +8,14 @@
 
 namespace fpgacnn::test {
 
-/// The Error's message, or "(no error)" when the action returns.
+/// The Error's message; empty when the action throws none.
 inline std::string error_message(const std::function<void()>& action) {
     try {
         action();
     } catch (const Error& e) {
         return e.what();
     }
-    return "(no error)";
+    return "";
 }
 
 }  // namespace fpgacnn::test
