@@ -124,7 +124,11 @@ void bench_float_engine(benchmark::State& state, const BenchModel* model) {
 // The int16 paths through the detector's Backend: input quantization, the layers, and the region
 // layer dequantized and activated, i.e. everything between letterbox and decode.
 void bench_backend(benchmark::State& state, const BenchModel* model, const char* device) {
-    const auto backend = fpgacnn::make_backend(model->network, device, "int16", model->quantized);
+    fpgacnn::BackendOptions options;
+    options.device = device;
+    options.precision = fpgacnn::Precision::Int16;
+    options.quantized = model->quantized;
+    const auto backend = fpgacnn::make_backend(model->network, options);
     backend->run(model->input.data());
     for (auto _ : state) {
         benchmark::DoNotOptimize(backend->run(model->input.data()).data());

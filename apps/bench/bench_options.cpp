@@ -1,5 +1,7 @@
 #include "bench_options.hpp"
 
+#include "../common/model_options.hpp"
+
 namespace fpgacnn::bench {
 
 void add_bench_options(CLI::App& app, BenchOptions& options) {
@@ -8,18 +10,7 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
                    "darknet .weights matching the cfg (default: deterministic synthetic weights, which "
                    "time the same but detect nothing)")
         ->check(CLI::ExistingFile);
-    app.add_option("--quantized", options.quantized,
-                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
-                   "sample images)")
-        ->check(CLI::ExistingFile);
-    app.add_option("--device", options.device,
-                   "where layers run: auto (an accelerator if present, else cpu) | cpu | emu | emu:lenient | "
-                   "xrt:<index|BDF>[/cu<k>][@<xclbin>] | uio:NAME (docs/drivers.md)")
-        ->capture_default_str();
-    app.add_option("--precision", options.precision,
-                   "auto (int16 on accelerators, float on cpu) | float | int16")
-        ->check(CLI::IsMember({"auto", "float", "int16"}))
-        ->capture_default_str();
+    apps::add_device_options(app, options.device, options.precision, options.quantized);
     app.add_option("--input", options.input_size,
                    "network input size WxH, overriding the cfg (e.g. 416x416)");
     app.add_option("--frames", options.frames, "frames timed in each mode (single-frame and pipelined)")

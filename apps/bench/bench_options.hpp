@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fpgacnn/backend.hpp"
+
 namespace fpgacnn::bench {
 
 struct BenchOptions {
@@ -12,7 +14,7 @@ struct BenchOptions {
     std::string weights;    // empty: deterministic synthetic weights (speed only, no real detections)
     std::string quantized;  // int16: a quantized model file; empty: calibrate on darknet's sample images
     std::string device = "auto";
-    std::string precision = "auto";
+    Precision precision = Precision::Auto;
     std::string input_size;  // "WxH", empty: the cfg's
     int frames = 20;
     int warmup = 2;

@@ -55,7 +55,8 @@ std::string result_to_text(const BenchResult& r) {
     text += fmt::format("model        {} ({}), input {}x{}, {:.3f} GOP/frame\n", r.cfg, r.weights, r.input_w,
                         r.input_h, r.gop_per_frame);
     text += fmt::format("device       {} [{}], precision {}, {} device worker(s), {} frames in flight\n",
-                        r.device_name, r.device_spec, r.precision, r.device_workers, r.max_in_flight);
+                        r.device_name, r.device_spec, precision_name(r.precision), r.device_workers,
+                        r.max_in_flight);
     text += fmt::format("frames       {} per mode after {} warm-up, from {}\n", r.single.frames, r.warmup,
                         r.frames_source);
     text += mode_line("single-frame", r.single);
@@ -108,7 +109,7 @@ nlohmann::json result_to_json(const BenchResult& r) {
             {"weights", r.weights},
             {"device", r.device_spec},
             {"device_name", r.device_name},
-            {"precision", r.precision},
+            {"precision", precision_name(r.precision)},
             {"input", {{"w", r.input_w}, {"h", r.input_h}}},
             {"frames_source", r.frames_source},
             {"warmup", r.warmup},

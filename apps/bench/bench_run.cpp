@@ -9,13 +9,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "../common/load_or_calibrate.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/plan.hpp"
-#include "fpgacnn/quantized_file.hpp"
 #include "progress_line.hpp"
 
 namespace fs = std::filesystem;
@@ -86,19 +86,6 @@ std::vector<Image> load_frames(const BenchOptions& options, std::string& source)
     source = "synthetic 640x480 gradients";
     for (int i = 0; i < 4; ++i) frames.push_back(synthetic_frame(i));
     return frames;
-}
-
-std::shared_ptr<const QuantizedNetwork> quantized_model(const BenchOptions& options, const Network& network) {
-    if (!options.quantized.empty()) {
-        return std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
-    }
-    const std::vector<std::string> images = existing(default_calibration_images());
-    if (images.empty())
-        throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
-    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({})", images.size());
-    CalibrationOptions calibration;
-    calibration.progress = !options.quiet;
-    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
 }
 
 Percentiles percentiles(std::vector<double> values) {
@@ -212,13 +199,12 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.gop_per_frame = 2.0 * static_cast<double>(network.conv_macs()) / 1e9;
 
     DetectorOptions detector_options;
-    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
-    detector_options.precision = resolve_precision(detector_options.device, options.precision);
-    if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
+    detector_options.backend = apps::resolve_backend_options(network, options.device, options.precision,
+                                                             options.quantized, !options.quiet);
     detector_options.max_in_flight = options.max_in_flight;
     detector_options.device_workers = options.device_workers;
-    result.device_spec = detector_options.device;
-    result.precision = detector_options.precision;
+    result.device_spec = detector_options.backend.device;
+    result.precision = detector_options.backend.precision;
     result.warmup = options.warmup;
     result.max_in_flight = options.max_in_flight;
     result.device_workers = options.device_workers;
@@ -293,7 +279,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     }
 
     const bool device_timed = std::find(on_device.begin(), on_device.end(), true) != on_device.end();
-    const int element_bytes = result.precision == "int16" ? 2 : 4;
+    const int element_bytes = result.precision == Precision::Int16 ? 2 : 4;
     result.layers = layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
                                detector.device());
     result.timing_basis = device_timed ? "device time per command (host layers: 0)"

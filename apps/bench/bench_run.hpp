@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench_options.hpp"
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/power.hpp"
 #include "machine_roofs.hpp"
@@ -53,7 +54,7 @@ struct BenchResult {
     std::string weights;  // "synthetic" when none was given
     std::string device_spec;
     std::string device_name;
-    std::string precision;
+    Precision precision = Precision::Float;  // resolved: Float or Int16
     int input_w = 0;
     int input_h = 0;
     int warmup = 0;

@@ -31,7 +31,7 @@ double cpu_ghz() {
 
 // SIMD operations per cycle and core (1 MAC = 2 ops), assuming two vector FMA / multiply-add
 // ports: float FMA on 8 (AVX2) or 16 (AVX-512) lanes; int16 vpmaddwd on 16 / 32 MAC lanes.
-int ops_per_cycle(const std::string& precision, std::string& isa) {
+int ops_per_cycle(Precision precision, std::string& isa) {
 #if defined(__x86_64__) || defined(__i386__)
     const bool avx512 = __builtin_cpu_supports("avx512f");
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -41,7 +41,7 @@ int ops_per_cycle(const std::string& precision, std::string& isa) {
     isa = "NEON";
     const int lanes = 4;
 #endif
-    const int macs = precision == "int16" ? 2 * lanes : lanes;  // int16: twice the lanes of float32
+    const int macs = precision == Precision::Int16 ? 2 * lanes : lanes;  // int16: twice the lanes of float32
     return 2 /*ports*/ * macs * 2 /*ops per MAC*/;
 }
 
@@ -64,7 +64,7 @@ double copy_bandwidth_gbs() {
 
 }  // namespace
 
-MachineRoofs machine_roofs(const Device* device, const std::string& precision) {
+MachineRoofs machine_roofs(const Device* device, Precision precision) {
     MachineRoofs roofs;
     if (device != nullptr) {
         const KernelMaxima maxima = device->maxima();
@@ -86,7 +86,7 @@ MachineRoofs machine_roofs(const Device* device, const std::string& precision) {
     roofs.bandwidth_gbs = copy_bandwidth_gbs();
     roofs.basis = fmt::format(
         "{} cores x {:.2f} GHz x {} {} ops/cycle ({}, two vector ports assumed); memcpy bandwidth measured",
-        cores, ghz, ops, precision, isa);
+        cores, ghz, ops, precision_name(precision), isa);
     return roofs;
 }
 

@@ -4,9 +4,7 @@
 
 #include <string>
 
-namespace fpgacnn {
-class Device;
-}
+#include "fpgacnn/backend.hpp"
 
 namespace fpgacnn::bench {
 
@@ -19,6 +17,6 @@ struct MachineRoofs {
 /// An accelerator: its kernel build's Tm x Tn MACs per cycle at the planner's clock and DDR
 /// bandwidth. The CPU: cores x max clock x SIMD ops per cycle for `precision`, and a measured copy
 /// bandwidth.
-MachineRoofs machine_roofs(const Device* device, const std::string& precision);
+MachineRoofs machine_roofs(const Device* device, Precision precision);
 
 }  // namespace fpgacnn::bench

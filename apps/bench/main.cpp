@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../common/guarded_main.hpp"
+#include "../common/model_options.hpp"
 #include "../common/parse_then_run.hpp"
 #include "../detect/result_writers.hpp"
 #include "bench_options.hpp"
@@ -25,8 +26,9 @@ namespace {
 
 // Problems the command line alone shows; empty when there are none.
 std::string command_line_problem(const BenchOptions& options) {
-    if (!options.quantized.empty() && options.precision == "float")
-        return "--quantized needs --precision int16 (or auto with an accelerator device)";
+    if (std::string problem = apps::device_options_problem(options.precision, options.quantized);
+        !problem.empty())
+        return problem;
     if (!options.plot.empty() && fs::path(options.plot).extension() != ".png")
         return "--plot writes a PNG: give a file name ending in .png (got '" + options.plot + "')";
     for (const std::string* path : {&options.csv, &options.plot}) {

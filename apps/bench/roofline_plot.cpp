@@ -150,7 +150,7 @@ cv::Mat draw_bench_plot(const BenchResult& r) {
     text(image,
          fmt::format("fpgacnn-bench: {} {}x{} on {} ({}), {:.2f} FPS pipelined, {:.2f} GOP/frame",
                      r.cfg.substr(r.cfg.find_last_of('/') + 1), r.input_w, r.input_h, r.device_name,
-                     r.precision, r.pipelined.fps, r.gop_per_frame),
+                     precision_name(r.precision), r.pipelined.fps, r.gop_per_frame),
          {20, 28}, 0.55, kInk, 1);
     draw_legend(image, {20, 54});
     draw_time_bars(image, r, cv::Rect(20, 90, 620, height - 150));

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fpgacnn/backend.hpp"
+
 namespace fpgacnn::camera {
 
 struct CameraOptions {
@@ -13,7 +15,7 @@ struct CameraOptions {
     std::string weights;
     std::string names;
     std::string device = "auto";
-    std::string precision = "auto";
+    Precision precision = Precision::Auto;
     std::string quantized;
     float thresh = 0.5f;
     float nms = 0.45f;

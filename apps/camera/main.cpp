@@ -4,7 +4,6 @@
 // or server error (message on stderr), 2 bad command line.
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -14,20 +13,18 @@
 #include <opencv2/highgui.hpp>
 
 #include "../common/guarded_main.hpp"
+#include "../common/load_or_calibrate.hpp"
 #include "../common/model_options.hpp"
 #include "../common/parse_then_run.hpp"
 #include "camera_options.hpp"
-#include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
-#include "fpgacnn/quantized_file.hpp"
 #include "frame_pipeline.hpp"
 #include "http_server.hpp"
 #include "page.hpp"
 
-namespace fs = std::filesystem;
 using namespace fpgacnn;
 using namespace fpgacnn::camera;
 
@@ -35,35 +32,14 @@ namespace {
 
 constexpr const char* kWindowTitle = "fpgacnn-camera";
 
-// int16 needs exponents: from --quantized, or calibrated now on darknet's sample images (a live
-// source offers no fixed image set to calibrate on).
-std::shared_ptr<const QuantizedNetwork> quantized_model(const CameraOptions& options,
-                                                        const Network& network) {
-    if (!options.quantized.empty())
-        return std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
-    std::vector<std::string> images;
-    for (const std::string& image : default_calibration_images()) {
-        if (fs::exists(image)) images.push_back(image);
-    }
-    if (images.empty())
-        throw Error(
-            "int16 needs calibration: pass --quantized FILE from fpgacnn-quantize (darknet's sample "
-            "images are not installed)");
-    spdlog::warn("no --quantized file: calibrating int16 on darknet's sample images ({}) first",
-                 images.size());
-    CalibrationOptions calibration;
-    calibration.progress = !options.quiet;
-    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
-}
-
 std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
     Network network = load_darknet_model(options.cfg, options.weights);
     std::vector<std::string> names;
     if (!options.names.empty()) names = load_class_names(options.names);
     DetectorOptions detector_options;
-    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
-    detector_options.precision = resolve_precision(detector_options.device, options.precision);
-    if (detector_options.precision == "int16") detector_options.quantized = quantized_model(options, network);
+    // A live source offers no fixed image set: int16 calibrates on darknet's sample images only.
+    detector_options.backend = apps::resolve_backend_options(network, options.device, options.precision,
+                                                             options.quantized, !options.quiet);
     detector_options.thresh = options.thresh;
     detector_options.nms = options.nms;
     auto detector = std::make_unique<Detector>(std::move(network), std::move(names), detector_options);

@@ -1,10 +1,14 @@
-// The model and detector flags fpgacnn-detect and fpgacnn-camera share, so both spell and check
-// them the same way.
+// The model and detector flags the tools share (fpgacnn-detect, fpgacnn-camera and, for the device
+// flags, fpgacnn-bench), so all spell and check them the same way.
 #pragma once
 
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "fpgacnn/backend.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
+#include "fpgacnn/error.hpp"
 
 namespace fpgacnn::apps {
 
@@ -19,22 +23,33 @@ inline void add_model_file_options(CLI::App& app, std::string& cfg, std::string&
         ->check(CLI::ExistingFile);
 }
 
-/// --device, --precision, --quantized.
-inline void add_device_options(CLI::App& app, std::string& device, std::string& precision,
-                               std::string& quantized) {
-    app.add_option(
-           "--device", device,
-           "where layers run: auto (an accelerator if present, else cpu) | cpu | emu (the FPGA kernel "
-           "in-process) | emu:lenient | xrt:<index|BDF>[/cu<k>][@<path.xclbin>] (Alveo, Zynq UltraScale+) | "
-           "uio:NAME[:addr32|:addr64][:poll][:udmabufN] (Zynq through generic-uio + u-dma-buf; "
-           "$FPGACNN_UIO_ROOT moves /sys, /dev and /proc); see docs/drivers.md")
-        ->capture_default_str();
-    app.add_option(
-           "--precision", precision,
+/// --precision, parsed by parse_precision (its error names the valid values).
+inline void add_precision_option(CLI::App& app, Precision& precision) {
+    std::string names;
+    for (const Precision value : kPrecisions) names += (names.empty() ? "" : ",") + precision_name(value);
+    const CLI::Validator valid(
+        [](std::string& text) {
+            try {
+                parse_precision(text);
+                return std::string();
+            } catch (const Error& e) {
+                return std::string(e.what());
+            }
+        },
+        "{" + names + "}");
+    app.add_option_function<std::string>(
+           "--precision", [&precision](const std::string& text) { precision = parse_precision(text); },
            "arithmetic: auto (int16 on accelerators, float on cpu) | float (the darknet reference) | int16 "
            "(dynamic fixed point, docs/arithmetic.md; bit-identical on every device)")
-        ->check(CLI::IsMember({"auto", "float", "int16"}))
-        ->capture_default_str();
+        ->check(valid)
+        ->default_str(precision_name(precision));
+}
+
+/// --device (its help lists the device registry's drivers), --precision, --quantized.
+inline void add_device_options(CLI::App& app, std::string& device, Precision& precision,
+                               std::string& quantized) {
+    app.add_option("--device", device, device_option_help())->capture_default_str();
+    add_precision_option(app, precision);
     app.add_option("--quantized", quantized,
                    "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
                    "sample images)")
@@ -42,8 +57,8 @@ inline void add_device_options(CLI::App& app, std::string& device, std::string& 
 }
 
 /// A --precision / --quantized combination CLI11 cannot reject by itself; empty when fine.
-inline std::string device_options_problem(const std::string& precision, const std::string& quantized) {
-    if (!quantized.empty() && precision == "float")
+inline std::string device_options_problem(Precision precision, const std::string& quantized) {
+    if (!quantized.empty() && precision == Precision::Float)
         return "--quantized needs --precision int16 (or auto with an accelerator device)";
     return "";
 }

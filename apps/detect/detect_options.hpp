@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fpgacnn/backend.hpp"
+
 namespace fpgacnn::detect {
 
 struct DetectOptions {
@@ -14,7 +16,7 @@ struct DetectOptions {
     std::string names;
     std::string input_size;  // "WxH", empty: the cfg's
     std::string device = "auto";
-    std::string precision = "auto";
+    Precision precision = Precision::Auto;
     std::string fallback = "none";  // none | cpu: after a device error, continue on the CPU int16 backend
     std::string quantized;          // int16: a quantized model file; empty: calibrate on the input images
     float thresh = 0.5f;

@@ -9,16 +9,15 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "../common/guarded_main.hpp"
+#include "../common/load_or_calibrate.hpp"
 #include "../common/model_options.hpp"
 #include "../common/parse_then_run.hpp"
 #include "detect_options.hpp"
-#include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
-#include "fpgacnn/quantized_file.hpp"
 #include "input_sources.hpp"
 #include "result_writers.hpp"
 #include "video_runner.hpp"
@@ -85,36 +84,13 @@ void check_dump_options(const DetectOptions& options, const std::vector<InputSou
     }
 }
 
-// The int16 model: from --quantized, or calibrated now. On-the-fly calibration uses darknet's sample
-// images (a fixed set, so one image's detections do not depend on which other images are in the
-// run); only when those are absent does it fall back to the input images.
-std::shared_ptr<const QuantizedNetwork> quantized_model(const DetectOptions& options, const Network& network,
-                                                        const std::vector<InputSource>& sources) {
-    if (!options.quantized.empty()) {
-        auto model = std::make_shared<QuantizedNetwork>(load_quantized_network(options.quantized, network));
-        spdlog::info("{}: int16 model, input exponent {}", options.quantized, model->input_q);
-        return model;
-    }
+// The input images, for calibrating int16 when darknet's sample images are not installed.
+std::vector<std::string> input_images(const std::vector<InputSource>& sources) {
     std::vector<std::string> images;
-    for (const std::string& image : default_calibration_images()) {
-        if (fs::exists(image)) images.push_back(image);
+    for (const InputSource& source : sources) {
+        if (source.kind == SourceKind::Image) images.push_back(source.path);
     }
-    const char* origin = "darknet's sample images";
-    if (images.empty()) {
-        origin = "the input images";
-        for (const InputSource& source : sources) {
-            if (source.kind == SourceKind::Image) images.push_back(source.path);
-        }
-    }
-    if (images.empty())
-        throw Error("int16 needs calibration images: pass --quantized FILE from fpgacnn-quantize");
-    spdlog::warn(
-        "no --quantized file: calibrating int16 on {} ({}) (run fpgacnn-quantize once and pass "
-        "--quantized to skip this)",
-        origin, images.size());
-    CalibrationOptions calibration;
-    calibration.progress = !options.quiet;
-    return std::make_shared<QuantizedNetwork>(calibrate(network, images, calibration).quantized);
+    return images;
 }
 
 int run(const DetectOptions& options) {
@@ -129,13 +105,10 @@ int run(const DetectOptions& options) {
     if (!options.names.empty()) names = load_class_names(options.names);
 
     DetectorOptions detector_options;
-    detector_options.device = resolve_device(options.device);  // once: "auto" lists the devices
-    detector_options.precision = resolve_precision(detector_options.device, options.precision);
-    if (detector_options.precision == "int16") {
-        detector_options.quantized = quantized_model(options, network, sources);
-    }
-    detector_options.keep_layer_outputs = !options.dump_layers.empty();
-    detector_options.cpu_fallback = options.fallback == "cpu";
+    detector_options.backend = apps::resolve_backend_options(
+        network, options.device, options.precision, options.quantized, !options.quiet, input_images(sources));
+    detector_options.backend.keep_layer_outputs = !options.dump_layers.empty();
+    detector_options.backend.cpu_fallback = options.fallback == "cpu";
     detector_options.thresh = options.thresh;
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;

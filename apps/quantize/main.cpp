@@ -3,15 +3,17 @@
 // Exit codes: 0 success, 1 a model/image/output error (message on stderr), 2 bad command line.
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
-#include "../common/guarded_main.hpp"
-#include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "../common/guarded_main.hpp"
+#include "../common/parse_then_run.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
@@ -29,6 +31,23 @@ LogLevel log_level(const QuantizeOptions& options) {
     return log_level_from_flags(
         options.quiet, options.verbosity,
         LogLevel::Warn);  // the notes are printed in the result; info would repeat them
+}
+
+// The float reference against the CPU int16 backend running `quantized`, on the calibration images.
+AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vector<std::string>& images,
+                               bool progress) {
+    const Network& network = quantized.network;
+    BackendOptions cpu;
+    cpu.device = "cpu";
+    cpu.precision = Precision::Float;
+    const std::unique_ptr<Backend> reference = make_backend(network, cpu);
+    cpu.precision = Precision::Int16;
+    cpu.quantized =
+        std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
+    const std::unique_ptr<Backend> fixed_point = make_backend(network, cpu);
+    AccuracyOptions accuracy;
+    accuracy.progress = progress;
+    return evaluate_quantization(network, *reference, *fixed_point, images, accuracy);
 }
 
 int run(const QuantizeOptions& options) {
@@ -49,11 +68,8 @@ int run(const QuantizeOptions& options) {
     outcome.calibration = calibrate(network, outcome.images, calibration);
     save_quantized_network(outcome.calibration.quantized, options.out);
 
-    if (options.report) {
-        AccuracyOptions accuracy;
-        accuracy.progress = !options.quiet;
-        outcome.accuracy = evaluate_quantization(outcome.calibration.quantized, outcome.images, accuracy);
-    }
+    if (options.report)
+        outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
     if (options.json) {
         std::cout << outcome_to_json(outcome).dump(2) << std::endl;
     } else {

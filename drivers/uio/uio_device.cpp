@@ -380,31 +380,4 @@ std::unique_ptr<Device> make_uio_device(const std::string& name, const UioOption
     return std::make_unique<UioDevice>(name, options);
 }
 
-std::unique_ptr<Device> open_uio_device(const std::string& spec) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream fields(spec.substr(spec.find(':') + 1));
-    while (std::getline(fields, part, ':')) parts.push_back(part);
-    if (parts.empty() || parts.front().empty()) {
-        throw Error("device '" + spec +
-                    "': name the IP's UIO device, e.g. uio:fpgacnn_accel or uio:uio0 "
-                    "(fpgacnn-detect --list-devices shows them)");
-    }
-    UioOptions options;
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-        if (parts[i] == "addr32" || parts[i] == "addr64") {
-            options.address_bits = parts[i] == "addr32" ? 32 : 64;
-        } else if (parts[i] == "poll") {
-            options.poll = true;
-        } else if (parts[i].rfind("udmabuf", 0) == 0) {
-            options.udmabuf = parts[i];
-        } else {
-            throw Error("device '" + spec + "': unknown option '" + parts[i] +
-                        "' (valid: addr32, addr64, poll, udmabufN; grammar "
-                        "uio:NAME[:addr32|:addr64][:poll][:udmabufN])");
-        }
-    }
-    return make_uio_device(parts.front(), options);
-}
-
 }  // namespace fpgacnn

@@ -1,4 +1,4 @@
-// xrt:<index|BDF>[/cu<k>][@<path.xclbin>] to XrtSpec and back. No XRT needed.
+// xrt: specs (kXrtSpecGrammar) to XrtSpec and back. No XRT needed.
 #include <cctype>
 #include <cstdlib>
 
@@ -9,9 +9,9 @@ namespace fpgacnn {
 
 namespace {
 
-const char* const kGrammar =
-    "expected xrt:<index|BDF>[/cu<k>][@<path.xclbin>], e.g. xrt:0, xrt:0000:65:00.1@fpgacnn.xclbin, "
-    "xrt:0/cu1 (the xclbin comes from FPGACNN_XCLBIN when no @path is given)";
+const std::string kGrammar = std::string("expected ") + kXrtSpecGrammar +
+                             ", e.g. xrt:0, xrt:0000:65:00.1@fpgacnn.xclbin, xrt:0/cu1 (the xclbin comes "
+                             "from FPGACNN_XCLBIN when no @path is given)";
 
 bool all_digits(const std::string& s) {
     if (s.empty() || s.size() > 6) return false;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "device_help_check.hpp"
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
@@ -146,6 +147,12 @@ TEST(BenchCli, TableOnStdoutAndDeviceTimesOnEmu) {
     ASSERT_EQ(run_command(bench(" --device cpu --frames 1 --warmup 0", "128x128"), &out, &err), 0) << err;
     for (const char* text : {"single-frame", "pipelined", "FPS", "p99", "power", "GOP/frame", "planner"})
         EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
+}
+
+TEST(BenchCli, HelpOffersEveryDeviceDriverAndPrecision) {
+    std::string out;
+    ASSERT_EQ(run_command(app_path("bench", "fpgacnn-bench") + " --help", &out), 0);
+    fpgacnn::test::expect_help_lists_devices_and_precisions(out, "fpgacnn-bench");
 }
 
 TEST(BenchCli, BadArgumentsExitTwoWithAMessage) {

@@ -13,10 +13,12 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "camera_process.hpp"
+#include "device_help_check.hpp"
 #include "test_paths.hpp"
 
 using namespace fpgacnn::test::camera;
 using fpgacnn::test::app_path;
+using fpgacnn::test::expect_help_lists_devices_and_precisions;
 using fpgacnn::test::run_command;
 using fpgacnn::test::scratch_dir;
 using namespace std::chrono_literals;
@@ -202,6 +204,12 @@ TEST_F(CameraHttp, OncePlaysTheVideoOnceThenExits) {
     start({"--once", "--max-fps", "100"});
     EXPECT_EQ(server_->wait_exit(60s), 0) << server_->log();
     EXPECT_NE(server_->log().find("20 frames processed"), std::string::npos) << server_->log();
+}
+
+TEST(CameraCli, HelpOffersEveryDeviceDriverAndPrecision) {
+    std::string out;
+    ASSERT_EQ(run_command(app_path("camera", "fpgacnn-camera") + " --help", &out), 0);
+    expect_help_lists_devices_and_precisions(out, "fpgacnn-camera");
 }
 
 TEST_F(CameraHttp, BadInputsFailWithClearMessages) {

@@ -21,7 +21,7 @@ constexpr DetectionTolerance kDarknetTolerance{0.001f, 0.001f, 1};
 
 std::vector<DetectionRow> detect_with_fpgacnn(const PreparedModel& model, const Image& image, float thresh) {
     DetectorOptions options;
-    options.device = "cpu";
+    options.backend.device = "cpu";
     options.thresh = thresh;
     Detector detector(model.network, model.class_names, options);
     return rows_of(detector.detect(image).detections);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "emu_test_support.hpp"
+#include "error_message.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -18,15 +19,6 @@
 
 namespace fpgacnn::test {
 namespace {
-
-std::string message_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 TEST(EmuDevice, SmallNetworkMatchesTheInt16EngineLayerByLayer) {
     const auto q = small_quantized();
@@ -81,7 +73,7 @@ TEST(EmuDevice, SkippedInputSyncIsAClearError) {
     options.skip_input_sync = true;
     DeviceQueue queue(*device, small_quantized(), options);
     const std::vector<int16_t> input = pattern_input(small_quantized()->network.input, kInputQ);
-    const std::string message = message_of([&] { queue.run(input.data()); });
+    const std::string message = error_message([&] { queue.run(input.data()); });
     EXPECT_NE(message.find("layer 0 (convolutional)"), std::string::npos) << message;
     EXPECT_NE(message.find("never synced"), std::string::npos) << message;
     EXPECT_NE(message.find("feature-map arena"), std::string::npos) << message;
@@ -135,7 +127,7 @@ TEST(EmuDevice, HostSeesPoisonUntilItSyncsTheOutputBack) {
 TEST(EmuDevice, PartiallySyncedInputNamesTheFirstMissingByte) {
     OneCommand t;
     t.device->sync(t.arena, SyncDirection::ToDevice, 0, 20);  // 10 of the 16 values
-    const std::string message = message_of([&] { t.device->start(t.command, t.arena, t.params); });
+    const std::string message = error_message([&] { t.device->start(t.command, t.arena, t.params); });
     EXPECT_NE(message.find("layer 3 (maxpool)"), std::string::npos) << message;
     EXPECT_NE(message.find("byte 20"), std::string::npos) << message;
 }
@@ -143,33 +135,36 @@ TEST(EmuDevice, PartiallySyncedInputNamesTheFirstMissingByte) {
 TEST(EmuDevice, ProtocolViolationsAreErrors) {
     OneCommand t;
     t.device->sync(t.arena, SyncDirection::ToDevice, 0, 32);
-    EXPECT_NE(
-        message_of([&] { t.device->wait(std::chrono::milliseconds(10)); }).find("without a started command"),
-        std::string::npos);
+    EXPECT_NE(error_message([&] {
+                  t.device->wait(std::chrono::milliseconds(10));
+              }).find("without a started command"),
+              std::string::npos);
     t.device->start(t.command, t.arena, t.params);
-    EXPECT_NE(message_of([&] { t.device->start(t.command, t.arena, t.params); }).find("still running"),
+    EXPECT_NE(error_message([&] { t.device->start(t.command, t.arena, t.params); }).find("still running"),
               std::string::npos);
     t.device->wait(std::chrono::milliseconds(5000));
 
     DeviceCommand bad = t.command;
     bad.command.tile_rows = 1000;
-    EXPECT_NE(message_of([&] { t.device->start(bad, t.arena, t.params); }).find("kernel rejects"),
+    EXPECT_NE(error_message([&] { t.device->start(bad, t.arena, t.params); }).find("kernel rejects"),
               std::string::npos);
     bad = t.command;
     bad.command.output_offset = 62;  // 4 outputs from element 62 run past the 64-element arena
-    EXPECT_NE(message_of([&] { t.device->start(bad, t.arena, t.params); }).find("does not match the buffer"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { t.device->start(bad, t.arena, t.params); }).find("does not match the buffer"),
+        std::string::npos);
     bad = t.command;
     bad.command.output_offset = 8;
-    EXPECT_NE(message_of([&] { t.device->start(bad, t.arena, t.params); }).find("overlap"),
+    EXPECT_NE(error_message([&] { t.device->start(bad, t.arena, t.params); }).find("overlap"),
               std::string::npos);
     DeviceBuffer foreign = t.arena;
     foreign.id = 999;
     EXPECT_NE(
-        message_of([&] { t.device->sync(foreign, SyncDirection::ToDevice, 0, 2); }).find("not allocated"),
+        error_message([&] { t.device->sync(foreign, SyncDirection::ToDevice, 0, 2); }).find("not allocated"),
         std::string::npos);
-    EXPECT_NE(message_of([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
+        std::string::npos);
 }
 
 TEST(EmuDevice, UnsyncedParametersAreAnError) {
@@ -187,7 +182,7 @@ TEST(EmuDevice, UnsyncedParametersAreAnError) {
     const std::vector<int16_t> input = pattern_input(q->network.input, q->input_q);
     std::memcpy(static_cast<int16_t*>(arena.host) + list.plan.input.offset, input.data(), 2 * input.size());
     device->sync(arena, SyncDirection::ToDevice, 2 * list.plan.input.offset, 2 * input.size());
-    const std::string message = message_of([&] { device->start(list.commands.front(), arena, params); });
+    const std::string message = error_message([&] { device->start(list.commands.front(), arena, params); });
     EXPECT_NE(message.find("'parameters'"), std::string::npos) << message;
     EXPECT_NE(message.find("layer 0"), std::string::npos) << message;
 }
@@ -200,7 +195,7 @@ TEST(EmuDevice, AStalledLayerTimesOutWithItsName) {
     queue_options.layer_timeout = std::chrono::milliseconds(200);
     DeviceQueue queue(*device, small_quantized(), queue_options);
     const std::vector<int16_t> input = pattern_input(small_quantized()->network.input, kInputQ);
-    const std::string message = message_of([&] { queue.run(input.data()); });
+    const std::string message = error_message([&] { queue.run(input.data()); });
     EXPECT_NE(message.find("layer 2 (convolutional) did not finish within 200 ms"), std::string::npos)
         << message;
     EXPECT_TRUE(device->telemetry().busy);
@@ -208,12 +203,12 @@ TEST(EmuDevice, AStalledLayerTimesOutWithItsName) {
 
 TEST(EmuDevice, OpenDeviceNamesValidValues) {
     EXPECT_NE(open_device("emu")->name().find("emu"), std::string::npos);
-    EXPECT_NE(message_of([] { open_device("gpu"); }).find("valid values are emu"), std::string::npos);
+    EXPECT_NE(error_message([] { open_device("gpu"); }).find("valid values are emu"), std::string::npos);
 #ifdef FPGACNN_HAVE_XRT  // the xrt driver is built: it wants an xclbin (tests/xrt covers the rest)
     unsetenv("FPGACNN_XCLBIN");
-    EXPECT_NE(message_of([] { open_device("xrt:0"); }).find("no xclbin given"), std::string::npos);
+    EXPECT_NE(error_message([] { open_device("xrt:0"); }).find("no xclbin given"), std::string::npos);
 #else
-    EXPECT_NE(message_of([] { open_device("xrt:0"); }).find("no xrt driver"), std::string::npos);
+    EXPECT_NE(error_message([] { open_device("xrt:0"); }).find("no xrt driver"), std::string::npos);
 #endif
 }
 

@@ -9,11 +9,13 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
+#include "device_help_check.hpp"
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using fpgacnn::test::app_path;
 using fpgacnn::test::darknet_file;
+using fpgacnn::test::expect_help_lists_devices_and_precisions;
 using fpgacnn::test::run_command;
 using fpgacnn::test::scratch_dir;
 using fpgacnn::test::shared_model_file;
@@ -214,6 +216,7 @@ TEST(DetectCli, BadInputsGiveClearErrorsAndExitCodes) {
     EXPECT_EQ(run_command(detect_command("--no-such-flag x.jpg"), &out, &err), 2);
     EXPECT_EQ(run_command(app_path("detect", "fpgacnn-detect") + " --help", &out, &err), 0);
     EXPECT_NE(out.find("--dump-layers"), std::string::npos);
+    expect_help_lists_devices_and_precisions(out, "fpgacnn-detect");
 }
 
 namespace {

@@ -70,8 +70,8 @@ void expect_submit_equals_detect(const Network& network, const DetectorOptions& 
 TEST(PipelineFloat, YoloLiteSubmitEqualsDetect) {
     FPGACNN_REQUIRE_SHARED_MODELS();
     DetectorOptions options;
-    options.device = "cpu";
-    options.precision = "float";
+    options.backend.device = "cpu";
+    options.backend.precision = Precision::Float;
     options.thresh = 0.2f;
     expect_submit_equals_detect(yolo_lite(), options, darknet_images(), 2);
 }
@@ -81,9 +81,9 @@ TEST(Pipeline, Int16SubmitEqualsDetectWithTwoDeviceWorkers) {
     const Network& network = small_network();
     const auto quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
     DetectorOptions options;
-    options.device = "cpu";
-    options.precision = "int16";
-    options.quantized = quantized;
+    options.backend.device = "cpu";
+    options.backend.precision = Precision::Int16;
+    options.backend.quantized = quantized;
     options.thresh = 0.01f;
     options.device_workers = 2;
     expect_submit_equals_detect(network, options, generated_images(), 2);
@@ -92,9 +92,9 @@ TEST(Pipeline, Int16SubmitEqualsDetectWithTwoDeviceWorkers) {
 TEST(Pipeline, EmuSubmitEqualsDetect) {
     const Network& network = small_network();
     DetectorOptions options;
-    options.device = "emu";
-    options.precision = "int16";
-    options.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
+    options.backend.device = "emu";
+    options.backend.precision = Precision::Int16;
+    options.backend.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
     options.thresh = 0.01f;
     expect_submit_equals_detect(network, options, generated_images(), 2);
 }

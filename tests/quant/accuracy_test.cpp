@@ -11,6 +11,7 @@
 #include "../../runtime/src/pipeline/int16_backend.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
@@ -99,9 +100,16 @@ TEST_P(TrainedModelAccuracy, Int16TracksFloatOnTheSampleImages) {
     // Through the file, as fpgacnn-detect --quantized would use it.
     const std::string path = test::scratch_dir(std::string("quant_accuracy_") + model.folder) + "/model.fq16";
     save_quantized_network(calibration.quantized, path);
-    const QuantizedNetwork loaded = load_quantized_network(path, network);
 
-    const AccuracyReport report = evaluate_quantization(loaded, images);
+    // The report compares whatever backends it is given: here the CPU float and int16 ones.
+    BackendOptions backend;
+    backend.device = "cpu";
+    backend.precision = Precision::Float;
+    const std::unique_ptr<Backend> reference = make_backend(network, backend);
+    backend.precision = Precision::Int16;
+    backend.quantized = std::make_shared<const QuantizedNetwork>(load_quantized_network(path, network));
+    const std::unique_ptr<Backend> fixed_point = make_backend(network, backend);
+    const AccuracyReport report = evaluate_quantization(network, *reference, *fixed_point, images);
     ASSERT_EQ(report.images, 6);
     for (std::size_t i = 0; i < report.layers.size(); ++i) {
         EXPECT_GE(report.layers[i].sqnr_db(), 30.0) << model.folder << " layer " << i;

@@ -49,7 +49,7 @@ TEST(UioDevice, OpensByNameAndReadsTheFingerprintFromTheIp) {
 TEST(UioDevice, OpensByNodeAndRefusesAnUnknownNameListingWhatExists) {
     const auto sim = start_sim();
     EXPECT_NO_THROW(make_uio_device("uio0", driver_options(*sim)));
-    const std::string message = error_of([&] { make_uio_device("other_ip", driver_options(*sim)); });
+    const std::string message = error_message([&] { make_uio_device("other_ip", driver_options(*sim)); });
     EXPECT_NE(message.find("no UIO device named 'other_ip'"), std::string::npos) << message;
     EXPECT_NE(message.find("uio0 'fpgacnn_accel'"), std::string::npos) << message;
     EXPECT_NE(message.find("--list-devices"), std::string::npos) << message;
@@ -58,7 +58,8 @@ TEST(UioDevice, OpensByNodeAndRefusesAnUnknownNameListingWhatExists) {
 TEST(UioDevice, SecondOpenOfTheSameIpIsRefused) {
     const auto sim = start_sim();
     const auto first = make_uio_device("fpgacnn_accel", driver_options(*sim));
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    const std::string message =
+        error_message([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
     EXPECT_NE(message.find("in use by another process"), std::string::npos) << message;
 }
 
@@ -104,7 +105,7 @@ TEST(UioDevice, MismatchedAddressLayoutIsCaughtNotSilentlyWrong) {
     UioOptions options = driver_options(*sim);
     options.address_bits = 64;  // the host writes the 64-bit layout: params' address lands elsewhere
     options.identify_timeout = std::chrono::milliseconds(1000);
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", options); });
+    const std::string message = error_message([&] { make_uio_device("fpgacnn_accel", options); });
     EXPECT_FALSE(message.empty());
     EXPECT_GE(sim->address_errors(), 1u);
 }
@@ -114,9 +115,9 @@ TEST(UioDevice, SpecGrammarThroughOpenDevice) {
     ASSERT_EQ(setenv(kUioRootVariable, sim->options().root.c_str(), 1), 0);
     const auto device = open_device("uio:fpgacnn_accel:poll:udmabuf0");
     EXPECT_NE(device->name().find("uio:fpgacnn_accel"), std::string::npos);
-    const std::string bad = error_of([] { open_device("uio:fpgacnn_accel:fast"); });
+    const std::string bad = error_message([] { open_device("uio:fpgacnn_accel:fast"); });
     EXPECT_NE(bad.find("unknown option 'fast'"), std::string::npos) << bad;
-    EXPECT_NE(error_of([] { open_device("uio:"); }).find("name the IP's UIO device"), std::string::npos);
+    EXPECT_NE(error_message([] { open_device("uio:"); }).find("name the IP's UIO device"), std::string::npos);
     unsetenv(kUioRootVariable);
 }
 
@@ -132,13 +133,14 @@ TEST(UioDevice, BuffersAreSubAllocatedWithBusAddressesAndChecked) {
               static_cast<std::ptrdiff_t>(b.device_address - a.device_address));
     std::memset(b.host, 1, 5000);
     device->sync(b, SyncDirection::ToDevice, 0, 5000);
-    EXPECT_NE(
-        error_of([&] { device->sync(a, SyncDirection::ToDevice, 900, 200); }).find("which has 1000 bytes"),
-        std::string::npos);
+    EXPECT_NE(error_message([&] {
+                  device->sync(a, SyncDirection::ToDevice, 900, 200);
+              }).find("which has 1000 bytes"),
+              std::string::npos);
     device->free_buffer(a);
     const DeviceBuffer c = device->allocate(800, BufferRole::FeatureMaps, "c");  // reuses a's place
     EXPECT_EQ(c.device_address, a.device_address);
-    EXPECT_NE(error_of([&] { device->free_buffer(a); }).find("not a live buffer"), std::string::npos);
+    EXPECT_NE(error_message([&] { device->free_buffer(a); }).find("not a live buffer"), std::string::npos);
 }
 
 TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
@@ -157,7 +159,7 @@ TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
     command.command.tile_rows = command.command.tile_cols = 4;
     command.command.output_offset = 256;
     const std::uint64_t before = sim->commands_started();
-    const std::string message = error_of([&] { device->start(command, arena, arena); });
+    const std::string message = error_message([&] { device->start(command, arena, arena); });
     EXPECT_NE(message.find("layer 0 (maxpool): writes bytes [512, 640) but 'tiny arena' has 64 bytes"),
               std::string::npos)
         << message;

@@ -36,7 +36,7 @@ std::vector<int16_t> cpu_output(const std::vector<int16_t>& input) {
 /// The Error opening the simulated IP built with `sim_options` gives.
 std::string open_error(const SimUioOptions& sim_options) {
     const auto sim = start_sim(sim_options);
-    return error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    return error_message([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
 }
 
 TEST(UioFaults, IpNeverFinishesTimeoutNamesTheLayerThenTheNextFrameRunsOnceItClears) {
@@ -49,7 +49,7 @@ TEST(UioFaults, IpNeverFinishesTimeoutNamesTheLayerThenTheNextFrameRunsOnceItCle
 
     sim->set_fault(SimFault::NeverFinish, 1);
     auto begin = Clock::now();
-    std::string message = error_of([&] { queue.run(input.data()); });
+    std::string message = error_message([&] { queue.run(input.data()); });
     EXPECT_LT(Clock::now() - begin, kNoHang);
     EXPECT_TRUE(contains(message, "layer 0 (convolutional)")) << message;
     EXPECT_TRUE(contains(message, "did not finish within 300 ms")) << message;
@@ -58,7 +58,7 @@ TEST(UioFaults, IpNeverFinishesTimeoutNamesTheLayerThenTheNextFrameRunsOnceItCle
 
     // Still stalled: the next frame is refused after the grace period instead of piling onto the IP.
     begin = Clock::now();
-    message = error_of([&] { queue.run(input.data()); });
+    message = error_message([&] { queue.run(input.data()); });
     EXPECT_LT(Clock::now() - begin, kNoHang);
     EXPECT_TRUE(contains(message, "still busy")) << message;
 
@@ -74,7 +74,7 @@ TEST(UioFaults, WrongStatusIsAnErrorAndTheNextFrameIsCorrect) {
     const std::vector<int16_t> input =
         pattern_input(small_quantized()->network.input, small_quantized()->input_q);
     sim->set_fault(SimFault::WrongStatus, 1);
-    const std::string message = error_of([&] { queue.run(input.data()); });
+    const std::string message = error_message([&] { queue.run(input.data()); });
     EXPECT_TRUE(contains(message, "ended with control status 0x106")) << message;
     EXPECT_TRUE(contains(message, "layer 0")) << message;
     EXPECT_EQ(queue.run(input.data()), cpu_output(input));
@@ -91,7 +91,7 @@ std::string frame_while_the_device_vanishes(SimUio& sim, DeviceQueue& queue) {
         sim.disappear();
     });
     const auto begin = Clock::now();
-    const std::string message = error_of([&] { queue.run(input.data()); });
+    const std::string message = error_message([&] { queue.run(input.data()); });
     unbind.join();
     EXPECT_LT(Clock::now() - begin, kNoHang);
     return message;
@@ -113,7 +113,7 @@ TEST(UioFaults, DeviceDisappearsWhileWaitingIsReportedPromptly) {
     // The next frame fails at once with the same diagnosis, no crash.
     const std::vector<int16_t> input =
         pattern_input(small_quantized()->network.input, small_quantized()->input_q);
-    EXPECT_TRUE(contains(error_of([&] { queue.run(input.data()); }), "is gone"));
+    EXPECT_TRUE(contains(error_message([&] { queue.run(input.data()); }), "is gone"));
 }
 
 TEST(UioFaults, DeviceGoneWhilePollingIsNoticedToo) {
@@ -131,7 +131,7 @@ TEST(UioFaults, UdmaBufTooSmallSaysHowToEnlargeIt) {
     sim_options.udmabuf_bytes = 64 * 1024;
     const auto sim = start_sim(sim_options);
     const auto device = make_uio_device("fpgacnn_accel", driver_options(*sim));
-    const std::string message = error_of([&] { DeviceQueue queue(*device, small_quantized()); });
+    const std::string message = error_message([&] { DeviceQueue queue(*device, small_quantized()); });
     EXPECT_TRUE(contains(message, "udmabuf0: no room for")) << message;
     EXPECT_TRUE(contains(message, "65536-byte u-dma-buf")) << message;
     EXPECT_TRUE(contains(message, "modprobe u-dma-buf udmabuf0=")) << message;
@@ -180,7 +180,7 @@ TEST(UioFaults, PlanForOtherMaximaIsRefusedAndThePlanFollowsTheDevice) {
         device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "arena");
     const DeviceBuffer params =
         device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "params");
-    const std::string message = error_of([&] { device->start(list.commands.front(), arena, params); });
+    const std::string message = error_message([&] { device->start(list.commands.front(), arena, params); });
     EXPECT_TRUE(contains(message, "exceed the device's kernel build (Tr=8 Tc=8")) << message;
     EXPECT_TRUE(contains(message, "plan for this device's maxima")) << message;
     device->free_buffer(arena);
@@ -196,7 +196,8 @@ TEST(UioFaults, UnreadableNodeSaysHowToGrantAccess) {
     if (geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not apply";
     const auto sim = start_sim();
     ASSERT_EQ(chmod((sim->options().root + "/dev/uio0").c_str(), 0), 0);
-    const std::string message = error_of([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
+    const std::string message =
+        error_message([&] { make_uio_device("fpgacnn_accel", driver_options(*sim)); });
     EXPECT_TRUE(contains(message, "Permission denied")) << message;
     EXPECT_TRUE(contains(message, "udev rule")) << message;
 }
@@ -228,10 +229,17 @@ const RegionModel& region_model() {
     return model;
 }
 
-std::vector<float> cpu_region_output() {
+std::unique_ptr<Backend> int16_backend(const std::string& device, bool cpu_fallback = false) {
     const RegionModel& m = region_model();
-    return make_backend(m.network, "cpu", "int16", m.quantized)->run(m.input.data());
+    BackendOptions options;
+    options.device = device;
+    options.precision = Precision::Int16;
+    options.quantized = m.quantized;
+    options.cpu_fallback = cpu_fallback;
+    return make_backend(m.network, options);
 }
+
+std::vector<float> cpu_region_output() { return int16_backend("cpu")->run(region_model().input.data()); }
 
 // --fallback cpu: the device fails mid-run, the frame still comes out of the CPU int16 backend with
 // the same values, and so do the later ones.
@@ -240,7 +248,7 @@ TEST(UioFaults, CpuFallbackAfterADeviceErrorGivesTheSameRegionOutput) {
     const std::vector<float> expected = cpu_region_output();
     const auto sim = start_sim();
     ASSERT_EQ(setenv(kUioRootVariable, sim->options().root.c_str(), 1), 0);
-    auto device = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized, false, true);
+    auto device = int16_backend("uio:fpgacnn_accel", true);
     EXPECT_EQ(device->run(m.input.data()), expected);
     EXPECT_TRUE(contains(device->name(), "falls back to the CPU")) << device->name();
 
@@ -250,19 +258,18 @@ TEST(UioFaults, CpuFallbackAfterADeviceErrorGivesTheSameRegionOutput) {
     EXPECT_EQ(device->run(m.input.data()), expected);
 
     // Without the fallback the same fault is the caller's error.
-    auto strict = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized);
+    auto strict = int16_backend("uio:fpgacnn_accel");
     sim->set_fault(SimFault::WrongStatus, 1);
-    EXPECT_TRUE(contains(error_of([&] { strict->run(m.input.data()); }), "control status"));
+    EXPECT_TRUE(contains(error_message([&] { strict->run(m.input.data()); }), "control status"));
     unsetenv(kUioRootVariable);
 }
 
 TEST(UioFaults, MissingDeviceIsAClearErrorOrTheCpuWhenFallingBack) {
     const RegionModel& m = region_model();
     ASSERT_EQ(setenv(kUioRootVariable, scratch_dir("uio_no_device").c_str(), 1), 0);
-    EXPECT_TRUE(
-        contains(error_of([&] { make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized); }),
-                 "no UIO device named 'fpgacnn_accel'"));
-    auto fallback = make_backend(m.network, "uio:fpgacnn_accel", "int16", m.quantized, false, true);
+    EXPECT_TRUE(contains(error_message([&] { int16_backend("uio:fpgacnn_accel"); }),
+                         "no UIO device named 'fpgacnn_accel'"));
+    auto fallback = int16_backend("uio:fpgacnn_accel", true);
     EXPECT_TRUE(contains(fallback->name(), "(fallback)")) << fallback->name();
     EXPECT_EQ(fallback->run(m.input.data()), cpu_region_output());
     unsetenv(kUioRootVariable);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../emu/emu_test_support.hpp"
+#include "error_message.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "sim_uio.hpp"
@@ -31,16 +32,6 @@ inline UioOptions driver_options(const SimUio& sim) {
     options.identify_timeout = std::chrono::milliseconds(3000);
     options.stall_grace = std::chrono::milliseconds(200);
     return options;
-}
-
-/// The Error message `action` throws; empty when it throws nothing.
-inline std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

@@ -15,6 +15,7 @@
 #include "../emu/emu_test_support.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
@@ -97,7 +98,7 @@ TEST_F(XrtNoop, TheXclbinCanComeFromTheEnvironment) {
     auto device = open_device("xrt:0");
     EXPECT_EQ(device->fingerprint().text(), native_kernel_fingerprint().text());
     unsetenv("FPGACNN_XCLBIN");
-    EXPECT_CONTAINS(error_message_of([] { open_device("xrt:0"); }), "no xclbin given");
+    EXPECT_CONTAINS(error_message([] { open_device("xrt:0"); }), "no xclbin given");
 }
 
 TEST_F(XrtNoop, BuffersLandInTheBanksWiredToTheirPorts) {
@@ -117,7 +118,7 @@ TEST_F(XrtNoop, BuffersLandInTheBanksWiredToTheirPorts) {
     EXPECT_NE(arena.host, params.host);
     device->free_buffer(arena);
     device->free_buffer(params);
-    EXPECT_CONTAINS(error_message_of([&] { device->free_buffer(arena); }), "was freed");
+    EXPECT_CONTAINS(error_message([&] { device->free_buffer(arena); }), "was freed");
 }
 
 TEST_F(XrtNoop, UploadsAndRangeSyncsRoundTrip) {
@@ -130,7 +131,7 @@ TEST_F(XrtNoop, UploadsAndRangeSyncsRoundTrip) {
     device->sync(params, SyncDirection::ToDevice, params.bytes - 2, 2);
     for (int i = 0; i < (1 << 15); ++i) ASSERT_EQ(words[i], static_cast<int16_t>(i * 7 - 3)) << i;
     EXPECT_CONTAINS(
-        error_message_of([&] { device->sync(params, SyncDirection::ToDevice, params.bytes - 2, 4); }),
+        error_message([&] { device->sync(params, SyncDirection::ToDevice, params.bytes - 2, 4); }),
         "which has 65536 bytes");
     device->free_buffer(params);
 }
@@ -144,9 +145,9 @@ TEST_F(XrtNoop, OneLayerRunsThroughXrtRunAndCompletes) {
     for (int layer = 0; layer < 3; ++layer) {
         device->start(maxpool_command(layer), arena, params);
         EXPECT_TRUE(device->telemetry().busy);
-        EXPECT_CONTAINS(error_message_of([&] { device->start(maxpool_command(9), arena, params); }),
+        EXPECT_CONTAINS(error_message([&] { device->start(maxpool_command(9), arena, params); }),
                         "still running");
-        EXPECT_CONTAINS(error_message_of([&] { device->sync(arena, SyncDirection::FromDevice, 0, 2); }),
+        EXPECT_CONTAINS(error_message([&] { device->sync(arena, SyncDirection::FromDevice, 0, 2); }),
                         "wait() for");
         const CommandStats stats = device->wait(std::chrono::seconds(10));
         EXPECT_EQ(stats.layer, layer);
@@ -154,7 +155,7 @@ TEST_F(XrtNoop, OneLayerRunsThroughXrtRunAndCompletes) {
     }
     EXPECT_EQ(device->telemetry().commands_completed, 3u);
     EXPECT_FALSE(device->telemetry().busy);
-    EXPECT_CONTAINS(error_message_of([&] { device->wait(std::chrono::seconds(1)); }),
+    EXPECT_CONTAINS(error_message([&] { device->wait(std::chrono::seconds(1)); }),
                     "without a started command");
 }
 
@@ -162,7 +163,7 @@ TEST_F(XrtNoop, TheIdentifyCommandRunsButTheNoopDeviceWritesNothing) {
     // On hardware the kernel writes its fingerprint; the no-op device completes the command without
     // running it, so read_fingerprint sees the zeroed scratch and must say it is no fpgacnn kernel.
     auto device = open();
-    EXPECT_CONTAINS(error_message_of([&] { read_fingerprint(*device, std::chrono::seconds(5)); }),
+    EXPECT_CONTAINS(error_message([&] { read_fingerprint(*device, std::chrono::seconds(5)); }),
                     "did not answer the identify command");
     EXPECT_EQ(device->telemetry().commands_completed, 1u);
 }
@@ -186,8 +187,8 @@ TEST_F(XrtNoop, DeviceXrtIsAValidDetectorDevice) {
     // --device xrt:... resolves to the driver (int16 only); make_backend opens it with open_device.
     const std::string spec = "xrt:0@" + xclbin_;
     EXPECT_EQ(resolve_device(spec), spec);
-    EXPECT_EQ(resolve_precision(spec, "auto"), "int16");
-    EXPECT_CONTAINS(error_message_of([&] { resolve_precision(spec, "float"); }), "int16 only");
+    EXPECT_EQ(resolve_precision(spec, Precision::Auto), Precision::Int16);
+    EXPECT_CONTAINS(error_message([&] { resolve_precision(spec, Precision::Float); }), "int16 only");
 }
 
 TEST_F(XrtNoop, ACommandTheKernelRejectsIsRefusedAndTheNextOneRuns) {
@@ -196,10 +197,10 @@ TEST_F(XrtNoop, ACommandTheKernelRejectsIsRefusedAndTheNextOneRuns) {
     const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
     DeviceCommand bad = maxpool_command(4);
     bad.command.tile_rows = 1000;
-    EXPECT_CONTAINS(error_message_of([&] { device->start(bad, arena, params); }), "tile rows/columns");
+    EXPECT_CONTAINS(error_message([&] { device->start(bad, arena, params); }), "tile rows/columns");
     DeviceCommand outside = maxpool_command(5);
     outside.command.output_offset = 100000;
-    EXPECT_CONTAINS(error_message_of([&] { device->start(outside, arena, params); }),
+    EXPECT_CONTAINS(error_message([&] { device->start(outside, arena, params); }),
                     "the plan does not match the buffer");
     device->start(maxpool_command(6), arena, params);
     EXPECT_EQ(device->wait(std::chrono::seconds(10)).layer, 6);
@@ -224,16 +225,16 @@ TEST_F(XrtNoop, EachComputeUnitOpensAsItsOwnDevice) {
     cu1->start(maxpool_command(2), a1, p1);
     EXPECT_EQ(cu1->wait(std::chrono::seconds(10)).layer, 2);
     EXPECT_EQ(cu0->wait(std::chrono::seconds(10)).layer, 1);
-    EXPECT_CONTAINS(error_message_of([&] { cu0->start(maxpool_command(3), a1, p1); }),
+    EXPECT_CONTAINS(error_message([&] { cu0->start(maxpool_command(3), a1, p1); }),
                     "does not belong to xrt:0/cu0");
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0/cu2@" + path); }), "has 2 compute unit(s)");
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0/cu2@" + path); }), "has 2 compute unit(s)");
 }
 
 TEST_F(XrtNoop, AnXclbinWithoutTheKernelIsRefusedByName) {
     XclbinSpec spec;
     spec.kernel_name = "vadd";
     const std::string path = write_test_xclbin("vadd.xclbin", spec);
-    const std::string m = error_message_of([&] { open_device("xrt:0@" + path); });
+    const std::string m = error_message([&] { open_device("xrt:0@" + path); });
     EXPECT_CONTAINS(m, "has no compute unit of kernel fpgacnn_accel");
     EXPECT_CONTAINS(m, "it holds: vadd");
     EXPECT_CONTAINS(m, path);
@@ -254,17 +255,16 @@ TEST_F(XrtNoop, CorruptOrMissingXclbinsAreRefusedWithoutCrashing) {
         return dir + "/" + name;
     };
     const std::string truncated = write("truncated.xclbin", {good.begin(), good.begin() + 700});
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0@" + truncated); }), "truncated or corrupt");
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0@" + truncated); }), "truncated or corrupt");
     std::vector<char> garbage(4096, 'x');
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0@" + write("garbage.xclbin", garbage)); }),
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0@" + write("garbage.xclbin", garbage)); }),
                     "no 'xclbin2' header");
     std::vector<char> bad_table = good;
     bad_table[offsetof(axlf_section_header, m_sectionOffset) + 496 - 40 + 4] =
         0x7f;  // 1st section's offset: far beyond the file
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0@" + write("bad-table.xclbin", bad_table)); }),
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0@" + write("bad-table.xclbin", bad_table)); }),
                     "lies outside the file");
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0@" + dir + "/absent.xclbin"); }),
-                    "cannot open it");
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0@" + dir + "/absent.xclbin"); }), "cannot open it");
     EXPECT_NO_THROW(open());
 }
 
@@ -275,19 +275,18 @@ TEST_F(XrtNoop, AnIncompatibleOrMissingFingerprintIsRefused) {
     spec.user_metadata = fingerprint_metadata(other);
     spec.uuid[15] = 0x31;
     std::string m =
-        error_message_of([&] { open_device("xrt:0@" + write_test_xclbin("contract.xclbin", spec)); });
+        error_message([&] { open_device("xrt:0@" + write_test_xclbin("contract.xclbin", spec)); });
     EXPECT_CONTAINS(m, "arithmetic contract v" + std::to_string(other.contract_version));
     EXPECT_CONTAINS(m, "rebuild the bitstream");
 
     spec.user_metadata = "fpgacnn-fingerprint format=1 contract=1 data_bits=16 tm=32";
     spec.uuid[15] = 0x32;
-    EXPECT_CONTAINS(
-        error_message_of([&] { open_device("xrt:0@" + write_test_xclbin("short.xclbin", spec)); }),
-        "the fingerprint has no 'tn'");
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0@" + write_test_xclbin("short.xclbin", spec)); }),
+                    "the fingerprint has no 'tn'");
 
     spec.uuid[15] = 0x33;
     spec.user_metadata.reset();
-    m = error_message_of(
+    m = error_message(
         [&] { open_device("xrt:0@" + write_test_xclbin("none.xclbin", spec, /*with_metadata=*/false)); });
     EXPECT_CONTAINS(m, "no fpgacnn fingerprint");
     EXPECT_NO_THROW(open());
@@ -309,9 +308,9 @@ TEST_F(XrtNoop, OtherMaximaInTheXclbinBecomeTheDevicesMaxima) {
 }
 
 TEST_F(XrtNoop, BadDeviceSpecsAreRefused) {
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:0000:65:00.1@" + xclbin_); }),
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:0000:65:00.1@" + xclbin_); }),
                     "cannot open the XRT device");
-    EXPECT_CONTAINS(error_message_of([&] { open_device("xrt:first@" + xclbin_); }),
+    EXPECT_CONTAINS(error_message([&] { open_device("xrt:first@" + xclbin_); }),
                     "neither a device index nor a PCIe BDF");
 }
 

@@ -61,7 +61,7 @@ TEST(XrtChild, CommandPastItsDeadline) {
     const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
     device->sync(arena, SyncDirection::ToDevice, 0, arena.bytes);
     device->start(reorg_command(7), arena, params);
-    const std::string m = error_message_of([&] { device->wait(std::chrono::milliseconds(50)); });
+    const std::string m = error_message([&] { device->wait(std::chrono::milliseconds(50)); });
     for (const char* part : {"layer 7 (reorg)", "did not finish within 50 ms", "ERT_CMD_STATE_",
                              "aborted the run", "slow.xclbin", "uuid 46434e4e-0001-4000-8000-000000000001",
                              "kernel fpgacnn_accel", "XRT no-op device", "accepts the next command"}) {
@@ -94,7 +94,7 @@ void expect_unusable_xrt_lines(const std::string& why) {
 TEST(XrtChild, NoCard) {
     REQUIRE_CHILD();
     expect_unusable_xrt_lines("none found: XRT enumerates no card");
-    const std::string m = error_message_of([] { open_device("xrt:0"); });
+    const std::string m = error_message([] { open_device("xrt:0"); });
     EXPECT_NE(m.find("cannot open the XRT device"), std::string::npos) << m;
     EXPECT_NE(m.find("xocl"), std::string::npos) << m;
 }
@@ -108,7 +108,7 @@ TEST(XrtProcess, WithoutXilinxXrtTheListingAndOpeningExplainIt) {
 TEST(XrtChild, NoXilinxXrt) {
     REQUIRE_CHILD();
     expect_unusable_xrt_lines("XILINX_XRT is not set");
-    const std::string m = error_message_of([] { open_device("xrt:0"); });
+    const std::string m = error_message([] { open_device("xrt:0"); });
     EXPECT_NE(m.find("XILINX_XRT is not set"), std::string::npos) << m;
 }
 

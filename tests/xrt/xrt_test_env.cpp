@@ -51,13 +51,4 @@ int run_child(const std::string& test, const std::string& environment, std::stri
     return status;
 }
 
-std::string error_message_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 }  // namespace fpgacnn::test

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "error_message.hpp"
 #include "xclbin_writer.hpp"
 
 namespace fpgacnn::test {
@@ -31,8 +32,5 @@ int run_child(const std::string& test, const std::string& environment, std::stri
 
 /// True in a process started by run_child.
 bool in_child();
-
-/// The message of the fpgacnn::Error `action` throws; empty when it throws none.
-std::string error_message_of(const std::function<void()>& action);
 
 }  // namespace fpgacnn::test

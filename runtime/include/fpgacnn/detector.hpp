@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
@@ -13,31 +12,46 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
 #include "fpgacnn/vision.hpp"
 
 namespace fpgacnn {
 
-class Backend;
-class Device;
-
-/// Makes one Backend for the Detector (DetectorOptions::backend_factory).
-using BackendFactory = std::function<std::unique_ptr<Backend>()>;
-
-struct DetectorOptions {
-    std::string device = "auto";     // auto | cpu | emu | emu:lenient | uio:NAME (later: xrt:N)
-    std::string precision = "auto";  // auto (int16 on accelerators, float on cpu) | float | int16
+/// How make_backend picks and builds a backend.
+struct BackendOptions {
+    /// A --device value (fpgacnn/drivers/device_registry.hpp): "auto" lists the devices each time,
+    /// so callers that make several backends pass resolve_device()'s answer.
+    std::string device = "auto";
+    Precision precision = Precision::Auto;
     /// int16 only: the network's exponents and int16 parameters (load_quantized_network or calibrate).
     std::shared_ptr<const QuantizedNetwork> quantized;
-    float thresh = 0.5f;       // darknet detector test defaults
-    float hier_thresh = 0.5f;  // only meaningful for softmax trees; kept for CLI parity
-    float nms = 0.45f;
     /// Keep every layer's output for layer_output() (on a device: one extra sync per layer).
     bool keep_layer_outputs = false;
     /// On an accelerator: when the device fails (cannot open, a layer times out, it vanishes), log
     /// the error and run this frame and all later ones on the CPU int16 backend (the same bits).
     bool cpu_fallback = false;
+};
+
+/// The backend for options.device and options.precision: the CPU float or int16 backend, or a
+/// device. Throws Error for unknown devices (listing the valid values), impossible device /
+/// precision pairs, and int16 without a quantized network made for `network`.
+std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptions& options);
+
+/// Float or Int16 for a device / precision pair (Auto: Int16 on accelerators, Float on the CPU);
+/// throws Error on impossible pairs (accelerators compute in int16 only).
+Precision resolve_precision(const std::string& device, Precision precision);
+
+/// Makes one Backend for the Detector (DetectorOptions::backend_factory).
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+struct DetectorOptions {
+    /// Where and in what arithmetic the network runs (make_backend).
+    BackendOptions backend;
+    float thresh = 0.5f;       // darknet detector test defaults
+    float hier_thresh = 0.5f;  // only meaningful for softmax trees; kept for CLI parity
+    float nms = 0.45f;
     /// submit(): frames admitted at once; submit() blocks while this many are unfinished.
     int max_in_flight = 4;
     /// submit(): device-stage workers, each owning its own Backend (one per compute unit or device).
@@ -58,46 +72,6 @@ struct DetectionResult {
     double post_ms = 0;    // region decode + NMS
     std::vector<Detection> detections;
 };
-
-/// One layer's measured time in the last Backend::run.
-struct LayerTiming {
-    int layer = -1;
-    double milliseconds = 0;  // device time on accelerators (start to done), wall clock on the CPU
-    bool on_device = false;   // measured by the device; false: host code (CPU backends, route/region)
-    /// Bytes the device read and wrote for the layer; 0 when the backend does not count traffic.
-    std::uint64_t bytes_moved = 0;
-};
-
-/// Executes a network's layers on some device; the Detector owns one.
-class Backend {
-public:
-    virtual ~Backend() = default;
-    /// Runs one frame on a letterboxed CHW float input; returns the activated region buffer.
-    virtual const std::vector<float>& run(const float* input) = 0;
-    /// Output of layer i from the last run, float32 in darknet's layout.
-    virtual std::vector<float> layer_output(int i) const = 0;
-    /// Human-readable name, e.g. "cpu (float, OpenBLAS)".
-    virtual std::string name() const = 0;
-    /// Per-layer times of the last run (one steady_clock read per layer on the CPU backends);
-    /// empty when the backend does not measure them.
-    virtual std::vector<LayerTiming> layer_times() const { return {}; }
-    /// The accelerator this backend runs on (for telemetry), or null for CPU backends.
-    virtual const Device* device() const { return nullptr; }
-};
-
-/// Picks the backend for a --device value; throws Error listing valid values when unknown.
-std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device);
-/// Same with a precision: "float", or "int16" running `quantized` (which must be made for `network`).
-std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
-                                      const std::string& precision,
-                                      std::shared_ptr<const QuantizedNetwork> quantized,
-                                      bool keep_layer_outputs = false, bool cpu_fallback = false);
-
-/// The device a --device value runs on ("auto" -> the best present; today always "cpu").
-std::string resolve_device(const std::string& device);
-/// "float" or "int16" for a --device / --precision pair; throws Error on impossible pairs
-/// (accelerators compute in int16 only).
-std::string resolve_precision(const std::string& device, const std::string& precision);
 
 namespace pipeline_detail {
 class FramePipeline;

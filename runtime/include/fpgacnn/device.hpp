@@ -129,13 +129,13 @@ struct DeviceInfo {
     std::string detail;  // why not usable (permissions, missing driver, xclbin mismatch) or extra facts
 };
 
-/// Every device this machine offers, usable or not: cpu, emu, then XRT devices and UIO devices
-/// (when those drivers are built in). Never throws; a driver that fails to enumerate adds a line
-/// saying so.
+/// Every device this machine offers, usable or not: each driver's list in the registry's order
+/// (fpgacnn/drivers/device_registry.hpp: cpu, emu, xrt when built in, uio). Never throws; a driver
+/// that fails to enumerate adds a line saying so.
 std::vector<DeviceInfo> list_devices();
 
-/// Opens a device from a --device value: "emu" (the kernel in-process; "emu:lenient" lets
-/// unsynced data through as poison instead of failing at start). Throws Error listing valid values.
+/// Opens a device from a --device value of a registered accelerator driver (emu, xrt, uio; not
+/// cpu or auto). Throws Error listing the valid values, or the driver's Error.
 std::unique_ptr<Device> open_device(const std::string& spec);
 
 }  // namespace fpgacnn

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/plan.hpp"
 #include "fpgacnn/quantized.hpp"

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "fpgacnn/quantized.hpp"
+#include "fpgacnn/backend.hpp"
+#include "fpgacnn/network.hpp"
 #include "fpgacnn/vision.hpp"
 
 namespace fpgacnn {
@@ -41,9 +42,11 @@ struct AccuracyReport {
     int images = 0;
 };
 
-/// Runs the float and the int16 CPU paths on each image and compares them. The network inside
-/// `quantized` must have its float weights loaded.
-AccuracyReport evaluate_quantization(const QuantizedNetwork& quantized,
+/// Runs both paths of `network` on each image and compares them: `reference` computes in float,
+/// `fixed_point` in int16 (the CPU int16 backend, or a device keeping its layer outputs).
+/// make_backend (fpgacnn/detector.hpp) makes both; taking them as arguments keeps quant below the
+/// pipeline that builds backends.
+AccuracyReport evaluate_quantization(const Network& network, Backend& reference, Backend& fixed_point,
                                      const std::vector<std::string>& image_paths,
                                      const AccuracyOptions& options = {});
 

@@ -1,6 +1,8 @@
-// Maps --device and --precision values to a backend. "auto" prefers a real accelerator when one is
-// present and usable (list_devices(): XRT cards, UIO kernels), otherwise the CPU.
+// Maps --device and --precision values to a backend. The device registry
+// (fpgacnn/drivers/device_registry.hpp) resolves and checks the device; this file picks the CPU
+// float, CPU int16 or device backend for it.
 #include "fpgacnn/detector.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
 #include "fpgacnn/quantized_file.hpp"
@@ -11,52 +13,27 @@
 namespace fpgacnn {
 namespace {
 
-const char* const kValidDevices =
-    "auto, cpu, emu, emu:lenient, xrt:<index|BDF>[/cu<k>][@<path.xclbin>], uio:<name>";
-
-bool has_prefix(const std::string& value, const char* prefix) { return value.rfind(prefix, 0) == 0; }
-bool is_emu(const std::string& device) { return device == "emu" || has_prefix(device, "emu:"); }
-bool is_hardware(const std::string& device) {
-    return has_prefix(device, "xrt:") || has_prefix(device, "uio:");
+/// A device of an accelerator driver (a Device), as opposed to the host's CPU backends.
+bool is_accelerator(const std::string& resolved_device) {
+    return static_cast<bool>(device_driver(resolved_device).open);
 }
 
 }  // namespace
 
-std::string resolve_device(const std::string& device) {
-    if (device == "auto") {
-        for (const DeviceInfo& info : list_devices()) {
-            if (info.usable && is_hardware(info.spec)) return info.spec;
-        }
-        return "cpu";
-    }
-    if (device == "cpu" || is_emu(device) || is_hardware(device)) return device;  // open_device checks
-    throw Error("unknown device '" + device + "': valid values are " + kValidDevices);
-}
-
-std::string resolve_precision(const std::string& device, const std::string& precision) {
-    const std::string resolved_device = resolve_device(device);
-    const bool accelerator = resolved_device != "cpu";
-    if (precision == "auto") return accelerator ? "int16" : "float";
-    if (precision != "float" && precision != "int16") {
-        throw Error("unknown precision '" + precision + "': valid values are auto, float, int16");
-    }
-    if (accelerator && precision == "float") {
+Precision resolve_precision(const std::string& device, Precision precision) {
+    const bool accelerator = is_accelerator(resolve_device(device));
+    if (precision == Precision::Auto) return accelerator ? Precision::Int16 : Precision::Float;
+    if (accelerator && precision == Precision::Float) {
         throw Error("device '" + device + "' computes in int16 only: use --precision int16 (or auto)");
     }
     return precision;
 }
 
-std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device) {
-    return make_backend(network, device, "float", nullptr);
-}
-
-std::unique_ptr<Backend> make_backend(const Network& network, const std::string& device,
-                                      const std::string& precision,
-                                      std::shared_ptr<const QuantizedNetwork> quantized,
-                                      bool keep_layer_outputs, bool cpu_fallback) {
-    const std::string resolved_device = resolve_device(device);
-    if (resolve_precision(resolved_device, precision) == "float")
+std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptions& options) {
+    const std::string device = resolve_device(options.device);
+    if (resolve_precision(device, options.precision) == Precision::Float)
         return std::make_unique<FloatBackend>(network);
+    std::shared_ptr<const QuantizedNetwork> quantized = options.quantized;
     if (!quantized) {
         throw Error(
             "precision int16 needs a quantized network: pass --quantized FILE (made by fpgacnn-quantize) "
@@ -66,9 +43,10 @@ std::unique_ptr<Backend> make_backend(const Network& network, const std::string&
         throw Error("the quantized network was made for another cfg or input size than " + network.cfg_path +
                     ": re-run fpgacnn-quantize");
     }
-    if (is_emu(resolved_device) || is_hardware(resolved_device)) {
-        auto open = [=] { return make_device_backend(quantized, resolved_device, keep_layer_outputs); };
-        if (cpu_fallback) return std::make_unique<FallbackBackend>(open, quantized);
+    if (is_accelerator(device)) {
+        const bool keep_layer_outputs = options.keep_layer_outputs;
+        auto open = [=] { return make_device_backend(quantized, device, keep_layer_outputs); };
+        if (options.cpu_fallback) return std::make_unique<FallbackBackend>(open, quantized);
         return open();
     }
     return std::make_unique<Int16Backend>(std::move(quantized));

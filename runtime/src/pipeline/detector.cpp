@@ -32,8 +32,7 @@ std::unique_ptr<Backend> Detector::new_backend() const {
         if (!backend) throw Error("DetectorOptions::backend_factory returned no backend");
         return backend;
     }
-    return make_backend(network_, options_.device, options_.precision, options_.quantized,
-                        options_.keep_layer_outputs, options_.cpu_fallback);
+    return make_backend(network_, options_.backend);
 }
 
 DetectionResult Detector::detect(const Image& image) {

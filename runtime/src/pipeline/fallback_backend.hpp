@@ -6,7 +6,7 @@
 #include <functional>
 #include <memory>
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/float_engine.hpp"
 
 namespace fpgacnn {

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/backend.hpp"
 #include "fpgacnn/int16_engine.hpp"
 
 namespace fpgacnn {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/backend.hpp"
 
 namespace fpgacnn {
 

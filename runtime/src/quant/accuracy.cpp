@@ -7,8 +7,6 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
-#include "pipeline/float_backend.hpp"
-#include "pipeline/int16_backend.hpp"
 #include "quant/progress_bar.hpp"
 
 namespace fpgacnn {
@@ -49,14 +47,10 @@ void accumulate(LayerAccuracy& layer, const std::vector<float>& reference,
 
 }  // namespace
 
-AccuracyReport evaluate_quantization(const QuantizedNetwork& quantized,
+AccuracyReport evaluate_quantization(const Network& network, Backend& reference, Backend& fixed_point,
                                      const std::vector<std::string>& image_paths,
                                      const AccuracyOptions& options) {
-    const Network& network = quantized.network;
     if (image_paths.empty()) throw Error("the accuracy report needs at least one image");
-    FloatBackend reference(network);
-    // Non-owning: `quantized` outlives this function's backend.
-    Int16Backend fixed_point(std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized));
 
     AccuracyReport report;
     report.layers.resize(network.layers.size());

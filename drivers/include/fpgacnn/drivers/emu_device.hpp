@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "fpgacnn/device.hpp"
 
@@ -27,5 +29,14 @@ struct EmuOptions {
 };
 
 std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
+
+/// Every --device value of the emu driver: "emu", or "emu:lenient" (strict_sync off).
+inline constexpr const char* kEmuSpecGrammar = "emu[:lenient]";
+/// The options an emu spec asks for; throws Error naming the spec and the grammar when malformed.
+EmuOptions parse_emu_spec(const std::string& spec);
+/// make_emu_device(parse_emu_spec(spec)).
+std::unique_ptr<Device> open_emu_device(const std::string& spec);
+/// The emu device's line of list_devices() (always usable).
+std::vector<DeviceInfo> list_emu_devices();
 
 }  // namespace fpgacnn

@@ -41,7 +41,18 @@ std::string uio_root(const std::string& root = "");
 /// node itself ("uio0"), reads its fingerprint and checks it. Throws Error saying what is missing.
 std::unique_ptr<Device> make_uio_device(const std::string& name, const UioOptions& options = {});
 
-/// A --device value: "uio:NAME[:addr32|:addr64][:poll][:udmabufN]".
+/// Every --device value of the uio driver.
+inline constexpr const char* kUioSpecGrammar = "uio:NAME[:addr32|:addr64][:poll][:udmabufN]";
+
+/// A parsed uio: spec: the IP's UIO name and the options its suffixes ask for.
+struct UioSpec {
+    std::string name;
+    UioOptions options;
+};
+
+/// Parses "uio:..." (throws Error naming the spec and the grammar when malformed).
+UioSpec parse_uio_spec(const std::string& spec);
+/// make_uio_device() for a --device value.
 std::unique_ptr<Device> open_uio_device(const std::string& spec);
 
 /// One line per UIO node under `root` (uio_root() when empty), usable or with the reason it is not.

@@ -1,13 +1,11 @@
 // The XRT driver (Alveo PCIe cards, Zynq UltraScale+ with zocl): opens a card through XRT's native
 // C++ API, loads the accelerator's .xclbin, and runs one xrt::run per layer on one compute unit.
-// Spec grammar (docs/drivers.md):
-//   xrt:<index|BDF>[/cu<k>][@<path.xclbin>]
-// e.g. xrt:0, xrt:0000:65:00.1@/opt/fpgacnn/u50.xclbin, xrt:0/cu1. Without @path the xclbin comes
-// from the environment variable FPGACNN_XCLBIN. Without /cu<k>, XRT may pick any compute unit of
-// the kernel for each command; with it, commands go to compute unit k only (one Device per CU lets
-// a pipeline keep one frame in flight per CU).
-// The parsing, metadata and sensor helpers below need no XRT and are always built; opening and
-// listing devices exist only when the build found libxrt-dev (FPGACNN_HAVE_XRT).
+// Spec grammar (kXrtSpecGrammar, docs/drivers.md), e.g. xrt:0, xrt:0000:65:00.1@/opt/fpgacnn/u50.xclbin,
+// xrt:0/cu1. Without @path the xclbin comes from the environment variable FPGACNN_XCLBIN. Without /cu<k>, XRT
+// may pick any compute unit of the kernel for each command; with it, commands go to compute unit k only (one
+// Device per CU lets a pipeline keep one frame in flight per CU). The parsing, metadata and sensor helpers
+// below need no XRT and are always built; opening and listing devices exist only when the build found
+// libxrt-dev (FPGACNN_HAVE_XRT).
 #pragma once
 
 #include <memory>
@@ -18,6 +16,9 @@
 #include "fpgacnn/device.hpp"
 
 namespace fpgacnn {
+
+/// Every --device value of the xrt driver.
+inline constexpr const char* kXrtSpecGrammar = "xrt:<index|BDF>[/cu<k>][@<path.xclbin>]";
 
 /// A parsed xrt: spec.
 struct XrtSpec {

@@ -1,0 +1,55 @@
+// The interface every executor of a whole network implements (the CPU float and int16 backends, a
+// device through DeviceQueue, the CPU fallback around a device) and the arithmetic it computes in.
+// Header of the core component: exec, pipeline and quant all build on it without depending on each
+// other.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fpgacnn {
+
+class Device;
+
+/// One layer's measured time in the last Backend::run.
+struct LayerTiming {
+    int layer = -1;
+    double milliseconds = 0;  // device time on accelerators (start to done), wall clock on the CPU
+    bool on_device = false;   // measured by the device; false: host code (CPU backends, route/region)
+    /// Bytes the device read and wrote for the layer; 0 when the backend does not count traffic.
+    std::uint64_t bytes_moved = 0;
+};
+
+/// Executes a network's layers on some device; the Detector owns one.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    /// Runs one frame on a letterboxed CHW float input; returns the activated region buffer.
+    virtual const std::vector<float>& run(const float* input) = 0;
+    /// Output of layer i from the last run, float32 in darknet's layout.
+    virtual std::vector<float> layer_output(int i) const = 0;
+    /// Human-readable name, e.g. "cpu (float, OpenBLAS)".
+    virtual std::string name() const = 0;
+    /// Per-layer times of the last run (one steady_clock read per layer on the CPU backends);
+    /// empty when the backend does not measure them.
+    virtual std::vector<LayerTiming> layer_times() const { return {}; }
+    /// The accelerator this backend runs on (for telemetry), or null for CPU backends.
+    virtual const Device* device() const { return nullptr; }
+};
+
+/// The arithmetic of a backend (--precision): Float is darknet's float32 reference, Int16 the
+/// dynamic fixed point of docs/arithmetic.md (bit-identical on every device). Auto: Int16 on
+/// accelerators, Float on the CPU (resolve_precision decides).
+enum class Precision { Auto, Float, Int16 };
+
+/// Every Precision, in the order --precision help lists them.
+inline constexpr std::array<Precision, 3> kPrecisions = {Precision::Auto, Precision::Float, Precision::Int16};
+
+/// "auto", "float" or "int16": the --precision value and what reports print.
+std::string precision_name(Precision precision);
+/// The inverse of precision_name; throws Error listing the valid values.
+Precision parse_precision(const std::string& text);
+
+}  // namespace fpgacnn
