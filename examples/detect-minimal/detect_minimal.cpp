@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
     }
     try {
         fpgacnn::DetectorOptions options;
-        options.device = "cpu";  // float on the CPU; "auto" would pick an accelerator when one is present
+        options.backend.device =
+            "cpu";  // float on the CPU; "auto" would pick an accelerator when one is present
         fpgacnn::Detector detector(fpgacnn::load_darknet_model(argv[1], argv[2]),
                                    fpgacnn::load_class_names(argv[3]), options);
         const fpgacnn::DetectionResult result = detector.detect(fpgacnn::load_image(argv[4]));
