@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/thread_pool.hpp"
 #include "float/bias_activation.hpp"
 #include "float/im2col.hpp"
 #include "float/layer_checks.hpp"
-#include "float/parallel_for.hpp"
 #include "fpgacnn/float_ops.hpp"
 
 namespace fpgacnn {
@@ -42,7 +42,7 @@ void bias_and_activate(const ConvParams& conv, float* band, std::size_t count, s
             detail::add_bias_and_activate(band + m * plane_size, count, conv.biases[m], conv.activation);
         }
     };
-    detail::parallel_for(static_cast<std::size_t>(conv.filters), count, filters);
+    ThreadPool::shared().parallel_for_ranges(static_cast<std::size_t>(conv.filters), count, filters);
 }
 
 }  // namespace
