@@ -1,8 +1,8 @@
-#include "quant/progress_bar.hpp"
+#include "fpgacnn/progress_bar.hpp"
 
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -10,13 +10,15 @@ namespace fpgacnn {
 
 namespace {
 constexpr int kBarWidth = 30;
-}
+constexpr int kLongRun = 50;  // items from which a file or pipe gets a line per 10 %
+}  // namespace
 
-ProgressBar::ProgressBar(std::string label, int total, bool enabled)
+ProgressBar::ProgressBar(std::string label, int total, bool enabled, std::FILE* out)
     : label_(std::move(label)),
       total_(total),
-      enabled_(enabled),
-      terminal_(isatty(fileno(stderr)) == 1),
+      out_(out),
+      enabled_(enabled && total > 0),
+      terminal_(isatty(fileno(out)) == 1),
       start_(std::chrono::steady_clock::now()) {
     if (enabled_ && terminal_) draw("");
 }
@@ -27,15 +29,26 @@ ProgressBar::~ProgressBar() {
 
 void ProgressBar::step(const std::string& item) {
     ++done_;
-    if (enabled_ && terminal_) draw(item);
+    if (!enabled_) return;
+    if (terminal_) {
+        draw(item);
+        return;
+    }
+    // The last step's line would only repeat the summary that follows.
+    if (total_ < kLongRun || done_ >= total_) return;
+    const int decile = done_ * 10 / total_;
+    if (decile == last_decile_) return;
+    last_decile_ = decile;
+    std::fprintf(out_, "%s: %d/%d\n", label_.c_str(), done_, total_);
+    std::fflush(out_);
 }
 
 void ProgressBar::draw(const std::string& item) const {
-    const int filled = total_ > 0 ? done_ * kBarWidth / total_ : kBarWidth;
+    const int filled = std::min(done_, total_) * kBarWidth / total_;
     const std::string bar = std::string(filled, '#') + std::string(kBarWidth - filled, '.');
     // \33[K clears what a longer previous item name left on the line.
-    std::fprintf(stderr, "\r%s [%s] %d/%d %s\33[K", label_.c_str(), bar.c_str(), done_, total_, item.c_str());
-    std::fflush(stderr);
+    std::fprintf(out_, "\r%s [%s] %d/%d %s\33[K", label_.c_str(), bar.c_str(), done_, total_, item.c_str());
+    std::fflush(out_);
 }
 
 void ProgressBar::finish(const std::string& summary) {
@@ -45,11 +58,11 @@ void ProgressBar::finish(const std::string& summary) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const std::string line = fmt::format("{}: {} in {:.1f} s", label_, summary, seconds);
     if (terminal_) {
-        std::fprintf(stderr, "\r%s\33[K\n", line.c_str());
+        std::fprintf(out_, "\r%s\33[K\n", line.c_str());
     } else {
-        std::fprintf(stderr, "%s\n", line.c_str());
+        std::fprintf(out_, "%s\n", line.c_str());
     }
-    std::fflush(stderr);
+    std::fflush(out_);
 }
 
 }  // namespace fpgacnn

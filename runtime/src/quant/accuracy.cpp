@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/progress_bar.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
 #include "pipeline/float_backend.hpp"
 #include "pipeline/int16_backend.hpp"
-#include "quant/progress_bar.hpp"
 
 namespace fpgacnn {
 
