@@ -7,7 +7,6 @@
 //
 // Defaults: /usr/share/darknet/cfg (Debian package darknet) and $FPGACNN_SHARED_DIR or /work/shared.
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,6 +26,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
 
+#include "../runtime/src/core/thread_pool.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -109,7 +109,8 @@ void set_gops_counter(benchmark::State& state, const fpgacnn::Network& network) 
     state.counters["GOP/s"] = benchmark::Counter(
         2.0 * static_cast<double>(network.conv_macs()) * 1e-9 * static_cast<double>(state.iterations()),
         benchmark::Counter::kIsRate);
-    state.counters["threads"] = static_cast<double>(openblas_get_num_threads());
+    // fpgacnn's CPU backends run on the one thread pool (OpenBLAS single-threaded on its threads).
+    state.counters["threads"] = static_cast<double>(fpgacnn::ThreadPool::shared().size());
 }
 
 void bench_float_engine(benchmark::State& state, const BenchModel* model) {
@@ -209,7 +210,7 @@ int main(int argc, char** argv) {
             ->UseRealTime();
     }
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
-    benchmark::AddCustomContext("openblas_threads", std::to_string(openblas_get_num_threads()));
+    benchmark::AddCustomContext("fpgacnn_pool_threads", std::to_string(fpgacnn::ThreadPool::shared().size()));
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     std::error_code ignored;

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "../runtime/src/int16/thread_pool.hpp"
+#include "../runtime/src/core/thread_pool.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/int16_engine.hpp"
 #include "fpgacnn/int16_ops.hpp"

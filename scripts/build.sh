@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds fpgacnn into build/<name> (default: build/release).
-# Usage: scripts/build.sh [name] [extra cmake args...]
+# Usage: [FPGACNN_BUILD_TARGETS="t1 t2"] scripts/build.sh [name] [extra cmake args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:-release}"
@@ -15,4 +15,7 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd .. && pwd)}"
 fi
 cmake -S . -B "build/$name" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-cmake --build "build/$name" --parallel "$(nproc)"
+# FPGACNN_BUILD_TARGETS="a b": build only those targets (scripts/demo.sh builds just its tools).
+targets=()
+[[ -n "${FPGACNN_BUILD_TARGETS:-}" ]] && read -r -a targets <<<"--target ${FPGACNN_BUILD_TARGETS}"
+cmake --build "build/$name" --parallel "$(nproc)" "${targets[@]}"

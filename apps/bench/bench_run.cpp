@@ -16,7 +16,7 @@
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/plan.hpp"
-#include "progress_line.hpp"
+#include "fpgacnn/progress_bar.hpp"
 
 namespace fs = std::filesystem;
 
@@ -24,6 +24,9 @@ namespace fpgacnn::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The progress bar's summary, e.g. "single-frame: 100 frames in 3.2 s".
+std::string frames_text(int frames) { return std::to_string(frames) + " frames"; }
 
 Network load_network(const BenchOptions& options) {
     std::optional<InputSizeOverride> input_override;
@@ -219,11 +222,12 @@ BenchResult run_benchmark(const BenchOptions& options) {
     };
 
     {
-        ProgressLine progress("warm-up", options.warmup, !options.quiet);
+        ProgressBar progress("warm-up", options.warmup, !options.quiet);
         for (int i = 0; i < options.warmup; ++i) {
             detector.detect(frame(i));
-            progress.advance(i + 1);
+            progress.step();
         }
+        progress.finish(frames_text(options.warmup));
     }
 
     // Single frame: one detect() after the other; per-layer times from the backend after each.
@@ -232,7 +236,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     std::vector<bool> on_device(network.layers.size(), false);
     ModeAccumulator single;
     {
-        ProgressLine progress("single-frame", options.frames, !options.quiet);
+        ProgressBar progress("single-frame", options.frames, !options.quiet);
         const auto start = Clock::now();
         for (int i = 0; i < options.frames; ++i) {
             single.add(detector.detect(frame(i)));
@@ -242,8 +246,9 @@ BenchResult run_benchmark(const BenchOptions& options) {
                 layer_bytes[l] += t.bytes_moved;
                 on_device[l] = t.on_device;
             }
-            progress.advance(i + 1);
+            progress.step();
         }
+        progress.finish(frames_text(options.frames));
         result.single =
             single.finish(std::chrono::duration<double>(Clock::now() - start).count(), result.gop_per_frame);
     }
@@ -251,7 +256,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     // Pipelined: submit() as fast as back-pressure allows, power sampled over exactly this run.
     ModeAccumulator pipelined;
     {
-        ProgressLine progress("pipelined", options.frames, !options.quiet);
+        ProgressBar progress("pipelined", options.frames, !options.quiet);
         PowerMonitor power(detector.device(), "/", std::chrono::milliseconds(options.power_interval_ms));
         const auto start = Clock::now();
         std::vector<std::future<DetectionResult>> futures;
@@ -260,7 +265,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
             while (collected < futures.size() && (wait || futures[collected].wait_for(std::chrono::seconds(
                                                               0)) == std::future_status::ready)) {
                 pipelined.add(futures[collected++].get());
-                progress.advance(static_cast<int>(collected));
+                progress.step();
             }
         };
         for (int i = 0; i < options.frames; ++i) {
@@ -268,6 +273,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
             collect(false);
         }
         collect(true);
+        progress.finish(frames_text(options.frames));
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         result.power = power.stop();
         result.pipelined = pipelined.finish(seconds, result.gop_per_frame);

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "uio/sysfs_files.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 
 namespace fpgacnn::uio {
 
@@ -14,7 +14,7 @@ std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1u << 20)
 }  // namespace
 
 std::optional<CmaInfo> read_cma_info(const std::string& root) {
-    std::ifstream meminfo(under_root(root, "proc/meminfo"));
+    std::ifstream meminfo(sysfs::under_root(root, "proc/meminfo"));
     std::string line;
     std::optional<std::uint64_t> total, free;
     while (std::getline(meminfo, line)) {

@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 #include "uio/cma_info.hpp"
-#include "uio/sysfs_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +29,7 @@ std::vector<std::string> list_udmabufs(const std::string& root) {
     std::vector<std::string> names;
     std::error_code error;
     for (const fs::directory_entry& entry :
-         fs::directory_iterator(under_root(root, "sys/class/u-dma-buf"), error))
+         fs::directory_iterator(sysfs::under_root(root, "sys/class/u-dma-buf"), error))
         names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
@@ -39,7 +39,7 @@ UdmaBuf::UdmaBuf(const std::string& root, const std::string& name) : root_(root)
     if (name_.empty()) {
         const std::vector<std::string> present = list_udmabufs(root);
         if (present.empty()) {
-            throw Error("no u-dma-buf device under " + under_root(root, "sys/class/u-dma-buf") +
+            throw Error("no u-dma-buf device under " + sysfs::under_root(root, "sys/class/u-dma-buf") +
                         ": the IP needs physically contiguous DMA buffers; " +
                         udmabuf_size_advice(32u << 20, read_cma_info(root)) +
                         ". (/dev/dma_heap buffers cannot replace it: without a kernel driver importing them, "
@@ -47,11 +47,12 @@ UdmaBuf::UdmaBuf(const std::string& root, const std::string& name) : root_(root)
         }
         name_ = present.front();
     }
-    sys_dir_ = under_root(root, "sys/class/u-dma-buf/" + name_);
+    sys_dir_ = sysfs::under_root(root, "sys/class/u-dma-buf/" + name_);
     const std::string size_file = sys_dir_ + "/size", phys_file = sys_dir_ + "/phys_addr";
-    bytes_ = parse_number(require_attribute(size_file, "u-dma-buf size"), size_file);
-    phys_addr_ = parse_number(require_attribute(phys_file, "u-dma-buf physical address"), phys_file);
-    const std::string dev = under_root(root, "dev/" + name_);
+    bytes_ = sysfs::parse_number(sysfs::require_attribute(size_file, "u-dma-buf size"), size_file);
+    phys_addr_ =
+        sysfs::parse_number(sysfs::require_attribute(phys_file, "u-dma-buf physical address"), phys_file);
+    const std::string dev = sysfs::under_root(root, "dev/" + name_);
     // Without O_SYNC the CPU caches the buffer (fast) and sync() does the cache maintenance.
     const int fd = ::open(dev.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) throw Error("cannot open " + dev + ": " + std::strerror(errno));
@@ -94,10 +95,11 @@ std::size_t UdmaBuf::bytes_in_use() const {
 
 void UdmaBuf::sync(SyncDirection direction, std::size_t offset, std::size_t bytes) {
     const bool to_device = direction == SyncDirection::ToDevice;
-    write_attribute(sys_dir_ + "/sync_offset", std::to_string(offset));
-    write_attribute(sys_dir_ + "/sync_size", std::to_string(bytes));
-    write_attribute(sys_dir_ + "/sync_direction", to_device ? "1" : "2");  // DMA_TO_DEVICE / DMA_FROM_DEVICE
-    write_attribute(sys_dir_ + (to_device ? "/sync_for_device" : "/sync_for_cpu"), "1");
+    sysfs::write_attribute(sys_dir_ + "/sync_offset", std::to_string(offset));
+    sysfs::write_attribute(sys_dir_ + "/sync_size", std::to_string(bytes));
+    sysfs::write_attribute(sys_dir_ + "/sync_direction",
+                           to_device ? "1" : "2");  // DMA_TO_DEVICE / DMA_FROM_DEVICE
+    sysfs::write_attribute(sys_dir_ + (to_device ? "/sync_for_device" : "/sync_for_cpu"), "1");
 }
 
 }  // namespace fpgacnn::uio

@@ -19,8 +19,8 @@
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 #include "uio/register_window.hpp"
-#include "uio/sysfs_files.hpp"
 #include "uio/udmabuf.hpp"
 #include "uio/uio_interrupt.hpp"
 #include "uio/uio_node.hpp"
@@ -257,7 +257,7 @@ private:
         }
     }
 
-    bool present() const { return uio::path_exists(node_.sys_dir) && uio::path_exists(node_.dev_path); }
+    bool present() const { return sysfs::path_exists(node_.sys_dir) && sysfs::path_exists(node_.dev_path); }
 
     void require_present(const std::string& who) {
         if (!gone_ && present()) return;

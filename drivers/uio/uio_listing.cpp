@@ -8,7 +8,6 @@
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "uio/cma_info.hpp"
-#include "uio/sysfs_files.hpp"
 #include "uio/udmabuf.hpp"
 #include "uio/uio_node.hpp"
 

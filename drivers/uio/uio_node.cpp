@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "fpgacnn/error.hpp"
-#include "uio/sysfs_files.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +18,7 @@ int node_number(const std::string& node) { return node.size() > 3 ? std::atoi(no
 
 std::vector<UioNode> list_uio_nodes(const std::string& root) {
     std::vector<UioNode> nodes;
-    const std::string class_dir = under_root(root, "sys/class/uio");
+    const std::string class_dir = sysfs::under_root(root, "sys/class/uio");
     std::error_code error;
     for (const fs::directory_entry& entry : fs::directory_iterator(class_dir, error)) {
         const std::string node = entry.path().filename().string();
@@ -26,10 +26,11 @@ std::vector<UioNode> list_uio_nodes(const std::string& root) {
         UioNode n;
         n.node = node;
         n.sys_dir = entry.path().string();
-        n.name = read_attribute(n.sys_dir + "/name").value_or("");
-        n.dev_path = under_root(root, "dev/" + node);
+        n.name = sysfs::read_attribute(n.sys_dir + "/name").value_or("");
+        n.dev_path = sysfs::under_root(root, "dev/" + node);
         const std::string size_file = n.sys_dir + "/maps/map0/size";
-        if (const auto size = read_attribute(size_file)) n.map_size = parse_number(*size, size_file);
+        if (const auto size = sysfs::read_attribute(size_file))
+            n.map_size = sysfs::parse_number(*size, size_file);
         nodes.push_back(n);
     }
     std::sort(nodes.begin(), nodes.end(),
@@ -45,7 +46,8 @@ UioNode find_uio_node(const std::string& root, const std::string& name) {
     std::string present;
     for (const UioNode& n : nodes) present += (present.empty() ? "" : ", ") + n.node + " '" + n.name + "'";
     throw Error("uio:" + name + ": no UIO device named '" + name + "' under " +
-                under_root(root, "sys/class/uio") + " (" + (present.empty() ? "none present" : present) +
+                sysfs::under_root(root, "sys/class/uio") + " (" +
+                (present.empty() ? "none present" : present) +
                 "); load the bitstream and a device-tree overlay binding the IP to generic-uio "
                 "(docs/drivers.md), or list what is present with fpgacnn-detect --list-devices");
 }

@@ -101,8 +101,8 @@ TEST(FloatEngine, RouteAndReorgFollowTheOps) {
 }
 
 TEST(FloatEngine, ConcurrentEnginesAgreeWithASingleRun) {
-    // Big enough for the ops to share work between threads; two engines at once must not disturb
-    // each other (one of them gets the helper threads, the other runs its passes inline).
+    // Big enough for the ops and the sgemm to share work between threads; two engines at once must
+    // not disturb each other (they take turns on the one thread pool).
     Network network;
     network.cfg_path = "concurrent-handmade.cfg";
     network.input = {3, 128, 128};

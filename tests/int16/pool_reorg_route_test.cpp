@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "../../runtime/src/int16/thread_pool.hpp"
+#include "../../runtime/src/core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "int16_test_support.hpp"

@@ -1,18 +1,19 @@
-// The int16 backend's thread pool: every item runs exactly once, results are visible after
+// The CPU backends' thread pool: every item runs exactly once, results are visible after
 // parallel_for returns, exceptions come back to the caller, and it can be reused (also under TSan).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
-#include "../../runtime/src/int16/thread_pool.hpp"
+#include "../../runtime/src/core/thread_pool.hpp"
 
 namespace fpgacnn {
 namespace {
 
-TEST(Int16ThreadPool, RunsEveryItemExactlyOnceAcrossManyJobs) {
+TEST(ThreadPool, RunsEveryItemExactlyOnceAcrossManyJobs) {
     ThreadPool pool(3);
     EXPECT_EQ(pool.size(), 3);
     for (std::size_t count : {0u, 1u, 2u, 7u, 1000u}) {
@@ -24,7 +25,7 @@ TEST(Int16ThreadPool, RunsEveryItemExactlyOnceAcrossManyJobs) {
     }
 }
 
-TEST(Int16ThreadPool, UsesMoreThanOneThreadWhenItHasThem) {
+TEST(ThreadPool, UsesMoreThanOneThreadWhenItHasThem) {
     ThreadPool pool(2);
     std::atomic<int> inside{0};
     std::atomic<bool> overlapped{false};
@@ -37,7 +38,7 @@ TEST(Int16ThreadPool, UsesMoreThanOneThreadWhenItHasThem) {
     EXPECT_TRUE(overlapped.load());
 }
 
-TEST(Int16ThreadPool, RethrowsTheFirstExceptionAndStaysUsable) {
+TEST(ThreadPool, RethrowsTheFirstExceptionAndStaysUsable) {
     ThreadPool pool(2);
     EXPECT_THROW(pool.parallel_for(100,
                                    [](std::size_t i) {
@@ -49,7 +50,7 @@ TEST(Int16ThreadPool, RethrowsTheFirstExceptionAndStaysUsable) {
     EXPECT_EQ(sum.load(), 45);
 }
 
-TEST(Int16ThreadPool, SerialisesCallsFromSeveralThreads) {
+TEST(ThreadPool, SerialisesCallsFromSeveralThreads) {
     ThreadPool pool(2);
     std::atomic<int> total{0};
     std::thread other([&] {
@@ -60,12 +61,50 @@ TEST(Int16ThreadPool, SerialisesCallsFromSeveralThreads) {
     EXPECT_EQ(total.load(), 1000);
 }
 
-TEST(Int16ThreadPool, SingleThreadPoolRunsOnTheCaller) {
+TEST(ThreadPool, SingleThreadPoolRunsOnTheCaller) {
     ThreadPool pool(1);
     const std::thread::id caller = std::this_thread::get_id();
     bool on_caller = true;
     pool.parallel_for(5, [&](std::size_t) { on_caller = on_caller && std::this_thread::get_id() == caller; });
     EXPECT_TRUE(on_caller);
+}
+
+TEST(ThreadPool, NestedCallRunsInlineInsteadOfDeadlocking) {
+    ThreadPool pool(2);
+    std::atomic<int> inner{0};
+    pool.parallel_for(4, [&](std::size_t) {
+        const std::thread::id outer_thread = std::this_thread::get_id();
+        bool same_thread = true;
+        pool.parallel_for(3, [&](std::size_t) {
+            same_thread = same_thread && std::this_thread::get_id() == outer_thread;
+            ++inner;
+        });
+        EXPECT_TRUE(same_thread);
+    });
+    EXPECT_EQ(inner.load(), 12);
+}
+
+TEST(ThreadPool, RangesCoverEveryIndexOnceAndSmallWorkStaysOnTheCaller) {
+    ThreadPool pool(2);
+    for (std::size_t cost : {std::size_t(1), std::size_t(1) << 20}) {
+        std::vector<int> hits(1000, 0);
+        std::atomic<int> calls{0};
+        pool.parallel_for_ranges(hits.size(), cost, [&](std::size_t begin, std::size_t end) {
+            ASSERT_LT(begin, end);
+            for (std::size_t i = begin; i < end; ++i) ++hits[i];
+            ++calls;
+        });
+        for (std::size_t i = 0; i < hits.size(); ++i)
+            ASSERT_EQ(hits[i], 1) << "index " << i << ", cost " << cost;
+        // 1000 one-operation items: one inline call; 1000 large ones: a few ranges per thread.
+        EXPECT_EQ(calls.load(), cost == 1 ? 1 : 2 * 4);
+    }
+}
+
+TEST(ThreadPool, SharedPoolIsOneProcessWidePoolOverAllCores) {
+    EXPECT_EQ(&ThreadPool::shared(), &ThreadPool::shared());
+    EXPECT_EQ(ThreadPool::shared().size(),
+              static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ namespace fpgacnn {
 
 class Int16Engine {
 public:
-    /// threads = 0: all cores.
+    /// threads = 0: the process-wide thread pool over all cores (the float path's too); else a pool of its
+    /// own.
     explicit Int16Engine(const QuantizedNetwork& network, Int16Isa isa = best_int16_isa(), int threads = 0);
     ~Int16Engine();
     Int16Engine(const Int16Engine&) = delete;

@@ -13,7 +13,7 @@
 
 namespace fpgacnn {
 
-class ThreadPool;  // the int16 backend's worker threads (owned by Int16Engine)
+class ThreadPool;  // the CPU backends' worker threads (Int16Engine passes the process-wide one)
 
 /// Instruction-set paths of the int16 conv; every path gives identical bits.
 /// Scalar is portable C++ with the same packed layout and blocking as the SIMD paths.

@@ -1,13 +1,12 @@
 // Convolution as darknet's CPU path computes it: im2col, sgemm, then bias and activation.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstddef>
 
+#include "core/thread_pool.hpp"
 #include "float/bias_activation.hpp"
 #include "float/im2col.hpp"
 #include "float/layer_checks.hpp"
-#include "float/parallel_for.hpp"
+#include "float/pooled_sgemm.hpp"
 #include "fpgacnn/float_ops.hpp"
 
 namespace fpgacnn {
@@ -42,7 +41,7 @@ void bias_and_activate(const ConvParams& conv, float* band, std::size_t count, s
             detail::add_bias_and_activate(band + m * plane_size, count, conv.biases[m], conv.activation);
         }
     };
-    detail::parallel_for(static_cast<std::size_t>(conv.filters), count, filters);
+    ThreadPool::shared().parallel_for_ranges(static_cast<std::size_t>(conv.filters), count, filters);
 }
 
 }  // namespace
@@ -61,8 +60,7 @@ void conv_forward(const Layer& layer, const float* input, float* output, float* 
     const float* weights = conv.weights.data();
 
     if (input_is_column_matrix(conv)) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, filters, pixels, depth, 1.0f, weights, depth,
-                    input, pixels, 0.0f, output, pixels);
+        detail::pooled_sgemm(filters, pixels, depth, weights, input, pixels, output, pixels);
         bias_and_activate(conv, output, static_cast<std::size_t>(pixels), static_cast<std::size_t>(pixels));
         return;
     }
@@ -74,8 +72,8 @@ void conv_forward(const Layer& layer, const float* input, float* output, float* 
         const int band_pixels = rows * layer.output.w;
         float* band_output = output + static_cast<std::size_t>(first_row) * layer.output.w;
         detail::im2col(geometry, input, first_row, rows, workspace);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, filters, band_pixels, depth, 1.0f, weights,
-                    depth, workspace, band_pixels, 0.0f, band_output, pixels);
+        detail::pooled_sgemm(filters, band_pixels, depth, weights, workspace, band_pixels, band_output,
+                             pixels);
         bias_and_activate(conv, band_output, static_cast<std::size_t>(band_pixels),
                           static_cast<std::size_t>(pixels));
     }

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "float/parallel_for.hpp"
+#include "core/thread_pool.hpp"
 
 namespace fpgacnn::detail {
 
@@ -55,7 +55,8 @@ void im2col(const Im2colGeometry& g, const float* image, int first_row, int rows
             unroll_tap(g, plane, tap / g.ksize, tap % g.ksize, first_row, rows, columns + r * row_size);
         }
     };
-    parallel_for(static_cast<std::size_t>(g.channels) * taps, row_size, column_rows);
+    ThreadPool::shared().parallel_for_ranges(static_cast<std::size_t>(g.channels) * taps, row_size,
+                                             column_rows);
 }
 
 }  // namespace fpgacnn::detail

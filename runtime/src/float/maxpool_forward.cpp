@@ -5,8 +5,8 @@
 #include <cfloat>
 #include <cstddef>
 
+#include "core/thread_pool.hpp"
 #include "float/layer_checks.hpp"
-#include "float/parallel_for.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
 
@@ -61,11 +61,12 @@ void maxpool_forward(const Layer& layer, const float* input, float* output) {
     }
     const std::size_t in_plane = static_cast<std::size_t>(in.h) * in.w;
     const std::size_t out_plane = static_cast<std::size_t>(out.h) * out.w;
-    detail::parallel_for(static_cast<std::size_t>(in.c), in_plane, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t c = begin; c < end; ++c) {
-            pool_plane(pool, in, out, input + c * in_plane, output + c * out_plane);
-        }
-    });
+    ThreadPool::shared().parallel_for_ranges(
+        static_cast<std::size_t>(in.c), in_plane, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t c = begin; c < end; ++c) {
+                pool_plane(pool, in, out, input + c * in_plane, output + c * out_plane);
+            }
+        });
 }
 
 }  // namespace fpgacnn

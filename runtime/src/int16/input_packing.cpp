@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/thread_pool.hpp"
 #include "fpgacnn/int16_ops.hpp"
-#include "int16/thread_pool.hpp"
 
 namespace fpgacnn::int16_detail {
 

@@ -1,5 +1,6 @@
 // Int16Engine: checks the exponent rules and packs every conv once, then runs frames layer by
-// layer on per-layer int16 buffers, convs on the thread pool.
+// layer on per-layer int16 buffers, convs on the thread pool (the process-wide one unless a
+// thread count is given).
 #include "fpgacnn/int16_engine.hpp"
 
 #include <algorithm>
@@ -7,10 +8,10 @@
 #include <cstring>
 #include <string>
 
+#include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
 #include "int16/exponent_rules.hpp"
 #include "int16/layer_names.hpp"
-#include "int16/thread_pool.hpp"
 
 namespace fpgacnn {
 
@@ -58,7 +59,8 @@ struct Int16Engine::Impl {
     std::vector<std::unique_ptr<Int16PackedConv>> convs;  // per layer; null for non-conv layers
     std::vector<std::vector<int16_t>> outputs;
     std::vector<double> layer_ms;
-    std::unique_ptr<ThreadPool> pool;
+    std::unique_ptr<ThreadPool> own_pool;  // only for an explicit thread count
+    ThreadPool* pool = nullptr;
 };
 
 Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int threads)
@@ -95,7 +97,12 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
         }
     }
     d.layer_ms.resize(d.layers.size());
-    d.pool = std::make_unique<ThreadPool>(threads);
+    if (threads > 0) {
+        d.own_pool = std::make_unique<ThreadPool>(threads);
+        d.pool = d.own_pool.get();
+    } else {
+        d.pool = &ThreadPool::shared();
+    }
 }
 
 Int16Engine::~Int16Engine() = default;
@@ -109,10 +116,10 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
         int16_t* out = d.outputs[i].data();
         switch (layer.type) {
             case LayerType::Convolutional:
-                d.convs[i]->run(in, out, d.pool.get());
+                d.convs[i]->run(in, out, d.pool);
                 break;
             case LayerType::MaxPool:
-                int16_maxpool(layer, in, out, d.pool.get());
+                int16_maxpool(layer, in, out, d.pool);
                 break;
             case LayerType::Reorg:
                 int16_reorg(layer, in, out);

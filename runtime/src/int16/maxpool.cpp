@@ -9,10 +9,10 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "int16/layer_names.hpp"
-#include "int16/thread_pool.hpp"
 
 namespace fpgacnn {
 

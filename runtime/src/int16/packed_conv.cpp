@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <string>
 
+#include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "int16/aligned_buffer.hpp"
 #include "int16/conv_kernels.hpp"
 #include "int16/input_packing.hpp"
-#include "int16/thread_pool.hpp"
 
 namespace fpgacnn {
 

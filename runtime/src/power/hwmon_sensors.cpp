@@ -6,15 +6,12 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/power.hpp"
-#include "power/sysfs_file.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace fpgacnn {
 namespace {
-
-using power_detail::read_sysfs_integer;
-using power_detail::read_sysfs_text;
 
 // <dir>/<kind><n>_<suffix>, e.g. hwmon1/power1_input.
 std::string attribute(const std::string& dir, const char* kind, int n, const char* suffix) {
@@ -27,7 +24,7 @@ std::string attribute(const std::string& dir, const char* kind, int n, const cha
 std::string rail_name(const std::string& prefix, const std::string& rail, const std::string& label_file) {
     std::string name = prefix;
     name.append(rail);
-    const std::string label = read_sysfs_text(label_file);
+    const std::string label = sysfs::read_attribute(label_file).value_or("");
     if (!label.empty()) name.append(" (").append(label).append(")");
     return name;
 }
@@ -38,7 +35,7 @@ public:
         : name_(std::move(name)), file_(std::move(microwatts_file)) {}
     std::string name() const override { return name_; }
     PowerQuantity quantity() const override { return PowerQuantity::Watts; }
-    double read() override { return static_cast<double>(read_sysfs_integer(file_)) * 1e-6; }
+    double read() override { return static_cast<double>(sysfs::read_integer(file_)) * 1e-6; }
 
 private:
     std::string name_;
@@ -53,8 +50,8 @@ public:
     PowerQuantity quantity() const override { return PowerQuantity::Watts; }
     double read() override {
         // mV x mA = µW
-        return static_cast<double>(read_sysfs_integer(volts_)) *
-               static_cast<double>(read_sysfs_integer(amps_)) * 1e-6;
+        return static_cast<double>(sysfs::read_integer(volts_)) *
+               static_cast<double>(sysfs::read_integer(amps_)) * 1e-6;
     }
 
 private:
@@ -79,7 +76,7 @@ std::vector<int> channel_indexes(const fs::path& dir, const std::string& prefix,
 // The rails of one hwmon device; empty when it has none (temperature-only chips).
 void add_rails(const fs::path& dir, std::vector<std::unique_ptr<PowerSensor>>& sensors) {
     std::string prefix = dir.filename().string();
-    prefix.append(" ").append(read_sysfs_text((dir / "name").string())).append(" ");
+    prefix.append(" ").append(sysfs::read_attribute((dir / "name").string()).value_or("")).append(" ");
     const std::string base = dir.string();
     for (const char* suffix : {"input", "average"}) {
         const std::vector<int> rails = channel_indexes(dir, "power", suffix);
@@ -106,7 +103,7 @@ void add_rails(const fs::path& dir, std::vector<std::unique_ptr<PowerSensor>>& s
 PowerSource find_hwmon_power(const std::string& root) {
     PowerSource source;
     source.name = "hwmon";
-    const fs::path hwmon = power_detail::under_root(root, "/sys/class/hwmon");
+    const fs::path hwmon = sysfs::under_root(root, "/sys/class/hwmon");
     std::error_code ec;
     if (!fs::is_directory(hwmon, ec)) {
         source.unavailable = hwmon.string() + " does not exist (no hwmon devices)";
@@ -118,7 +115,7 @@ PowerSource find_hwmon_power(const std::string& root) {
     std::sort(devices.begin(), devices.end());
     std::string chips;
     for (const fs::path& dir : devices) {
-        chips += (chips.empty() ? "" : ", ") + read_sysfs_text((dir / "name").string());
+        chips += (chips.empty() ? "" : ", ") + sysfs::read_attribute((dir / "name").string()).value_or("");
         add_rails(dir, source.sensors);
     }
     if (devices.empty()) {

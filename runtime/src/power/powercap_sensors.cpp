@@ -5,22 +5,19 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/power.hpp"
-#include "power/sysfs_file.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace fpgacnn {
 namespace {
 
-using power_detail::read_sysfs_integer;
-using power_detail::read_sysfs_text;
-
 class PowercapEnergySensor final : public PowerSensor {
 public:
     PowercapEnergySensor(std::string name, const fs::path& zone)
         : name_(std::move(name)),
           energy_file_((zone / "energy_uj").string()),
-          range_uj_(read_sysfs_integer((zone / "max_energy_range_uj").string())) {
+          range_uj_(sysfs::read_integer((zone / "max_energy_range_uj").string())) {
         if (range_uj_ <= 0) throw Error((zone / "max_energy_range_uj").string() + ": not a positive range");
     }
     std::string name() const override { return name_; }
@@ -29,7 +26,7 @@ public:
     // The counter unfolded: a reading below the last one means it wrapped once (the sampler reads
     // far more often than the minutes a wrap takes).
     double read() override {
-        const long long raw = read_sysfs_integer(energy_file_);
+        const long long raw = sysfs::read_integer(energy_file_);
         if (has_last_) total_uj_ += raw >= last_uj_ ? raw - last_uj_ : range_uj_ - last_uj_ + raw;
         last_uj_ = raw;
         has_last_ = true;
@@ -50,7 +47,7 @@ private:
 PowerSource find_powercap_energy(const std::string& root) {
     PowerSource source;
     source.name = "powercap";
-    const fs::path powercap = power_detail::under_root(root, "/sys/class/powercap");
+    const fs::path powercap = sysfs::under_root(root, "/sys/class/powercap");
     std::error_code ec;
     if (!fs::is_directory(powercap, ec)) {
         source.unavailable = powercap.string() + " does not exist (no RAPL energy counters)";
@@ -64,7 +61,7 @@ PowerSource find_powercap_energy(const std::string& root) {
     }
     std::sort(zones.begin(), zones.end());
     const auto psys = std::find_if(zones.begin(), zones.end(), [](const fs::path& zone) {
-        return read_sysfs_text((zone / "name").string()) == "psys";
+        return sysfs::read_attribute((zone / "name").string()).value_or("") == "psys";
     });
     if (psys != zones.end()) zones = {*psys};
     if (zones.empty()) {
@@ -73,8 +70,8 @@ PowerSource find_powercap_energy(const std::string& root) {
     }
     try {
         for (const fs::path& zone : zones) {
-            const std::string name =
-                "powercap " + zone.filename().string() + " " + read_sysfs_text((zone / "name").string());
+            const std::string name = "powercap " + zone.filename().string() + " " +
+                                     sysfs::read_attribute((zone / "name").string()).value_or("");
             auto sensor = std::make_unique<PowercapEnergySensor>(name, zone);
             sensor->read();  // energy_uj is root-only on current kernels: find out now
             source.sensors.push_back(std::move(sensor));

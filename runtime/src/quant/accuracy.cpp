@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/progress_bar.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
-#include "quant/progress_bar.hpp"
 
 namespace fpgacnn {
 

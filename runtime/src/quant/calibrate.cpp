@@ -12,9 +12,9 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_engine.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
+#include "fpgacnn/progress_bar.hpp"
 #include "quant/activation_histogram.hpp"
 #include "quant/conv_exponents.hpp"
-#include "quant/progress_bar.hpp"
 
 namespace fpgacnn {
 

@@ -1,17 +1,48 @@
-#include "uio/sysfs_files.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "fpgacnn/error.hpp"
 
-namespace fpgacnn::uio {
+namespace fpgacnn::sysfs {
+
+namespace {
+
+std::string reason_for(int error) {
+    if (error == EACCES || error == EPERM) return "permission denied (needs root)";
+    return std::strerror(error);
+}
+
+// read() until end of file: a sysfs attribute comes whole in the first read, procfs files such as
+// /proc/meminfo can take several. errno is kept from the failing call.
+std::optional<std::string> read_whole_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int saved = errno;
+            ::close(fd);
+            errno = saved;
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return text;
+}
+
+}  // namespace
 
 std::string under_root(const std::string& root, const std::string& path) {
     std::string base = root.empty() ? "/" : root;
@@ -23,12 +54,9 @@ std::string under_root(const std::string& root, const std::string& path) {
 }
 
 std::optional<std::string> read_attribute(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string value = text.str();
-    while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.pop_back();
+    std::optional<std::string> value = read_whole_file(path);
+    if (!value) return std::nullopt;
+    while (!value->empty() && (value->back() == '\n' || value->back() == ' ')) value->pop_back();
     return value;
 }
 
@@ -38,6 +66,16 @@ std::string require_attribute(const std::string& path, const std::string& what) 
         throw Error("cannot read " + path + " (" + what + "): " + std::strerror(errno));
     }
     return *value;
+}
+
+long long read_integer(const std::string& path) {
+    const std::optional<std::string> text = read_attribute(path);
+    if (!text) throw Error(path + ": " + reason_for(errno));
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text->c_str(), &end, 10);
+    if (end == text->c_str() || errno != 0) throw Error(path + ": not a number: '" + *text + "'");
+    return value;
 }
 
 std::uint64_t parse_number(const std::string& text, const std::string& path) {
@@ -67,4 +105,4 @@ bool path_exists(const std::string& path) {
     return ::stat(path.c_str(), &info) == 0;
 }
 
-}  // namespace fpgacnn::uio
+}  // namespace fpgacnn::sysfs
