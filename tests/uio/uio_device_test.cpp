@@ -123,22 +123,37 @@ TEST(UioDevice, SpecGrammarThroughOpenDevice) {
 TEST(UioDevice, BuffersAreSubAllocatedWithBusAddressesAndChecked) {
     const auto sim = start_sim();
     const auto device = make_uio_device("fpgacnn_accel", driver_options(*sim));
-    const DeviceBuffer a = device->allocate(1000, BufferRole::FeatureMaps, "a");
+    DeviceBuffer a = device->allocate(1000, BufferRole::FeatureMaps, "a");
     const DeviceBuffer b = device->allocate(5000, BufferRole::Parameters, "b");
-    EXPECT_EQ(a.device_address % 4096, 0u);
-    EXPECT_GE(a.device_address, sim->options().phys_addr);
-    EXPECT_GE(b.device_address, a.device_address + 4096);
-    EXPECT_EQ(static_cast<std::uint8_t*>(b.host) - static_cast<std::uint8_t*>(a.host),
-              static_cast<std::ptrdiff_t>(b.device_address - a.device_address));
-    std::memset(b.host, 1, 5000);
+    const std::uint64_t a_address = a.device_address();
+    EXPECT_EQ(a_address % 4096, 0u);
+    EXPECT_GE(a_address, sim->options().phys_addr);
+    EXPECT_GE(b.device_address(), a_address + 4096);
+    EXPECT_EQ(static_cast<std::uint8_t*>(b.host()) - static_cast<std::uint8_t*>(a.host()),
+              static_cast<std::ptrdiff_t>(b.device_address() - a_address));
+    std::memset(b.host(), 1, 5000);
     device->sync(b, SyncDirection::ToDevice, 0, 5000);
     EXPECT_NE(
         error_of([&] { device->sync(a, SyncDirection::ToDevice, 900, 200); }).find("which has 1000 bytes"),
         std::string::npos);
-    device->free_buffer(a);
+    a.reset();  // frees a's range
     const DeviceBuffer c = device->allocate(800, BufferRole::FeatureMaps, "c");  // reuses a's place
-    EXPECT_EQ(c.device_address, a.device_address);
-    EXPECT_NE(error_of([&] { device->free_buffer(a); }).find("not a live buffer"), std::string::npos);
+    EXPECT_EQ(c.device_address(), a_address);
+    EXPECT_NE(error_of([&] { device->sync(a, SyncDirection::ToDevice, 0, 2); }).find("handle is empty"),
+              std::string::npos);
+}
+
+TEST(UioDevice, ABufferOfAnotherDeviceIsRefusedAndMayOutliveItsDevice) {
+    const auto sim = start_sim();
+    auto device = make_uio_device("fpgacnn_accel", driver_options(*sim));
+    DeviceBuffer kept = device->allocate(4096, BufferRole::FeatureMaps, "kept");
+    auto other = make_uio_device("fpgacnn_accel", driver_options(*sim));
+    const std::string message = error_of([&] { other->sync(kept, SyncDirection::ToDevice, 0, 2); });
+    EXPECT_NE(message.find("buffer 'kept' does not belong to uio:fpgacnn_accel"), std::string::npos) << message;
+    other.reset();
+    device.reset();  // the u-dma-buf mapping stays while the handle lives
+    std::memset(kept.host(), 7, kept.bytes());
+    EXPECT_EQ(static_cast<const std::uint8_t*>(kept.host())[4095], 7);
 }
 
 TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
