@@ -104,8 +104,9 @@ public:
 
     DeviceBuffer allocate(std::size_t bytes, BufferRole /*one u-dma-buf serves every port*/,
                           const std::string& purpose) override {
-        auto memory = std::make_shared<UioMemory>();
-        memory->offset = dma_->allocate(bytes, name_text() + ": " + purpose);
+        const std::size_t offset = dma_->allocate(bytes, name_text() + ": " + purpose);
+        auto memory = std::make_shared<UioMemory>();  // from here on, it releases the range
+        memory->offset = offset;
         memory->dma = dma_;
         memory->host = dma_->base() + memory->offset;
         memory->device_address = dma_->phys_addr() + memory->offset;

@@ -19,7 +19,7 @@ namespace {
 Network wide_window_detector() {
     return synthetic_network("wide_window",
                              "[net]\nwidth=16\nheight=16\nchannels=3\n\n"
-                             "[convolutional]\nfilters=8\nsize=5\nstride=1\npad=2\nactivation=leaky\n\n"
+                             "[convolutional]\nfilters=8\nsize=5\nstride=1\npad=1\nactivation=leaky\n\n"
                              "[convolutional]\nfilters=35\nsize=1\nstride=1\npad=1\nactivation=linear\n\n"
                              "[region]\nanchors=1,1,2,2,3,3,4,4,5,5\nclasses=2\ncoords=4\nnum=5\n");
 }
