@@ -22,10 +22,12 @@ void require_inside(const std::string& who, const DeviceBuffer& buffer, const By
 void require_runnable(const std::string& who, const kernel::LayerCommand& c, const KernelMaxima& maxima) {
     const kernel::CommandCheck verdict = kernel::check_command(c, maxima);
     if (verdict == kernel::kCommandOk) return;
-    const std::string rejected = who + ": the kernel rejects the command: " + kernel::command_check_text(verdict);
+    const std::string rejected =
+        who + ": the kernel rejects the command: " + kernel::command_check_text(verdict);
     if (verdict == kernel::kCommandBadTile || verdict == kernel::kCommandBadWindow) {
-        throw DeviceError(rejected + "; tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols) +
-                          ", window " + std::to_string(c.kernel_size) + ", stride " + std::to_string(c.stride) +
+        throw DeviceError(rejected + "; tile " + std::to_string(c.tile_rows) + "x" +
+                          std::to_string(c.tile_cols) + ", window " + std::to_string(c.kernel_size) +
+                          ", stride " + std::to_string(c.stride) +
                           " exceed the device's kernel build (Tr=" + std::to_string(maxima.tr) +
                           " Tc=" + std::to_string(maxima.tc) + " K<=" + std::to_string(maxima.max_kernel) +
                           " S<=" + std::to_string(maxima.max_stride) +
@@ -60,7 +62,8 @@ CommandFootprint check_command_fits(const std::string& who, const kernel::LayerC
                                     const DeviceBuffer& parameters) {
     require_runnable(who, c, maxima);
     const CommandFootprint f = command_footprint(c, maxima);
-    require_inside(who, arena, f.output, c.op == kernel::kOpIdentify ? "writes the kernel fingerprint to" : "writes its output to");
+    require_inside(who, arena, f.output,
+                   c.op == kernel::kOpIdentify ? "writes the kernel fingerprint to" : "writes its output to");
     if (c.op == kernel::kOpIdentify) return f;
     require_inside(who, arena, f.input, "reads its input from");
     if (f.input.overlaps(f.output)) {

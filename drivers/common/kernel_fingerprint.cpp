@@ -66,16 +66,17 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
     const auto* words = static_cast<const int16_t*>(scratch.host());
     if (words[kernel::kFpMagic0] != kernel::kFingerprintMagic0 ||
         words[kernel::kFpMagic1] != kernel::kFingerprintMagic1) {
-        throw DeviceError(device.name() +
-                    ": the kernel did not answer the identify command with an fpgacnn fingerprint "
-                    "(the bitstream is not an fpgacnn kernel, or was built before fingerprints existed); "
-                    "rebuild it from kernels/ and load it");
+        throw DeviceError(
+            device.name() +
+            ": the kernel did not answer the identify command with an fpgacnn fingerprint "
+            "(the bitstream is not an fpgacnn kernel, or was built before fingerprints existed); "
+            "rebuild it from kernels/ and load it");
     }
     if (words[kernel::kFpFormat] != kernel::kFingerprintFormat) {
         throw DeviceError(device.name() + ": kernel fingerprint format " +
-                    std::to_string(words[kernel::kFpFormat]) + ", this library reads format " +
-                    std::to_string(kernel::kFingerprintFormat) +
-                    "; rebuild the bitstream from this release's kernels/");
+                          std::to_string(words[kernel::kFpFormat]) + ", this library reads format " +
+                          std::to_string(kernel::kFingerprintFormat) +
+                          "; rebuild the bitstream from this release's kernels/");
     }
     return decode(words);
 }
@@ -84,14 +85,14 @@ void require_compatible_kernel(const KernelFingerprint& device, const std::strin
     const KernelFingerprint host = native_kernel_fingerprint();
     if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {
         throw DeviceError(device_name + ": the kernel was built as " + device.text() +
-                    ", but this library computes " + "int" + std::to_string(host.data_bits) +
-                    " with arithmetic contract v" + std::to_string(host.contract_version) +
-                    "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
+                          ", but this library computes " + "int" + std::to_string(host.data_bits) +
+                          " with arithmetic contract v" + std::to_string(host.contract_version) +
+                          "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
     }
     const KernelMaxima& m = device.maxima;
     if (m.tm <= 0 || m.tn <= 0 || m.tr <= 0 || m.tc <= 0 || m.max_kernel <= 0 || m.max_stride <= 0) {
         throw DeviceError(device_name + ": the kernel reports impossible maxima (" + device.text() +
-                    "); the bitstream or its register window is corrupt");
+                          "); the bitstream or its register window is corrupt");
     }
 }
 

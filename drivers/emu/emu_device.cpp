@@ -8,9 +8,9 @@
 #include <optional>
 #include <thread>
 
-#include "fpgacnn/drivers/command_footprint.hpp"
 #include "common/owned_memory.hpp"
 #include "emu/emu_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/accel.hpp"
@@ -90,10 +90,11 @@ public:
         std::unique_lock<std::mutex> lock(mutex_);
         if (!job_) throw Error(name() + ": wait() without a started command");
         if (!cv_.wait_for(lock, timeout, [&] { return job_done_; })) {
-            throw DeviceError(name() + ": " + job_->command.description + " did not finish within " +
-                        std::to_string(timeout.count()) +
-                        " ms (ap_done never rose; the command is still "
-                        "running). Check for a stalled kernel (EmuOptions::stall_layer) or allow more time.");
+            throw DeviceError(
+                name() + ": " + job_->command.description + " did not finish within " +
+                std::to_string(timeout.count()) +
+                " ms (ap_done never rose; the command is still "
+                "running). Check for a stalled kernel (EmuOptions::stall_layer) or allow more time.");
         }
         emu::EmuBuffer& arena = *job_->arena;
         const auto begin = static_cast<std::size_t>(job_->footprint.output.begin);
@@ -165,8 +166,8 @@ private:
             lock.unlock();
             if (options_.on_command_accepted) options_.on_command_accepted(job.command);
             kernel::TrafficCounters traffic{};
-            kernel::run_layer(job.command.command, job.arena->device_copy.data(), job.arena->device_copy.data(),
-                              job.params->device_copy.data(), &traffic);
+            kernel::run_layer(job.command.command, job.arena->device_copy.data(),
+                              job.arena->device_copy.data(), job.params->device_copy.data(), &traffic);
             const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
             lock.lock();
             result_ = CommandStats{job.command.layer,         traffic.fm_read_bytes,

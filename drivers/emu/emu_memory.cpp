@@ -7,7 +7,7 @@
 namespace fpgacnn::emu {
 
 std::shared_ptr<EmuBuffer> EmuMemory::allocate(std::size_t bytes, const std::string& purpose,
-                                                const std::shared_ptr<const void>& owner) {
+                                               const std::shared_ptr<const void>& owner) {
     if (bytes == 0) throw Error("emu: cannot allocate an empty buffer for " + purpose);
     auto buffer = std::make_shared<EmuBuffer>();
     const std::size_t words = (bytes + 1) / 2;

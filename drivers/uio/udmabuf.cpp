@@ -40,11 +40,12 @@ UdmaBuf::UdmaBuf(const std::string& root, const std::string& name) : root_(root)
     if (name_.empty()) {
         const std::vector<std::string> present = list_udmabufs(root);
         if (present.empty()) {
-            throw DeviceError("no u-dma-buf device under " + under_root(root, "sys/class/u-dma-buf") +
-                        ": the IP needs physically contiguous DMA buffers; " +
-                        udmabuf_size_advice(32u << 20, read_cma_info(root)) +
-                        ". (/dev/dma_heap buffers cannot replace it: without a kernel driver importing them, "
-                        "user space cannot learn their bus address; docs/drivers.md)");
+            throw DeviceError(
+                "no u-dma-buf device under " + under_root(root, "sys/class/u-dma-buf") +
+                ": the IP needs physically contiguous DMA buffers; " +
+                udmabuf_size_advice(32u << 20, read_cma_info(root)) +
+                ". (/dev/dma_heap buffers cannot replace it: without a kernel driver importing them, "
+                "user space cannot learn their bus address; docs/drivers.md)");
         }
         name_ = present.front();
     }
@@ -61,7 +62,7 @@ UdmaBuf::UdmaBuf(const std::string& root, const std::string& name) : root_(root)
     ::close(fd);
     if (base == MAP_FAILED) {
         throw DeviceError("cannot map the " + std::to_string(bytes_) + " bytes of " + dev + ": " +
-                    std::strerror(saved));
+                          std::strerror(saved));
     }
     base_ = static_cast<std::uint8_t*>(base);
 }
@@ -77,10 +78,10 @@ std::size_t UdmaBuf::allocate(std::size_t bytes, const std::string& purpose) {
         candidate = offset + round_up(size);
     }
     if (candidate + need > bytes_) {
-        throw DeviceError(name_ + ": no room for '" + purpose + "' (" + std::to_string(bytes) + " bytes): the " +
-                    std::to_string(bytes_) + "-byte u-dma-buf has " + std::to_string(in_use()) +
-                    " bytes in use; " +
-                    udmabuf_size_advice(in_use() + need, read_cma_info(root_), bytes_));
+        throw DeviceError(name_ + ": no room for '" + purpose + "' (" + std::to_string(bytes) +
+                          " bytes): the " + std::to_string(bytes_) + "-byte u-dma-buf has " +
+                          std::to_string(in_use()) + " bytes in use; " +
+                          udmabuf_size_advice(in_use() + need, read_cma_info(root_), bytes_));
     }
     used_[candidate] = bytes;
     return candidate;

@@ -14,8 +14,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "fpgacnn/drivers/command_footprint.hpp"
 #include "common/owned_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
@@ -58,16 +58,18 @@ public:
         address64_ = options.address_bits == 0 ? sizeof(void*) == 8 : options.address_bits == 64;
         const std::uint32_t needed = regs::register_space_bytes(address64_);
         if (node_.map_size < needed) {
-            throw DeviceError(where + ": map0 is " + std::to_string(node_.map_size) +
-                        " bytes, the IP's registers need " + std::to_string(needed) +
-                        " (is this node the fpgacnn IP? its device-tree node needs reg = <base 0x10000>)");
+            throw DeviceError(
+                where + ": map0 is " + std::to_string(node_.map_size) + " bytes, the IP's registers need " +
+                std::to_string(needed) +
+                " (is this node the fpgacnn IP? its device-tree node needs reg = <base 0x10000>)");
         }
         registers_ = std::make_unique<uio::RegisterWindow>(node_.dev_path, node_.map_size);
         control_ = registers_->read(regs::kControl);
         if (control_ == 0xFFFFFFFFu) {
-            throw DeviceError(where +
-                        ": the control register reads 0xffffffff: the PL is not configured or the IP is in "
-                        "reset; load the bitstream first");
+            throw DeviceError(
+                where +
+                ": the control register reads 0xffffffff: the PL is not configured or the IP is in "
+                "reset; load the bitstream first");
         }
         open_interrupt(where);
         try {
@@ -81,8 +83,9 @@ public:
                 ", above 4 GiB, but the IP takes 32-bit addresses (spec option addr64 for a 64-bit build)");
         }
         if ((control_ & regs::kApIdle) == 0 && !wait_for_idle(options.stall_grace)) {
-            throw DeviceError(where + ": the IP is busy (control " + hex(control_) +
-                        ") and no process drives it: a previous run died mid-command; reload the bitstream");
+            throw DeviceError(
+                where + ": the IP is busy (control " + hex(control_) +
+                ") and no process drives it: a previous run died mid-command; reload the bitstream");
         }
         fingerprint_ = read_fingerprint(*this, options.identify_timeout);
         fingerprint_known_ = true;
@@ -156,7 +159,8 @@ public:
             interrupt_->arm();
         }
         registers_->write(regs::kControl, regs::kApStart);
-        job_ = Job{command, std::move(arena_memory), std::move(parameter_memory), footprint.output, Clock::now()};
+        job_ = Job{command, std::move(arena_memory), std::move(parameter_memory), footprint.output,
+                   Clock::now()};
     }
 
     CommandStats wait(milliseconds timeout) override {
@@ -245,8 +249,8 @@ private:
         if (!gone_ && present()) return;
         gone_ = true;
         throw DeviceError(who + ": " + node_.dev_path +
-                    " is gone (the UIO driver was unbound or the device-tree overlay "
-                    "removed); reopen the device, or run on the CPU (--fallback cpu)");
+                          " is gone (the UIO driver was unbound or the device-tree overlay "
+                          "removed); reopen the device, or run on the CPU (--fallback cpu)");
     }
 
     /// Reads the control register (caching it for telemetry); true when it shows the IP idle.
@@ -267,11 +271,12 @@ private:
     /// A command timed out earlier: start only once the IP is idle again.
     void settle_stall(const std::string& who) {
         if (!wait_for_idle(options_.stall_grace)) {
-            throw DeviceError(who + ": cannot start: " + stalled_->command.description +
-                        " missed its deadline and the IP is still busy (control " + hex(control_) + ") " +
-                        std::to_string(options_.stall_grace.count()) +
-                        " ms later. The IP cannot be aborted from user space: retry later, or reload the "
-                        "bitstream (fpgautil) to reset it");
+            throw DeviceError(
+                who + ": cannot start: " + stalled_->command.description +
+                " missed its deadline and the IP is still busy (control " + hex(control_) + ") " +
+                std::to_string(options_.stall_grace.count()) +
+                " ms later. The IP cannot be aborted from user space: retry later, or reload the "
+                "bitstream (fpgautil) to reset it");
         }
         spdlog::warn("{}: {} finished after its deadline; its output was discarded", name_text(),
                      stalled_->command.description);
@@ -318,10 +323,10 @@ private:
     [[noreturn]] void fail_timeout(const Job& job, milliseconds timeout) {
         stalled_job_on_exit(job);
         throw DeviceError(name_text() + ": " + job.command.description + " did not finish within " +
-                    std::to_string(timeout.count()) + " ms (control " + hex(control_) +
-                    ", ap_done never rose, " + wait_mode_ +
-                    "). The IP cannot be aborted: the driver starts nothing else until it is idle. "
-                    "Check the bitstream and its clock, or allow more time");
+                          std::to_string(timeout.count()) + " ms (control " + hex(control_) +
+                          ", ap_done never rose, " + wait_mode_ +
+                          "). The IP cannot be aborted: the driver starts nothing else until it is idle. "
+                          "Check the bitstream and its clock, or allow more time");
     }
 
     /// wait() is leaving without a result: the command may still be running on the IP.

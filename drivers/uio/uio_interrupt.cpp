@@ -60,7 +60,7 @@ void UioInterrupt::arm() {
     const std::uint32_t enable = 1;
     if (::write(write_fd_, &enable, sizeof(enable)) != static_cast<ssize_t>(sizeof(enable))) {
         throw DeviceError(description_ + ": cannot unmask the interrupt: " + std::strerror(errno) +
-                    " (the UIO device is gone or its driver has no irqcontrol)");
+                          " (the UIO device is gone or its driver has no irqcontrol)");
     }
 }
 

@@ -16,7 +16,7 @@ const char* const kTag = "fpgacnn-fingerprint";
 
 [[noreturn]] void malformed(const std::string& where, const std::string& item, const char* expected) {
     throw DeviceError(where + ": fingerprint field '" + item + "' is malformed (expected " + expected +
-                "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+                      "); rebuild the xclbin with kernels/hls/vitis/Makefile");
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
         const auto it = fields.find(key);
         if (it == fields.end()) {
             throw DeviceError(where + ": the fingerprint has no '" + key + "' (" + text +
-                        "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+                              "); rebuild the xclbin with kernels/hls/vitis/Makefile");
         }
         return it->second;
     };

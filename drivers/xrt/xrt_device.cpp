@@ -15,8 +15,8 @@
 #include <mutex>
 #include <thread>
 
-#include "fpgacnn/drivers/command_footprint.hpp"
 #include "common/owned_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/fingerprint.hpp"
@@ -93,19 +93,21 @@ public:
     void identify_kernel() {
         if (!card_->executes()) {
             if (!card_->metadata_fingerprint()) {
-                throw DeviceError(context() +
-                            ": the xclbin has no fpgacnn fingerprint (USER_METADATA section) and "
-                            "XRT's no-op device cannot run the identify command; rebuild the xclbin with "
-                            "kernels/hls/vitis/Makefile");
+                throw DeviceError(
+                    context() +
+                    ": the xclbin has no fpgacnn fingerprint (USER_METADATA section) and "
+                    "XRT's no-op device cannot run the identify command; rebuild the xclbin with "
+                    "kernels/hls/vitis/Makefile");
             }
             return;
         }
         const KernelFingerprint answer = read_fingerprint(*this, std::chrono::seconds(2));
         if (const auto& meta = card_->metadata_fingerprint()) {
             if (fingerprint_metadata(answer) != fingerprint_metadata(*meta)) {
-                throw DeviceError(context() + ": the xclbin's metadata says " + meta->text() +
-                            " but the kernel answers " + answer.text() +
-                            "; the xclbin's metadata is stale, rebuild it with kernels/hls/vitis/Makefile");
+                throw DeviceError(
+                    context() + ": the xclbin's metadata says " + meta->text() + " but the kernel answers " +
+                    answer.text() +
+                    "; the xclbin's metadata is stale, rebuild it with kernels/hls/vitis/Makefile");
             }
         }
         require_compatible_kernel(answer, name());
@@ -132,10 +134,11 @@ public:
                             static_cast<xrt::memory_group>(group));
             b->host = b->bo.map();
         } catch (const std::exception& e) {
-            throw DeviceError(context() + ": cannot allocate " + std::to_string(bytes) + " bytes for '" + purpose +
-                        "' in memory bank " + card_->bank_name(group) + " (XRT: " + e.what() +
-                        "); the bank is full or smaller than the plan needs: free other buffers, close other "
-                        "programs using the card, or plan a smaller network");
+            throw DeviceError(
+                context() + ": cannot allocate " + std::to_string(bytes) + " bytes for '" + purpose +
+                "' in memory bank " + card_->bank_name(group) + " (XRT: " + e.what() +
+                "); the bank is full or smaller than the plan needs: free other buffers, close other "
+                "programs using the card, or plan a smaller network");
         }
         b->device_address = b->bo.address();
         b->bytes = bytes;
@@ -166,7 +169,7 @@ public:
                 bytes, offset);
         } catch (const std::exception& e) {
             throw DeviceError(context() + ": sync of '" + b->purpose + "' failed (XRT: " + e.what() +
-                        "); the card may have been reset, check dmesg and xbutil examine");
+                              "); the card may have been reset, check dmesg and xbutil examine");
         }
     }
 
@@ -192,7 +195,7 @@ public:
         } catch (const std::exception& e) {
             run_ = xrt::run(kernel_);  // a half-set run must not be reused
             throw DeviceError(who + ": XRT refused to start the run (" + e.what() +
-                        "); check xbutil examine for the card");
+                              "); check xbutil examine for the card");
         }
         busy_ = true;
         command_ = command;
@@ -333,9 +336,9 @@ std::unique_ptr<Device> open_xrt_device(const std::string& spec_text) {
     std::shared_ptr<XrtCard> card = XrtCard::open(spec);
     if (spec.compute_unit && *spec.compute_unit >= static_cast<int>(card->compute_units().size())) {
         throw DeviceError(spec_text + ": the xclbin " + card->xclbin_path() + " has " +
-                    std::to_string(card->compute_units().size()) + " compute unit(s) of " +
-                    card->kernel_name() + "; use /cu0 ... /cu" +
-                    std::to_string(card->compute_units().size() - 1));
+                          std::to_string(card->compute_units().size()) + " compute unit(s) of " +
+                          card->kernel_name() + "; use /cu0 ... /cu" +
+                          std::to_string(card->compute_units().size() - 1));
     }
     if (const auto& meta = card->metadata_fingerprint()) require_compatible_kernel(*meta, spec_text);
     auto device = std::make_unique<XrtDevice>(card, spec);

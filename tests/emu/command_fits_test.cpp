@@ -79,7 +79,8 @@ TEST(CheckCommandFits, ASmallerBuildIsADeviceErrorNamingItsMaxima) {
     const Buffers b;
     KernelMaxima small = kernel::native_build_maxima();
     small.tr = small.tc = 8;
-    const std::string m = outcome([&] { check_command_fits("dev: layer 0", one_tile_conv(13), small, b.arena, b.params); });
+    const std::string m =
+        outcome([&] { check_command_fits("dev: layer 0", one_tile_conv(13), small, b.arena, b.params); });
     EXPECT_EQ(m.rfind("device: dev: layer 0", 0), 0u) << m;
     EXPECT_NE(m.find("tile 13x13"), std::string::npos) << m;
     EXPECT_NE(m.find("exceed the device's kernel build (Tr=8 Tc=8"), std::string::npos) << m;
@@ -95,7 +96,8 @@ TEST(CheckCommandFits, AMalformedCommandIsAPlainErrorWhateverTheMaxima) {
     c = one_tile_conv(20);
     c.output_shift = arith::kExactMaxOutputShift + 1;
     m = outcome([&] { check_command_fits("t", c, larger_than_native(), b.arena, b.params); });
-    EXPECT_NE(m.find("model: t: the kernel rejects the command: bias or output shift"), std::string::npos) << m;
+    EXPECT_NE(m.find("model: t: the kernel rejects the command: bias or output shift"), std::string::npos)
+        << m;
 }
 
 TEST(CheckCommandFits, ParametersSizedForTheNativeBuildDoNotFitALargerTm) {

@@ -39,7 +39,8 @@ TEST(CpuFallback, AKernelBuildThatCannotRunTheNetworkIsADeviceErrorAndFallsBack)
     auto backend = make_backend(network, "emu", "int16", quantized, false, /*cpu_fallback=*/true);
     EXPECT_NE(backend->name().find("(fallback)"), std::string::npos) << backend->name();
     const std::vector<float> input = test_input(network);
-    EXPECT_EQ(backend->run(input.data()), make_backend(network, "cpu", "int16", quantized)->run(input.data()));
+    EXPECT_EQ(backend->run(input.data()),
+              make_backend(network, "cpu", "int16", quantized)->run(input.data()));
 }
 
 TEST(CpuFallback, AModelErrorIsRethrownNotFallenBackFrom) {

@@ -184,8 +184,9 @@ TEST(EmuDevice, BuffersDroppedWhileTheirCommandRunsLiveUntilTheWait) {
     t.params.reset();
     EXPECT_FALSE(t.arena);
     EXPECT_EQ(t.device->wait(std::chrono::milliseconds(5000)).layer, 3);
-    EXPECT_NE(message_of([&] { t.device->sync(t.arena, SyncDirection::FromDevice, 0, 2); }).find("handle is empty"),
-              std::string::npos);
+    EXPECT_NE(
+        message_of([&] { t.device->sync(t.arena, SyncDirection::FromDevice, 0, 2); }).find("handle is empty"),
+        std::string::npos);
 }
 
 TEST(EmuDevice, UnsyncedParametersAreAnError) {

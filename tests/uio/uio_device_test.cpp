@@ -137,7 +137,7 @@ TEST(UioDevice, BuffersAreSubAllocatedWithBusAddressesAndChecked) {
     EXPECT_NE(
         error_of([&] { device->sync(a, SyncDirection::ToDevice, 900, 200); }).find("which has 1000 bytes"),
         std::string::npos);
-    a.reset();  // frees a's range
+    a.reset();                                                                   // frees a's range
     const DeviceBuffer c = device->allocate(800, BufferRole::FeatureMaps, "c");  // reuses a's place
     EXPECT_EQ(c.device_address(), a_address);
     EXPECT_NE(error_of([&] { device->sync(a, SyncDirection::ToDevice, 0, 2); }).find("handle is empty"),
@@ -175,7 +175,8 @@ TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
     command.command.output_offset = 256;
     const std::uint64_t before = sim->commands_started();
     const std::string message = error_of([&] { device->start(command, arena, arena); });
-    EXPECT_NE(message.find("layer 0 (maxpool): writes its output to bytes [512, 640) but 'tiny arena' has 64 bytes"),
+    EXPECT_NE(message.find(
+                  "layer 0 (maxpool): writes its output to bytes [512, 640) but 'tiny arena' has 64 bytes"),
               std::string::npos)
         << message;
     EXPECT_EQ(sim->commands_started(), before);

@@ -319,12 +319,12 @@ KernelFingerprint fingerprint_with(int tm, int tn, int tr, int tc) {
 
 /// A network whose first layers have 48 x 40 outputs: more than one tile of the library's own build.
 std::shared_ptr<const QuantizedNetwork> wide_quantized() {
-    static const auto network = std::make_shared<const QuantizedNetwork>(naive_quantize(synthetic_network(
-        "wide",
-        "[net]\nwidth=48\nheight=40\nchannels=3\n\n"
-        "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"
-        "[maxpool]\nsize=2\nstride=2\n\n"
-        "[convolutional]\nfilters=24\nsize=3\nstride=1\npad=1\nactivation=leaky\n")));
+    static const auto network = std::make_shared<const QuantizedNetwork>(naive_quantize(
+        synthetic_network("wide",
+                          "[net]\nwidth=48\nheight=40\nchannels=3\n\n"
+                          "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"
+                          "[maxpool]\nsize=2\nstride=2\n\n"
+                          "[convolutional]\nfilters=24\nsize=3\nstride=1\npad=1\nactivation=leaky\n")));
     return network;
 }
 
@@ -341,7 +341,8 @@ TEST_F(XrtNoop, ABuildWithLargerTilesRunsAPlanMadeForIt) {
     const LayerPlan& first = queue.commands().plan.layers.front();
     ASSERT_GT(first.tile_cols, kernel::native_build_maxima().tc) << "the plan must need the larger build";
     ASSERT_EQ(kernel::check_command(first.command), kernel::kCommandBadTile);
-    const std::vector<int16_t> input = pattern_input(wide_quantized()->network.input, wide_quantized()->input_q);
+    const std::vector<int16_t> input =
+        pattern_input(wide_quantized()->network.input, wide_quantized()->input_q);
     EXPECT_NO_THROW(queue.run(input.data()));
     EXPECT_EQ(queue.last_stats().size(), queue.commands().commands.size());
     EXPECT_EQ(device->telemetry().commands_completed, queue.commands().commands.size());
@@ -360,8 +361,10 @@ TEST_F(XrtNoop, ABuildWithSmallerTilesRefusesAPlanForLargerOnesNamingBothBuilds)
     EXPECT_CONTAINS(m, device->fingerprint().text());
     EXPECT_THROW(DeviceQueue(*device, wide_quantized(), list), DeviceError);
     // The driver's own check refuses such a command before XRT sees it.
-    const DeviceBuffer arena = device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "arena");
-    const DeviceBuffer params = device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "params");
+    const DeviceBuffer arena =
+        device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "arena");
+    const DeviceBuffer params =
+        device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "params");
     EXPECT_CONTAINS(error_message_of([&] { device->start(list.commands.front(), arena, params); }),
                     "exceed the device's kernel build (Tr=8 Tc=8");
     EXPECT_THROW(device->start(list.commands.front(), arena, params), DeviceError);

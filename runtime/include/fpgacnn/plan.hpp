@@ -25,12 +25,12 @@ using KernelMaxima = kernel::Maxima;
 
 struct PlanOptions {
     KernelMaxima maxima;
-    double clock_mhz = 150.0;       // kernel clock
-    double bandwidth_gbs = 4.2;     // DDR bandwidth shared by the AXI masters, GB/s
+    double clock_mhz = 150.0;          // kernel clock
+    double bandwidth_gbs = 4.2;        // DDR bandwidth shared by the AXI masters, GB/s
     int port_bits = arith::kDataBits;  // data width of each AXI master (the kernel's ports carry int16)
-    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
-    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
-    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
+    int burst_overhead_cycles = 8;     // cycles per burst not hidden by outstanding transactions
+    int pipeline_depth = 12;           // fill/drain cycles of each pipelined compute loop
+    int alignment_elements = 32;       // arena / parameter offsets are multiples of this (64 bytes)
 };
 
 /// `value` rounded up to a multiple of `alignment` (> 0): arena, parameter and input-slot offsets.

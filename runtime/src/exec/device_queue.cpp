@@ -155,14 +155,15 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
     if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
     const KernelMaxima planned = commands.plan.options.maxima;
     if (!same_maxima(planned, device.maxima())) {
-        throw DeviceError(device.name() + ": the plan was made for a kernel built with " + maxima_text(planned) +
-                    ", but the device's kernel is " + device.fingerprint().text() +
-                    "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
-                    "plan was made for");
+        throw DeviceError(
+            device.name() + ": the plan was made for a kernel built with " + maxima_text(planned) +
+            ", but the device's kernel is " + device.fingerprint().text() +
+            "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
+            "plan was made for");
     }
     if (commands.commands.empty() || commands.commands.front().layer != 0) {
         throw DeviceError(network->network.cfg_path + ": layer 0 must run on " + device.name() +
-                    " (it reads the frame's input slot)");
+                          " (it reads the frame's input slot)");
     }
     impl_ = std::make_unique<Impl>(device, std::move(network), std::move(commands), options);
     impl_->allocate_buffers();

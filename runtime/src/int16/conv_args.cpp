@@ -25,13 +25,15 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
     }
     if (a.bias_shift < arith::kModelMinBiasShift || a.bias_shift > arith::kModelMaxBiasShift) {
         throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(a.bias_shift) + " is outside [" +
-                    std::to_string(arith::kModelMinBiasShift) + ", " + std::to_string(arith::kModelMaxBiasShift) +
+                    std::to_string(arith::kModelMinBiasShift) + ", " +
+                    std::to_string(arith::kModelMaxBiasShift) +
                     "]; re-run calibration (see docs/arithmetic.md)");
     }
     if (a.output_shift < arith::kModelMinOutputShift || a.output_shift > arith::kModelMaxOutputShift) {
         throw Error(what + ": output shift Qw + Qin - Qout = " + std::to_string(a.output_shift) +
                     " is outside [" + std::to_string(arith::kModelMinOutputShift) + ", " +
-                    std::to_string(arith::kModelMaxOutputShift) + "]; re-run calibration (see docs/arithmetic.md)");
+                    std::to_string(arith::kModelMaxOutputShift) +
+                    "]; re-run calibration (see docs/arithmetic.md)");
     }
 }
 

@@ -24,8 +24,7 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
             if (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift) {
                 throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(c.bias_shift) +
                             " is outside " + std::to_string(arith::kExactMinBiasShift) + ".." +
-                            std::to_string(arith::kExactMaxBiasShift) +
-                            "; re-run calibration");
+                            std::to_string(arith::kExactMaxBiasShift) + "; re-run calibration");
             }
         } else {
             c.output_shift = q.input_q - q.output_q;

@@ -53,10 +53,11 @@ ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_
                                 "below the int32 wrap)",
                                 max_abs_accumulator, accumulator_margin_bits)});
     }
+    bounds.push_back({arith::kModelMaxOutputShift + output_q - input_q,
+                      fmt::format("for output_shift <= {}", arith::kModelMaxOutputShift)});
     bounds.push_back(
-        {arith::kModelMaxOutputShift + output_q - input_q, fmt::format("for output_shift <= {}", arith::kModelMaxOutputShift)});
-    bounds.push_back({arith::kMaxExponent + arith::kModelMaxBiasShift - input_q,
-                      fmt::format("for bias_shift <= {} with Qb <= {}", arith::kModelMaxBiasShift, arith::kMaxExponent)});
+        {arith::kMaxExponent + arith::kModelMaxBiasShift - input_q,
+         fmt::format("for bias_shift <= {} with Qb <= {}", arith::kModelMaxBiasShift, arith::kMaxExponent)});
     const Bound* tightest = nullptr;
     for (const Bound& bound : bounds) {
         if (tightest == nullptr || bound.max_q < tightest->max_q) tightest = &bound;

@@ -86,7 +86,8 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
         }
         return kCommandOk;
     }
-    if (c.kernel_size < 1 || c.kernel_size > static_cast<uint32_t>(maxima.max_kernel)) return kCommandBadWindow;
+    if (c.kernel_size < 1 || c.kernel_size > static_cast<uint32_t>(maxima.max_kernel))
+        return kCommandBadWindow;
     if (c.pad >= c.kernel_size) return kCommandBadPad;
     if (c.tile_rows < 1 || c.tile_rows > static_cast<uint32_t>(maxima.tr)) return kCommandBadTile;
     if (c.op == kOpMaxPool) {
