@@ -69,12 +69,8 @@ struct Maxima {
 /// enforces. Hosts ask native_build_maxima() instead.
 inline Maxima compiled_maxima() {
     Maxima m;
-    m.tm = kTm;
-    m.tn = kTn;
-    m.tr = kTr;
-    m.tc = kTc;
-    m.max_kernel = kMaxK;
-    m.max_stride = kMaxS;
+    m.tm = kTm, m.tn = kTn, m.tr = kTr, m.tc = kTc;
+    m.max_kernel = kMaxK, m.max_stride = kMaxS;
     return m;
 }
 
