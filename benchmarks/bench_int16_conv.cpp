@@ -131,7 +131,7 @@ fpgacnn::QuantizedNetwork naive_yolov2() {
             for (float b : conv.biases) max_b = std::max(max_b, std::fabs(b));
             ql.weight_q = exponent_for(max_w);
             const int acc_q = ql.weight_q + ql.input_q;
-            ql.bias_q = std::clamp(exponent_for(max_b), acc_q - fpgacnn::kMaxBiasShift, acc_q);
+            ql.bias_q = std::clamp(exponent_for(max_b), acc_q - fpgacnn::arith::kModelMaxBiasShift, acc_q);
             for (float w : conv.weights) ql.weights.push_back(fpgacnn::arith::quantize(w, ql.weight_q));
             for (float b : conv.biases) ql.biases.push_back(fpgacnn::arith::quantize(b, ql.bias_q));
         }

@@ -154,7 +154,7 @@ std::vector<std::optional<double>> planner_estimates(const Network& network, con
     std::vector<std::optional<double>> ms(network.layers.size());
     try {
         PlanOptions plan;
-        plan.maxima = device != nullptr ? device->maxima() : native_kernel_maxima();
+        plan.maxima = device != nullptr ? device->maxima() : kernel::native_build_maxima();
         for (const LayerPlan& layer : plan_network(network, plan).layers) {
             if (layer.on_device) ms[static_cast<std::size_t>(layer.index)] = layer.estimate.milliseconds;
         }

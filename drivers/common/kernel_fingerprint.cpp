@@ -45,24 +45,15 @@ KernelFingerprint native_kernel_fingerprint() {
     int16_t words[kernel::kFingerprintWords];
     kernel::fingerprint_words(words);
     KernelFingerprint f = decode(words);
-    f.maxima = native_kernel_maxima();  // the out-of-line build values (fpgacnn_kernel's -D maxima)
+    f.maxima = kernel::native_build_maxima();  // the out-of-line build values (fpgacnn_kernel's -D maxima)
     return f;
 }
 
 KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout) {
     const std::size_t bytes = 2 * kernel::kFingerprintWords;
+    // Freed on return; if the command timed out, the device holds it until the kernel lets go.
     const DeviceBuffer scratch = device.allocate(bytes, BufferRole::FeatureMaps, "fingerprint scratch");
-    struct Release {
-        Device& device;
-        const DeviceBuffer& buffer;
-        ~Release() {
-            try {
-                device.free_buffer(buffer);
-            } catch (const Error&) {  // a command that timed out may still own it; closing frees it
-            }
-        }
-    } release{device, scratch};
-    std::memset(scratch.host, 0, bytes);
+    std::memset(scratch.host(), 0, bytes);
     device.sync(scratch, SyncDirection::ToDevice, 0, bytes);
     DeviceCommand identify;
     identify.layer = -1;
@@ -72,19 +63,20 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
     device.start(identify, scratch, scratch);
     device.wait(timeout);
     device.sync(scratch, SyncDirection::FromDevice, 0, bytes);
-    const auto* words = static_cast<const int16_t*>(scratch.host);
+    const auto* words = static_cast<const int16_t*>(scratch.host());
     if (words[kernel::kFpMagic0] != kernel::kFingerprintMagic0 ||
         words[kernel::kFpMagic1] != kernel::kFingerprintMagic1) {
-        throw Error(device.name() +
-                    ": the kernel did not answer the identify command with an fpgacnn fingerprint "
-                    "(the bitstream is not an fpgacnn kernel, or was built before fingerprints existed); "
-                    "rebuild it from kernels/ and load it");
+        throw DeviceError(
+            device.name() +
+            ": the kernel did not answer the identify command with an fpgacnn fingerprint "
+            "(the bitstream is not an fpgacnn kernel, or was built before fingerprints existed); "
+            "rebuild it from kernels/ and load it");
     }
     if (words[kernel::kFpFormat] != kernel::kFingerprintFormat) {
-        throw Error(device.name() + ": kernel fingerprint format " +
-                    std::to_string(words[kernel::kFpFormat]) + ", this library reads format " +
-                    std::to_string(kernel::kFingerprintFormat) +
-                    "; rebuild the bitstream from this release's kernels/");
+        throw DeviceError(device.name() + ": kernel fingerprint format " +
+                          std::to_string(words[kernel::kFpFormat]) + ", this library reads format " +
+                          std::to_string(kernel::kFingerprintFormat) +
+                          "; rebuild the bitstream from this release's kernels/");
     }
     return decode(words);
 }
@@ -92,15 +84,15 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
 void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name) {
     const KernelFingerprint host = native_kernel_fingerprint();
     if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {
-        throw Error(device_name + ": the kernel was built as " + device.text() +
-                    ", but this library computes " + "int" + std::to_string(host.data_bits) +
-                    " with arithmetic contract v" + std::to_string(host.contract_version) +
-                    "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
+        throw DeviceError(device_name + ": the kernel was built as " + device.text() +
+                          ", but this library computes " + "int" + std::to_string(host.data_bits) +
+                          " with arithmetic contract v" + std::to_string(host.contract_version) +
+                          "; rebuild the bitstream from this release's kernels/ (docs/kernel.md)");
     }
     const KernelMaxima& m = device.maxima;
     if (m.tm <= 0 || m.tn <= 0 || m.tr <= 0 || m.tc <= 0 || m.max_kernel <= 0 || m.max_stride <= 0) {
-        throw Error(device_name + ": the kernel reports impossible maxima (" + device.text() +
-                    "); the bitstream or its register window is corrupt");
+        throw DeviceError(device_name + ": the kernel reports impossible maxima (" + device.text() +
+                          "); the bitstream or its register window is corrupt");
     }
 }
 

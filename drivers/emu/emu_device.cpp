@@ -8,7 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include "common/owned_memory.hpp"
 #include "emu/emu_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/accel.hpp"
@@ -22,21 +24,10 @@ namespace {
 namespace regs = kernel::regs;
 using Clock = std::chrono::steady_clock;
 
-struct ByteRange {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    bool overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
-    std::string text() const { return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")"; }
-};
-
-ByteRange elements(std::uint64_t offset, std::uint64_t count) {
-    return ByteRange{static_cast<std::size_t>(2 * offset), static_cast<std::size_t>(2 * (offset + count))};
-}
-
 class EmuDevice final : public Device {
 public:
     explicit EmuDevice(const EmuOptions& options)
-        : options_(options), memory_(options.poison_byte), maxima_(native_kernel_maxima()) {
+        : options_(options), memory_(options.poison_byte), maxima_(kernel::native_build_maxima()) {
         worker_ = std::thread([this] { worker_loop(); });
     }
 
@@ -57,29 +48,20 @@ public:
     DeviceBuffer allocate(std::size_t bytes, BufferRole /*role: one memory in emulation*/,
                           const std::string& purpose) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        return memory_.allocate(bytes, purpose);
-    }
-
-    void free_buffer(const DeviceBuffer& buffer) override {
-        std::lock_guard<std::mutex> lock(mutex_);
-        emu::EmuBuffer& b = memory_.get(buffer, "emu: free_buffer");
-        if (job_ && (job_->arena == &b || job_->params == &b)) {
-            throw Error("emu: free_buffer: '" + buffer.purpose + "' is in use by " +
-                        job_->command.description + "; wait() for it first");
-        }
-        memory_.free(buffer);
+        return DeviceBuffer(memory_.allocate(bytes, purpose, token_));
     }
 
     void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        emu::EmuBuffer& b = memory_.get(buffer, "emu: sync");
-        if (job_ && job_->arena == &b && ByteRange{offset, offset + bytes}.overlaps(job_->output)) {
-            throw Error("emu: sync of '" + buffer.purpose + "' bytes " +
-                        ByteRange{offset, offset + bytes}.text() + " while " + job_->command.description +
-                        " is writing " + job_->output.text() + "; wait() for the command first");
+        const auto b = owned_memory<emu::EmuBuffer>(buffer, token_, "emu: sync", name());
+        const ByteSpan span{offset, offset + bytes};
+        if (job_ && job_->arena == b && span.overlaps(job_->footprint.output)) {
+            throw Error("emu: sync of '" + b->purpose + "' bytes " + span.text() + " while " +
+                        job_->command.description + " is writing " + job_->footprint.output.text() +
+                        "; wait() for the command first");
         }
-        memory_.sync(b, direction, offset, bytes);
+        memory_.sync(*b, direction, offset, bytes);
     }
 
     void start(const DeviceCommand& command, const DeviceBuffer& arena,
@@ -92,9 +74,10 @@ public:
         }
         Job job;
         job.command = command;
-        job.arena = &memory_.get(arena, who);
-        job.params = &memory_.get(parameters, who);
-        check(who, job);
+        job.arena = owned_memory<emu::EmuBuffer>(arena, token_, who, name());
+        job.params = owned_memory<emu::EmuBuffer>(parameters, token_, who, name());
+        job.footprint = check_command_fits(who, command.command, maxima_, arena, parameters);
+        require_synced(who, job);
         job_ = job;
         job_taken_ = false;
         job_done_ = false;
@@ -107,14 +90,17 @@ public:
         std::unique_lock<std::mutex> lock(mutex_);
         if (!job_) throw Error(name() + ": wait() without a started command");
         if (!cv_.wait_for(lock, timeout, [&] { return job_done_; })) {
-            throw Error(name() + ": " + job_->command.description + " did not finish within " +
-                        std::to_string(timeout.count()) +
-                        " ms (ap_done never rose; the command is still "
-                        "running). Check for a stalled kernel (EmuOptions::stall_layer) or allow more time.");
+            throw DeviceError(
+                name() + ": " + job_->command.description + " did not finish within " +
+                std::to_string(timeout.count()) +
+                " ms (ap_done never rose; the command is still "
+                "running). Check for a stalled kernel (EmuOptions::stall_layer) or allow more time.");
         }
         emu::EmuBuffer& arena = *job_->arena;
-        arena.device_valid.insert(job_->output.begin, job_->output.end);
-        memory_.poison_host(arena, job_->output.begin, job_->output.end - job_->output.begin);
+        const auto begin = static_cast<std::size_t>(job_->footprint.output.begin);
+        const auto end = static_cast<std::size_t>(job_->footprint.output.end);
+        arena.device_valid.insert(begin, end);
+        memory_.poison_host(arena, begin, end - begin);
         control_ &= ~regs::kApDone;  // clear on read
         ++completed_;
         bytes_read_ += result_.fm_read_bytes + result_.param_read_bytes;
@@ -137,56 +123,27 @@ public:
 private:
     struct Job {
         DeviceCommand command;
-        emu::EmuBuffer* arena = nullptr;
-        emu::EmuBuffer* params = nullptr;
-        ByteRange input, output, weights, biases;
+        // Held while the command runs: dropping the handles then does not free what the kernel uses.
+        std::shared_ptr<emu::EmuBuffer> arena;
+        std::shared_ptr<emu::EmuBuffer> params;
+        CommandFootprint footprint;
     };
 
-    /// The checks hardware cannot make: the command fits the kernel build and the buffers, does not
-    /// write what it reads, and (strict) reads only synced data.
-    void check(const std::string& who, Job& job) const {
-        const kernel::LayerCommand& c = job.command.command;
-        const kernel::CommandCheck verdict = kernel::check_command(c);
-        if (verdict != kernel::kCommandOk) {
-            throw Error(who + ": the kernel rejects the command: " + kernel::command_check_text(verdict) +
-                        " (plan the network for this device's maxima)");
-        }
-        if (c.op == kernel::kOpIdentify) {  // writes the fingerprint, reads nothing
-            job.output = elements(c.output_offset, kernel::kFingerprintWords);
-            in_buffer(who, *job.arena, job.output, "writes the kernel fingerprint to");
-            return;
-        }
-        job.input = elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w);
-        job.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w);
-        in_buffer(who, *job.arena, job.input, "reads its input from");
-        in_buffer(who, *job.arena, job.output, "writes its output to");
-        if (job.input.overlaps(job.output)) {
-            throw Error(who + ": input " + job.input.text() + " and output " + job.output.text() +
-                        " overlap in '" + job.arena->purpose + "'; the plan's arena layout is broken");
-        }
-        require_synced(who, *job.arena, job.input);
-        if (c.op != kernel::kOpConv) return;
-        const auto tm = static_cast<std::uint32_t>(maxima_.tm), tn = static_cast<std::uint32_t>(maxima_.tn);
-        job.weights = elements(c.weight_offset,
-                               kernel::reordered_weight_elements(c.out_c, c.in_c, c.kernel_size, tm, tn));
-        job.biases = elements(c.bias_offset, kernel::padded_bias_elements(c.out_c, tm));
-        in_buffer(who, *job.params, job.weights, "reads its weights from");
-        in_buffer(who, *job.params, job.biases, "reads its biases from");
-        require_synced(who, *job.params, job.weights);
-        require_synced(who, *job.params, job.biases);
-    }
-
-    static void in_buffer(const std::string& who, const emu::EmuBuffer& b, const ByteRange& r,
-                          const char* verb) {
-        if (r.end > b.bytes) {
-            throw Error(who + ": " + verb + " bytes " + r.text() + " but '" + b.purpose + "' has " +
-                        std::to_string(b.bytes) + " bytes; the plan does not match the buffer");
-        }
-    }
-
-    void require_synced(const std::string& who, const emu::EmuBuffer& b, const ByteRange& r) const {
+    /// The check hardware cannot make on top of check_command_fits (strict mode): the command reads
+    /// only bytes that were synced to the device or written by an earlier command.
+    void require_synced(const std::string& who, const Job& job) const {
         if (!options_.strict_sync) return;
-        const std::optional<std::size_t> missing = b.device_valid.first_missing(r.begin, r.end);
+        const kernel::LayerCommand& c = job.command.command;
+        if (c.op == kernel::kOpIdentify) return;  // writes the fingerprint, reads nothing
+        require_synced(who, *job.arena, job.footprint.input);
+        if (c.op != kernel::kOpConv) return;
+        require_synced(who, *job.params, job.footprint.weights);
+        require_synced(who, *job.params, job.footprint.biases);
+    }
+
+    static void require_synced(const std::string& who, const emu::EmuBuffer& b, const ByteSpan& r) {
+        const std::optional<std::size_t> missing =
+            b.device_valid.first_missing(static_cast<std::size_t>(r.begin), static_cast<std::size_t>(r.end));
         if (!missing) return;
         throw Error(who + ": reads bytes " + r.text() + " of '" + b.purpose + "', but byte " +
                     std::to_string(*missing) +
@@ -209,8 +166,8 @@ private:
             lock.unlock();
             if (options_.on_command_accepted) options_.on_command_accepted(job.command);
             kernel::TrafficCounters traffic{};
-            kernel::run_layer(job.command.command, job.arena->device.data(), job.arena->device.data(),
-                              job.params->device.data(), &traffic);
+            kernel::run_layer(job.command.command, job.arena->device_copy.data(),
+                              job.arena->device_copy.data(), job.params->device_copy.data(), &traffic);
             const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
             lock.lock();
             result_ = CommandStats{job.command.layer,         traffic.fm_read_bytes,
@@ -224,6 +181,7 @@ private:
     }
 
     EmuOptions options_;
+    const std::shared_ptr<const void> token_ = std::make_shared<int>(0);  // marks this device's buffers
     emu::EmuMemory memory_;
     KernelMaxima maxima_;
     mutable std::mutex mutex_;

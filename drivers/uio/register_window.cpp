@@ -17,22 +17,23 @@ RegisterWindow::RegisterWindow(const std::string& dev_path, std::size_t bytes)
     fd_ = ::open(dev_path.c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
     if (fd_ < 0) {
         const int saved = errno;
-        throw Error("cannot open " + dev_path + ": " + std::strerror(saved) +
-                    (saved == EACCES ? " (install the udev rule of docs/drivers.md or run as root)" : ""));
+        throw DeviceError(
+            "cannot open " + dev_path + ": " + std::strerror(saved) +
+            (saved == EACCES ? " (install the udev rule of docs/drivers.md or run as root)" : ""));
     }
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         const int saved = errno;
         ::close(fd_);
-        throw Error(dev_path + " is in use by another process (" + std::strerror(saved) +
-                    "): one process drives the IP at a time");
+        throw DeviceError(dev_path + " is in use by another process (" + std::strerror(saved) +
+                          "): one process drives the IP at a time");
     }
     base_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (base_ == MAP_FAILED) {
         const int saved = errno;
         base_ = nullptr;
         ::close(fd_);
-        throw Error("cannot map " + std::to_string(bytes) + " bytes of registers from " + dev_path + ": " +
-                    std::strerror(saved));
+        throw DeviceError("cannot map " + std::to_string(bytes) + " bytes of registers from " + dev_path +
+                          ": " + std::strerror(saved));
     }
 }
 
@@ -43,8 +44,8 @@ RegisterWindow::~RegisterWindow() {
 
 std::uint32_t* RegisterWindow::word(std::uint32_t offset) const {
     if (offset % 4 != 0 || offset + 4 > bytes_) {
-        throw Error(path_ + ": register offset " + std::to_string(offset) + " outside the " +
-                    std::to_string(bytes_) + "-byte window");
+        throw DeviceError(path_ + ": register offset " + std::to_string(offset) + " outside the " +
+                          std::to_string(bytes_) + "-byte window");
     }
     return static_cast<std::uint32_t*>(base_) + offset / 4;
 }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ public:
     std::uint64_t phys_addr() const { return phys_addr_; }
     std::uint8_t* base() const { return base_; }
 
-    /// A sub-range of `bytes` (4 KiB aligned), or throws Error saying how full the buffer is and how
-    /// to make it bigger.
+    /// A sub-range of `bytes` (4 KiB aligned), or throws DeviceError saying how full the buffer is
+    /// and how to make it bigger. allocate / release / bytes_in_use are thread-safe (buffers are
+    /// released when their handles go, on any thread).
     std::size_t allocate(std::size_t bytes, const std::string& purpose);
     void release(std::size_t offset);
     std::size_t bytes_in_use() const;
@@ -42,12 +44,15 @@ public:
     void sync(SyncDirection direction, std::size_t offset, std::size_t bytes);
 
 private:
+    std::size_t in_use() const;  // under mutex_
+
     std::string root_;
     std::string name_;
     std::string sys_dir_;
     std::size_t bytes_ = 0;
     std::uint64_t phys_addr_ = 0;
     std::uint8_t* base_ = nullptr;
+    mutable std::mutex mutex_;
     std::map<std::size_t, std::size_t> used_;  // offset -> bytes, sorted by offset
 };
 

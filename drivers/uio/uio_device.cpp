@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -15,7 +14,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/command_footprint.hpp"
+#include "common/owned_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
@@ -43,6 +43,13 @@ std::string hex(std::uint64_t value) {
     return text.str();
 }
 
+/// One buffer: a range of the u-dma-buf, returned to it (which stays mapped while used) when freed.
+struct UioMemory final : DeviceMemory {
+    std::shared_ptr<uio::UdmaBuf> dma;
+    std::size_t offset = 0;
+    ~UioMemory() override { dma->release(offset); }
+};
+
 class UioDevice final : public Device {
 public:
     UioDevice(const std::string& name, const UioOptions& options)
@@ -51,31 +58,34 @@ public:
         address64_ = options.address_bits == 0 ? sizeof(void*) == 8 : options.address_bits == 64;
         const std::uint32_t needed = regs::register_space_bytes(address64_);
         if (node_.map_size < needed) {
-            throw Error(where + ": map0 is " + std::to_string(node_.map_size) +
-                        " bytes, the IP's registers need " + std::to_string(needed) +
-                        " (is this node the fpgacnn IP? its device-tree node needs reg = <base 0x10000>)");
+            throw DeviceError(
+                where + ": map0 is " + std::to_string(node_.map_size) + " bytes, the IP's registers need " +
+                std::to_string(needed) +
+                " (is this node the fpgacnn IP? its device-tree node needs reg = <base 0x10000>)");
         }
         registers_ = std::make_unique<uio::RegisterWindow>(node_.dev_path, node_.map_size);
         control_ = registers_->read(regs::kControl);
         if (control_ == 0xFFFFFFFFu) {
-            throw Error(where +
-                        ": the control register reads 0xffffffff: the PL is not configured or the IP is in "
-                        "reset; load the bitstream first");
+            throw DeviceError(
+                where +
+                ": the control register reads 0xffffffff: the PL is not configured or the IP is in "
+                "reset; load the bitstream first");
         }
         open_interrupt(where);
         try {
-            dma_ = std::make_unique<uio::UdmaBuf>(root_, options.udmabuf);
+            dma_ = std::make_shared<uio::UdmaBuf>(root_, options.udmabuf);
         } catch (const Error& e) {
-            throw Error(where + ": " + e.what());
+            throw DeviceError(where + ": " + e.what());
         }
         if (!address64_ && dma_->phys_addr() + dma_->bytes() > (std::uint64_t{1} << 32)) {
-            throw Error(
+            throw DeviceError(
                 where + ": " + dma_->name() + " lies at " + hex(dma_->phys_addr()) +
                 ", above 4 GiB, but the IP takes 32-bit addresses (spec option addr64 for a 64-bit build)");
         }
         if ((control_ & regs::kApIdle) == 0 && !wait_for_idle(options.stall_grace)) {
-            throw Error(where + ": the IP is busy (control " + hex(control_) +
-                        ") and no process drives it: a previous run died mid-command; reload the bitstream");
+            throw DeviceError(
+                where + ": the IP is busy (control " + hex(control_) +
+                ") and no process drives it: a previous run died mid-command; reload the bitstream");
         }
         fingerprint_ = read_fingerprint(*this, options.identify_timeout);
         fingerprint_known_ = true;
@@ -97,45 +107,33 @@ public:
 
     DeviceBuffer allocate(std::size_t bytes, BufferRole /*one u-dma-buf serves every port*/,
                           const std::string& purpose) override {
-        std::lock_guard<std::mutex> lock(mutex_);
         const std::size_t offset = dma_->allocate(bytes, name_text() + ": " + purpose);
-        DeviceBuffer b;
-        b.id = next_id_++;
-        b.host = dma_->base() + offset;
-        b.device_address = dma_->phys_addr() + offset;
-        b.bytes = bytes;
-        b.purpose = purpose;
-        buffers_[b.id] = Allocation{offset, bytes, purpose};
-        return b;
-    }
-
-    void free_buffer(const DeviceBuffer& buffer) override {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const Allocation& a = find(buffer, "free_buffer");
-        if (uses(job_, buffer.id) || (uses(stalled_, buffer.id) && !idle_now())) {
-            throw Error(name_text() + ": free_buffer: '" + a.purpose + "' is in use by " +
-                        (job_ ? job_->command.description : stalled_->command.description) +
-                        "; wait() for it first (closing the device releases it)");
-        }
-        dma_->release(a.offset);
-        buffers_.erase(buffer.id);
+        auto memory = std::make_shared<UioMemory>();  // from here on, it releases the range
+        memory->offset = offset;
+        memory->dma = dma_;
+        memory->host = dma_->base() + memory->offset;
+        memory->device_address = dma_->phys_addr() + memory->offset;
+        memory->bytes = bytes;
+        memory->purpose = purpose;
+        memory->owner = token_;
+        return DeviceBuffer(std::move(memory));
     }
 
     void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        const Allocation& a = find(buffer, "sync");
+        const auto a = own(buffer, name_text() + ": sync");
         const ByteSpan span{offset, offset + bytes};
-        if (span.end > a.bytes) {
-            throw Error(name_text() + ": sync of bytes " + span.text() + " of '" + a.purpose +
-                        "', which has " + std::to_string(a.bytes) + " bytes");
+        if (span.end > a->bytes) {
+            throw Error(name_text() + ": sync of bytes " + span.text() + " of '" + a->purpose +
+                        "', which has " + std::to_string(a->bytes) + " bytes");
         }
-        if (job_ && job_->arena == buffer.id && span.overlaps(job_->output)) {
-            throw Error(name_text() + ": sync of '" + a.purpose + "' bytes " + span.text() + " while " +
+        if (job_ && job_->arena == a && span.overlaps(job_->output)) {
+            throw Error(name_text() + ": sync of '" + a->purpose + "' bytes " + span.text() + " while " +
                         job_->command.description + " is writing " + job_->output.text() +
                         "; wait() for the command first");
         }
-        dma_->sync(direction, a.offset + offset, bytes);
+        dma_->sync(direction, a->offset + offset, bytes);
     }
 
     void start(const DeviceCommand& command, const DeviceBuffer& arena,
@@ -148,12 +146,12 @@ public:
         }
         require_present(who);
         if (stalled_) settle_stall(who);
-        find(arena, "start");
-        find(parameters, "start");
-        const KernelMaxima maxima = fingerprint_known_ ? fingerprint_.maxima : native_kernel_maxima();
+        auto arena_memory = own(arena, who);
+        auto parameter_memory = own(parameters, who);
+        const KernelMaxima maxima = fingerprint_known_ ? fingerprint_.maxima : kernel::native_build_maxima();
         const CommandFootprint footprint =
             check_command_fits(who, command.command, maxima, arena, parameters);
-        write_arguments(command.command, arena.device_address, parameters.device_address);
+        write_arguments(command.command, arena.device_address(), parameters.device_address());
         if (interrupt_) {
             interrupt_->drain();
             registers_->write(regs::kInterruptStatus,
@@ -161,7 +159,8 @@ public:
             interrupt_->arm();
         }
         registers_->write(regs::kControl, regs::kApStart);
-        job_ = Job{command, arena.id, parameters.id, footprint.output, Clock::now()};
+        job_ = Job{command, std::move(arena_memory), std::move(parameter_memory), footprint.output,
+                   Clock::now()};
     }
 
     CommandStats wait(milliseconds timeout) override {
@@ -176,7 +175,7 @@ public:
         job_.reset();
         if ((status & regs::kApIdle) == 0 || (status & ~kKnownControlBits) != 0) {
             if ((status & regs::kApIdle) == 0) stalled_ = job;  // start nothing over it until idle
-            throw Error(
+            throw DeviceError(
                 name_text() + ": " + job.command.description + " ended with control status " + hex(status) +
                 " (ap_done without ap_idle, or bits the IP does not have): the IP or its bitstream is "
                 "broken, or another process writes its registers; the layer's output is not used");
@@ -199,15 +198,11 @@ public:
     }
 
 private:
-    struct Allocation {
-        std::size_t offset = 0;
-        std::size_t bytes = 0;
-        std::string purpose;
-    };
     struct Job {
         DeviceCommand command;
-        int arena = -1;
-        int parameters = -1;
+        // Held while the IP may use them: dropping the handles then does not free them under it.
+        std::shared_ptr<UioMemory> arena;
+        std::shared_ptr<UioMemory> parameters;
         ByteSpan output;
         Clock::time_point started;
     };
@@ -232,17 +227,8 @@ private:
         }
     }
 
-    static bool uses(const std::optional<Job>& job, int id) {
-        return job && (job->arena == id || job->parameters == id);
-    }
-
-    const Allocation& find(const DeviceBuffer& buffer, const char* call) const {
-        const auto it = buffers_.find(buffer.id);
-        if (it == buffers_.end()) {
-            throw Error(name_text() + ": " + call + ": '" + buffer.purpose +
-                        "' is not a live buffer of this device");
-        }
-        return it->second;
+    std::shared_ptr<UioMemory> own(const DeviceBuffer& buffer, const std::string& who) const {
+        return owned_memory<UioMemory>(buffer, token_, who, name_text());
     }
 
     void write_arguments(const kernel::LayerCommand& c, std::uint64_t arena, std::uint64_t parameters) {
@@ -262,9 +248,9 @@ private:
     void require_present(const std::string& who) {
         if (!gone_ && present()) return;
         gone_ = true;
-        throw Error(who + ": " + node_.dev_path +
-                    " is gone (the UIO driver was unbound or the device-tree overlay "
-                    "removed); reopen the device, or run on the CPU (--fallback cpu)");
+        throw DeviceError(who + ": " + node_.dev_path +
+                          " is gone (the UIO driver was unbound or the device-tree overlay "
+                          "removed); reopen the device, or run on the CPU (--fallback cpu)");
     }
 
     /// Reads the control register (caching it for telemetry); true when it shows the IP idle.
@@ -285,11 +271,12 @@ private:
     /// A command timed out earlier: start only once the IP is idle again.
     void settle_stall(const std::string& who) {
         if (!wait_for_idle(options_.stall_grace)) {
-            throw Error(who + ": cannot start: " + stalled_->command.description +
-                        " missed its deadline and the IP is still busy (control " + hex(control_) + ") " +
-                        std::to_string(options_.stall_grace.count()) +
-                        " ms later. The IP cannot be aborted from user space: retry later, or reload the "
-                        "bitstream (fpgautil) to reset it");
+            throw DeviceError(
+                who + ": cannot start: " + stalled_->command.description +
+                " missed its deadline and the IP is still busy (control " + hex(control_) + ") " +
+                std::to_string(options_.stall_grace.count()) +
+                " ms later. The IP cannot be aborted from user space: retry later, or reload the "
+                "bitstream (fpgautil) to reset it");
         }
         spdlog::warn("{}: {} finished after its deadline; its output was discarded", name_text(),
                      stalled_->command.description);
@@ -327,7 +314,7 @@ private:
     [[noreturn]] void fail_gone(const Job& job) {
         gone_ = true;
         stalled_job_on_exit(job);
-        throw Error(
+        throw DeviceError(
             name_text() + ": " + node_.node + " disappeared while waiting for " + job.command.description +
             " (the UIO driver was unbound or the overlay removed); reopen the device or run on the CPU "
             "(--fallback cpu)");
@@ -335,11 +322,11 @@ private:
 
     [[noreturn]] void fail_timeout(const Job& job, milliseconds timeout) {
         stalled_job_on_exit(job);
-        throw Error(name_text() + ": " + job.command.description + " did not finish within " +
-                    std::to_string(timeout.count()) + " ms (control " + hex(control_) +
-                    ", ap_done never rose, " + wait_mode_ +
-                    "). The IP cannot be aborted: the driver starts nothing else until it is idle. "
-                    "Check the bitstream and its clock, or allow more time");
+        throw DeviceError(name_text() + ": " + job.command.description + " did not finish within " +
+                          std::to_string(timeout.count()) + " ms (control " + hex(control_) +
+                          ", ap_done never rose, " + wait_mode_ +
+                          "). The IP cannot be aborted: the driver starts nothing else until it is idle. "
+                          "Check the bitstream and its clock, or allow more time");
     }
 
     /// wait() is leaving without a result: the command may still be running on the IP.
@@ -355,12 +342,11 @@ private:
     std::unique_ptr<uio::RegisterWindow> registers_;
     std::unique_ptr<uio::UioInterrupt> interrupt_;
     std::string wait_mode_;
-    std::unique_ptr<uio::UdmaBuf> dma_;
+    std::shared_ptr<uio::UdmaBuf> dma_;  // shared with the buffers' memory, which may outlive the device
     KernelFingerprint fingerprint_;
     bool fingerprint_known_ = false;
+    const std::shared_ptr<const void> token_ = std::make_shared<int>(0);  // marks this device's buffers
     mutable std::mutex mutex_;
-    std::map<int, Allocation> buffers_;
-    int next_id_ = 1;
     std::optional<Job> job_;      // started, not yet waited for
     std::optional<Job> stalled_;  // missed its deadline; the IP may still be running it
     bool gone_ = false;

@@ -59,8 +59,8 @@ void UioInterrupt::drain() {
 void UioInterrupt::arm() {
     const std::uint32_t enable = 1;
     if (::write(write_fd_, &enable, sizeof(enable)) != static_cast<ssize_t>(sizeof(enable))) {
-        throw Error(description_ + ": cannot unmask the interrupt: " + std::strerror(errno) +
-                    " (the UIO device is gone or its driver has no irqcontrol)");
+        throw DeviceError(description_ + ": cannot unmask the interrupt: " + std::strerror(errno) +
+                          " (the UIO device is gone or its driver has no irqcontrol)");
     }
 }
 

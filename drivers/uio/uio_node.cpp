@@ -45,11 +45,11 @@ UioNode find_uio_node(const std::string& root, const std::string& name) {
     }
     std::string present;
     for (const UioNode& n : nodes) present += (present.empty() ? "" : ", ") + n.node + " '" + n.name + "'";
-    throw Error("uio:" + name + ": no UIO device named '" + name + "' under " +
-                sysfs::under_root(root, "sys/class/uio") + " (" +
-                (present.empty() ? "none present" : present) +
-                "); load the bitstream and a device-tree overlay binding the IP to generic-uio "
-                "(docs/drivers.md), or list what is present with fpgacnn-detect --list-devices");
+    throw DeviceError("uio:" + name + ": no UIO device named '" + name + "' under " +
+                      sysfs::under_root(root, "sys/class/uio") + " (" +
+                      (present.empty() ? "none present" : present) +
+                      "); load the bitstream and a device-tree overlay binding the IP to generic-uio "
+                      "(docs/drivers.md), or list what is present with fpgacnn-detect --list-devices");
 }
 
 }  // namespace fpgacnn::uio

@@ -22,8 +22,8 @@ const axlf_section_header& section_header(const std::vector<char>& bytes, std::u
 
 /// Thrown for every structural defect: names the file, the defect and the fix.
 [[noreturn]] void invalid(const std::string& path, const std::string& defect) {
-    throw Error("xclbin '" + path + "' is not a valid xclbin: " + defect +
-                "; rebuild it with kernels/hls/vitis/Makefile or copy it again");
+    throw DeviceError("xclbin '" + path + "' is not a valid xclbin: " + defect +
+                      "; rebuild it with kernels/hls/vitis/Makefile or copy it again");
 }
 
 [[noreturn]] void section_outside(const std::string& path, std::uint32_t index, std::uint32_t kind) {
@@ -42,9 +42,9 @@ const axlf_section_header& section_header(const std::vector<char>& bytes, std::u
 XclbinFile::XclbinFile(const std::string& path) : path_(path) {
     std::ifstream file(path, std::ios::binary);
     if (!file) {
-        throw Error("xclbin '" + path + "': cannot open it (" + std::strerror(errno) +
-                    "); give xrt:<device>@<path.xclbin> or set FPGACNN_XCLBIN to the file built by "
-                    "kernels/hls/vitis/Makefile");
+        throw DeviceError("xclbin '" + path + "': cannot open it (" + std::strerror(errno) +
+                          "); give xrt:<device>@<path.xclbin> or set FPGACNN_XCLBIN to the file built by "
+                          "kernels/hls/vitis/Makefile");
     }
     bytes_.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
     if (bytes_.size() < sizeof(axlf) || std::memcmp(bytes_.data(), "xclbin2", 8) != 0) {

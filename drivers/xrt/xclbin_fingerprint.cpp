@@ -15,8 +15,8 @@ namespace {
 const char* const kTag = "fpgacnn-fingerprint";
 
 [[noreturn]] void malformed(const std::string& where, const std::string& item, const char* expected) {
-    throw Error(where + ": fingerprint field '" + item + "' is malformed (expected " + expected +
-                "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+    throw DeviceError(where + ": fingerprint field '" + item + "' is malformed (expected " + expected +
+                      "); rebuild the xclbin with kernels/hls/vitis/Makefile");
 }
 
 }  // namespace
@@ -53,8 +53,8 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
     auto take = [&](const char* key) {
         const auto it = fields.find(key);
         if (it == fields.end()) {
-            throw Error(where + ": the fingerprint has no '" + key + "' (" + text +
-                        "); rebuild the xclbin with kernels/hls/vitis/Makefile");
+            throw DeviceError(where + ": the fingerprint has no '" + key + "' (" + text +
+                              "); rebuild the xclbin with kernels/hls/vitis/Makefile");
         }
         return it->second;
     };

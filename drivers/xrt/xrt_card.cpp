@@ -41,8 +41,8 @@ bool xrt_executes_commands() {
 XclbinFacts read_xclbin_facts(const XrtSpec& spec) {
     const std::string who = xrt_spec_text(spec);
     if (spec.xclbin.empty()) {
-        throw Error(who + ": no xclbin given: use xrt:" + spec.device +
-                    "@<path.xclbin> or set FPGACNN_XCLBIN (build one with kernels/hls/vitis/Makefile)");
+        throw DeviceError(who + ": no xclbin given: use xrt:" + spec.device +
+                          "@<path.xclbin> or set FPGACNN_XCLBIN (build one with kernels/hls/vitis/Makefile)");
     }
     XclbinFacts facts;
     facts.path = spec.xclbin;
@@ -51,8 +51,8 @@ XclbinFacts read_xclbin_facts(const XrtSpec& spec) {
     try {
         facts.xclbin = xrt::xclbin(facts.bytes);
     } catch (const std::exception& e) {
-        throw Error(who + ": XRT cannot read xclbin '" + spec.xclbin + "' (" + e.what() +
-                    "); rebuild it with kernels/hls/vitis/Makefile");
+        throw DeviceError(who + ": XRT cannot read xclbin '" + spec.xclbin + "' (" + e.what() +
+                          "); rebuild it with kernels/hls/vitis/Makefile");
     }
     std::vector<std::string> kernels;
     for (const xrt::xclbin::kernel& k : facts.xclbin.get_kernels()) {
@@ -64,9 +64,9 @@ XclbinFacts read_xclbin_facts(const XrtSpec& spec) {
     if (facts.compute_units.empty()) {
         std::string found;
         for (const std::string& k : kernels) found += (found.empty() ? "" : ", ") + k;
-        throw Error(who + ": xclbin '" + spec.xclbin + "' has no compute unit of kernel " + kKernelName +
-                    " (it holds: " + (found.empty() ? "no kernels" : found) +
-                    "); load the fpgacnn accelerator's xclbin (kernels/hls/vitis/Makefile)");
+        throw DeviceError(who + ": xclbin '" + spec.xclbin + "' has no compute unit of kernel " +
+                          kKernelName + " (it holds: " + (found.empty() ? "no kernels" : found) +
+                          "); load the fpgacnn accelerator's xclbin (kernels/hls/vitis/Makefile)");
     }
     if (const std::optional<std::string> meta = file.section(USER_METADATA)) {
         facts.metadata = parse_fingerprint_metadata(*meta, who + ": xclbin '" + spec.xclbin + "'");
@@ -91,7 +91,7 @@ XrtCard::XrtCard(const XrtSpec& spec, XclbinFacts facts)
     try {
         device_ = spec.index ? xrt::device(static_cast<unsigned int>(*spec.index)) : xrt::device(spec.device);
     } catch (const std::exception& e) {
-        throw Error(explain_open_failure(spec_text_, e.what()));
+        throw DeviceError(explain_open_failure(spec_text_, e.what()));
     }
     try {
         device_name_ = device_.get_info<xrt::info::device::name>();
@@ -101,7 +101,7 @@ XrtCard::XrtCard(const XrtSpec& spec, XclbinFacts facts)
     try {
         uuid_ = device_.load_xclbin(facts_.xclbin);
     } catch (const std::exception& e) {
-        throw Error(
+        throw DeviceError(
             spec_text_ + " (" + device_name_ + "): loading xclbin " + facts_.path +
             " failed (XRT: " + e.what() + "); it was built for " + facts_.xclbin.get_xsa_name() +
             ": check it matches the card's shell (xbutil examine) and that no other process holds the card");
@@ -119,9 +119,9 @@ xrt::kernel XrtCard::open_kernel(const std::string& handle_name) const {
     try {
         return xrt::kernel(device_, uuid_, handle_name);
     } catch (const std::exception& e) {
-        throw Error(spec_text_ + " (" + device_name_ + "), xclbin " + facts_.path + ": cannot open kernel " +
-                    handle_name + " (XRT: " + e.what() +
-                    "); another process or device object may hold its compute units exclusively");
+        throw DeviceError(spec_text_ + " (" + device_name_ + "), xclbin " + facts_.path +
+                          ": cannot open kernel " + handle_name + " (XRT: " + e.what() +
+                          "); another process or device object may hold its compute units exclusively");
     }
 }
 

@@ -9,14 +9,14 @@
 #include <xrt/xrt_kernel.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <thread>
 
+#include "common/owned_memory.hpp"
+#include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/fingerprint.hpp"
@@ -61,14 +61,12 @@ bool finished(ert_cmd_state state) {
            state != ERT_CMD_STATE_SUBMITTED;
 }
 
-struct ByteRange {
-    std::uint64_t begin = 0;
-    std::uint64_t end = 0;
+/// One buffer: XRT's buffer object (freed with it) and the card it lives on, kept alive with it.
+struct XrtMemory final : DeviceMemory {
+    std::shared_ptr<XrtCard> card;
+    xrt::bo bo;
+    int group = 0;
 };
-
-std::atomic<int> next_buffer_id_{1};
-
-ByteRange elements(std::uint64_t offset, std::uint64_t count) { return {2 * offset, 2 * (offset + count)}; }
 
 class XrtDevice final : public Device {
 public:
@@ -80,7 +78,7 @@ public:
         fm_group_ = kernel_.group_id(kXrtFmReadArgument);
         param_group_ = kernel_.group_id(kXrtParamsArgument);
         if (kernel_.group_id(kXrtFmWriteArgument) != fm_group_) {
-            throw Error(
+            throw DeviceError(
                 context() + ": fm_read and fm_write are wired to different memory banks (" +
                 card_->bank_name(fm_group_) + ", " + card_->bank_name(kernel_.group_id(kXrtFmWriteArgument)) +
                 "); both ports read and write the one feature-map arena, so link them to the same bank "
@@ -95,19 +93,21 @@ public:
     void identify_kernel() {
         if (!card_->executes()) {
             if (!card_->metadata_fingerprint()) {
-                throw Error(context() +
-                            ": the xclbin has no fpgacnn fingerprint (USER_METADATA section) and "
-                            "XRT's no-op device cannot run the identify command; rebuild the xclbin with "
-                            "kernels/hls/vitis/Makefile");
+                throw DeviceError(
+                    context() +
+                    ": the xclbin has no fpgacnn fingerprint (USER_METADATA section) and "
+                    "XRT's no-op device cannot run the identify command; rebuild the xclbin with "
+                    "kernels/hls/vitis/Makefile");
             }
             return;
         }
         const KernelFingerprint answer = read_fingerprint(*this, std::chrono::seconds(2));
         if (const auto& meta = card_->metadata_fingerprint()) {
             if (fingerprint_metadata(answer) != fingerprint_metadata(*meta)) {
-                throw Error(context() + ": the xclbin's metadata says " + meta->text() +
-                            " but the kernel answers " + answer.text() +
-                            "; the xclbin's metadata is stale, rebuild it with kernels/hls/vitis/Makefile");
+                throw DeviceError(
+                    context() + ": the xclbin's metadata says " + meta->text() + " but the kernel answers " +
+                    answer.text() +
+                    "; the xclbin's metadata is stale, rebuild it with kernels/hls/vitis/Makefile");
             }
         }
         require_compatible_kernel(answer, name());
@@ -116,7 +116,6 @@ public:
 
     ~XrtDevice() override {
         if (busy_) abort_run();
-        buffers_.clear();  // before the kernel and card go
     }
 
     std::string name() const override {
@@ -129,59 +128,48 @@ public:
 
     DeviceBuffer allocate(std::size_t bytes, BufferRole role, const std::string& purpose) override {
         const int group = role == BufferRole::Parameters ? param_group_ : fm_group_;
-        std::lock_guard<std::mutex> lock(mutex_);
-        Buffer b;
+        auto b = std::make_shared<XrtMemory>();
         try {
-            b.bo = xrt::bo(card_->device(), std::max<std::size_t>(bytes, 1), xrt::bo::flags::normal,
-                           static_cast<xrt::memory_group>(group));
-            b.info.host = b.bo.map();
+            b->bo = xrt::bo(card_->device(), std::max<std::size_t>(bytes, 1), xrt::bo::flags::normal,
+                            static_cast<xrt::memory_group>(group));
+            b->host = b->bo.map();
         } catch (const std::exception& e) {
-            throw Error(context() + ": cannot allocate " + std::to_string(bytes) + " bytes for '" + purpose +
-                        "' in memory bank " + card_->bank_name(group) + " (XRT: " + e.what() +
-                        "); the bank is full or smaller than the plan needs: free other buffers, close other "
-                        "programs using the card, or plan a smaller network");
+            throw DeviceError(
+                context() + ": cannot allocate " + std::to_string(bytes) + " bytes for '" + purpose +
+                "' in memory bank " + card_->bank_name(group) + " (XRT: " + e.what() +
+                "); the bank is full or smaller than the plan needs: free other buffers, close other "
+                "programs using the card, or plan a smaller network");
         }
-        b.info.id = next_buffer_id_++;  // unique in the process: a buffer of another device is refused
-        b.info.device_address = b.bo.address();
-        b.info.bytes = bytes;
-        b.info.purpose = purpose;
-        b.group = group;
-        DeviceBuffer info = b.info;
-        buffers_.emplace(info.id, std::move(b));
-        return info;
-    }
-
-    void free_buffer(const DeviceBuffer& buffer) override {
-        std::lock_guard<std::mutex> lock(mutex_);
-        get(buffer, "free_buffer");
-        if (busy_ && (buffer.id == arena_id_ || buffer.id == params_id_)) {
-            throw Error(context() + ": free_buffer: '" + buffer.purpose + "' is in use by " +
-                        command_.description + "; wait() for it first");
-        }
-        buffers_.erase(buffer.id);
+        b->device_address = b->bo.address();
+        b->bytes = bytes;
+        b->purpose = purpose;
+        b->owner = token_;
+        b->card = card_;
+        b->group = group;
+        return DeviceBuffer(std::move(b));
     }
 
     void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        Buffer& b = get(buffer, "sync");
-        if (offset > b.info.bytes || bytes > b.info.bytes - offset) {
+        const auto b = own(buffer, context() + ": sync");
+        if (offset > b->bytes || bytes > b->bytes - offset) {
             throw Error(context() + ": sync of bytes [" + std::to_string(offset) + ", " +
-                        std::to_string(offset + bytes) + ") of '" + b.info.purpose + "', which has " +
-                        std::to_string(b.info.bytes) + " bytes");
+                        std::to_string(offset + bytes) + ") of '" + b->purpose + "', which has " +
+                        std::to_string(b->bytes) + " bytes");
         }
-        if (busy_ && buffer.id == arena_id_) {
-            throw Error(context() + ": sync of '" + b.info.purpose + "' while " + command_.description +
+        if (busy_ && b == arena_) {
+            throw Error(context() + ": sync of '" + b->purpose + "' while " + command_.description +
                         " is running; wait() for the command first");
         }
         if (bytes == 0) return;
         try {
-            b.bo.sync(
+            b->bo.sync(
                 direction == SyncDirection::ToDevice ? XCL_BO_SYNC_BO_TO_DEVICE : XCL_BO_SYNC_BO_FROM_DEVICE,
                 bytes, offset);
         } catch (const std::exception& e) {
-            throw Error(context() + ": sync of '" + b.info.purpose + "' failed (XRT: " + e.what() +
-                        "); the card may have been reset, check dmesg and xbutil examine");
+            throw DeviceError(context() + ": sync of '" + b->purpose + "' failed (XRT: " + e.what() +
+                              "); the card may have been reset, check dmesg and xbutil examine");
         }
     }
 
@@ -193,26 +181,26 @@ public:
             throw Error(who + ": cannot start while " + command_.description +
                         " is still running; wait() for it first");
         }
-        Buffer& a = get(arena, who);
-        Buffer& p = get(parameters, who);
-        check(who, command.command, a, p);
+        const auto a = own(arena, who);
+        const auto p = own(parameters, who);
+        check_command_fits(who, command.command, fingerprint_.maxima, arena, parameters);
         std::uint32_t words[kernel::kCommandWords];
         kernel::regs::command_words(command.command, words);
         try {
             for (int i = 0; i < kernel::kCommandWords; ++i) run_.set_arg(i, words[i]);
-            run_.set_arg(kXrtFmReadArgument, a.bo);
-            run_.set_arg(kXrtFmWriteArgument, a.bo);
-            run_.set_arg(kXrtParamsArgument, parameter_port_buffer(command.command, p));
+            run_.set_arg(kXrtFmReadArgument, a->bo);
+            run_.set_arg(kXrtFmWriteArgument, a->bo);
+            run_.set_arg(kXrtParamsArgument, parameter_port_buffer(command.command, *p));
             run_.start();
         } catch (const std::exception& e) {
             run_ = xrt::run(kernel_);  // a half-set run must not be reused
-            throw Error(who + ": XRT refused to start the run (" + e.what() +
-                        "); check xbutil examine for the card");
+            throw DeviceError(who + ": XRT refused to start the run (" + e.what() +
+                              "); check xbutil examine for the card");
         }
         busy_ = true;
         command_ = command;
-        arena_id_ = arena.id;
-        params_id_ = parameters.id;
+        arena_ = a;
+        params_ = p;
         started_ = Clock::now();
     }
 
@@ -234,7 +222,7 @@ public:
         }
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
         if (state == ERT_CMD_STATE_COMPLETED) {
-            busy_ = false;
+            finish_run();
             ++completed_;
             CommandStats stats;
             stats.layer = command_.layer;
@@ -246,7 +234,7 @@ public:
                                      : "did not finish within " + std::to_string(timeout.count()) +
                                            " ms (state ERT_CMD_STATE_" + state_name(state) + ")";
         const std::string aborted = abort_run();
-        throw Error(
+        throw DeviceError(
             context() + ": " + command_.description + " (layer " + std::to_string(command_.layer) + ") " +
             what + "; " + aborted +
             ". The device accepts the next command; if this repeats, check the kernel build against the "
@@ -268,10 +256,7 @@ public:
 
     std::string bank_of(const DeviceBuffer& buffer) const {
         std::lock_guard<std::mutex> lock(mutex_);
-        const auto it = buffers_.find(buffer.id);
-        if (it == buffers_.end())
-            throw Error(context() + ": buffer '" + buffer.purpose + "' is not one of its buffers");
-        return card_->bank_name(static_cast<int>(it->second.bo.get_memory_group()));
+        return card_->bank_name(static_cast<int>(own(buffer, context())->bo.get_memory_group()));
     }
 
     /// "xrt:0 (device name), xclbin <path> (uuid ...), kernel fpgacnn_accel[:cu]" for messages.
@@ -283,59 +268,21 @@ public:
     }
 
 private:
-    struct Buffer {
-        xrt::bo bo;
-        DeviceBuffer info;
-        int group = 0;
-    };
-
-    Buffer& get(const DeviceBuffer& buffer, const std::string& who) {
-        const auto it = buffers_.find(buffer.id);
-        if (it == buffers_.end()) {
-            throw Error(who + ": buffer '" + buffer.purpose + "' (id " + std::to_string(buffer.id) +
-                        ") does not belong to " + context() + " or was freed");
-        }
-        return it->second;
+    std::shared_ptr<XrtMemory> own(const DeviceBuffer& buffer, const std::string& who) const {
+        return owned_memory<XrtMemory>(buffer, token_, who, context());
     }
 
-    /// What the kernel would reject or what would read / write outside the buffers.
-    void check(const std::string& who, const kernel::LayerCommand& c, const Buffer& arena,
-               const Buffer& params) const {
-        const kernel::CommandCheck verdict = kernel::check_command(c);
-        if (verdict != kernel::kCommandOk) {
-            throw Error(who + ": the kernel rejects the command: " + kernel::command_check_text(verdict) +
-                        " (plan the network for this device's maxima)");
-        }
-        auto inside = [&](const Buffer& b, ByteRange r, const char* what) {
-            if (r.end > b.info.bytes) {
-                throw Error(who + ": " + what + " bytes [" + std::to_string(r.begin) + ", " +
-                            std::to_string(r.end) + ") but '" + b.info.purpose + "' has " +
-                            std::to_string(b.info.bytes) + " bytes; the plan does not match the buffer");
-            }
-        };
-        if (c.op == kernel::kOpIdentify) {
-            inside(arena, elements(c.output_offset, kernel::kFingerprintWords), "writes the fingerprint to");
-            return;
-        }
-        inside(arena, elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w),
-               "reads its input from");
-        inside(arena, elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w),
-               "writes its output to");
-        if (c.op != kernel::kOpConv) return;
-        const auto tm = static_cast<std::uint32_t>(fingerprint_.maxima.tm);
-        const auto tn = static_cast<std::uint32_t>(fingerprint_.maxima.tn);
-        inside(params,
-               elements(c.weight_offset,
-                        kernel::reordered_weight_elements(c.out_c, c.in_c, c.kernel_size, tm, tn)),
-               "reads its weights from");
-        inside(params, elements(c.bias_offset, kernel::padded_bias_elements(c.out_c, tm)),
-               "reads its biases from");
+    /// The run is over: the device no longer holds its buffers.
+    void finish_run() {
+        busy_ = false;
+        arena_.reset();
+        params_.reset();
     }
 
     /// The buffer for the params port. The identify command reads no parameters, and callers pass
     /// their feature-map scratch buffer there; a small buffer in the params bank keeps XRT from
     /// copying a buffer from the wrong bank.
-    const xrt::bo& parameter_port_buffer(const kernel::LayerCommand& c, const Buffer& params) {
+    const xrt::bo& parameter_port_buffer(const kernel::LayerCommand& c, const XrtMemory& params) {
         if (c.op != kernel::kOpIdentify || params.group == param_group_) return params.bo;
         if (!identify_params_) {
             identify_params_ = xrt::bo(card_->device(), 64, xrt::bo::flags::normal,
@@ -347,7 +294,7 @@ private:
     /// Aborts the running command (XRT's abort returns once the scheduler has retired it) and makes a
     /// fresh run object for the next command. Returns what happened, for the error message.
     std::string abort_run() {
-        busy_ = false;
+        finish_run();
         std::string result;
         try {
             const ert_cmd_state after = run_.abort();
@@ -371,12 +318,13 @@ private:
     int fm_group_ = 0;
     int param_group_ = 0;
     KernelFingerprint fingerprint_;
+    const std::shared_ptr<const void> token_ = std::make_shared<int>(0);  // marks this device's buffers
     mutable std::mutex mutex_;
-    std::map<int, Buffer> buffers_;
     bool busy_ = false;
     DeviceCommand command_;
-    int arena_id_ = -1;
-    int params_id_ = -1;
+    // The running command's buffers, held until it is waited for or aborted.
+    std::shared_ptr<XrtMemory> arena_;
+    std::shared_ptr<XrtMemory> params_;
     Clock::time_point started_;
     std::uint64_t completed_ = 0;
 };
@@ -387,10 +335,10 @@ std::unique_ptr<Device> open_xrt_device(const std::string& spec_text) {
     const XrtSpec spec = parse_xrt_spec(spec_text);
     std::shared_ptr<XrtCard> card = XrtCard::open(spec);
     if (spec.compute_unit && *spec.compute_unit >= static_cast<int>(card->compute_units().size())) {
-        throw Error(spec_text + ": the xclbin " + card->xclbin_path() + " has " +
-                    std::to_string(card->compute_units().size()) + " compute unit(s) of " +
-                    card->kernel_name() + "; use /cu0 ... /cu" +
-                    std::to_string(card->compute_units().size() - 1));
+        throw DeviceError(spec_text + ": the xclbin " + card->xclbin_path() + " has " +
+                          std::to_string(card->compute_units().size()) + " compute unit(s) of " +
+                          card->kernel_name() + "; use /cu0 ... /cu" +
+                          std::to_string(card->compute_units().size() - 1));
     }
     if (const auto& meta = card->metadata_fingerprint()) require_compatible_kernel(*meta, spec_text);
     auto device = std::make_unique<XrtDevice>(card, spec);

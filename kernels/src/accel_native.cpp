@@ -15,16 +15,7 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
     return detail::run_command(command, fm_read, fm_write, params, traffic);
 }
 
-Maxima native_build_maxima() {
-    Maxima m;
-    m.tm = kTm;
-    m.tn = kTn;
-    m.tr = kTr;
-    m.tc = kTc;
-    m.max_kernel = kMaxK;
-    m.max_stride = kMaxS;
-    return m;
-}
+Maxima native_build_maxima() { return compiled_maxima(); }
 
 }  // namespace kernel
 }  // namespace fpgacnn

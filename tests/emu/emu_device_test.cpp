@@ -106,10 +106,10 @@ struct OneCommand {
         c.in_c = c.out_c = 1, c.in_h = c.in_w = 4, c.out_h = c.out_w = 2;
         c.kernel_size = 2, c.stride = 2, c.tile_rows = 2, c.tile_cols = 2;
         c.input_offset = 0, c.output_offset = 32;
-        auto* host = static_cast<int16_t*>(arena.host);
+        auto* host = static_cast<int16_t*>(arena.host());
         for (int i = 0; i < 16; ++i) host[i] = static_cast<int16_t>(i);
     }
-    int16_t* host() const { return static_cast<int16_t*>(arena.host); }
+    int16_t* host() const { return static_cast<int16_t*>(arena.host()); }
 };
 
 TEST(EmuDevice, HostSeesPoisonUntilItSyncsTheOutputBack) {
@@ -157,13 +157,29 @@ TEST(EmuDevice, ProtocolViolationsAreErrors) {
     bad.command.output_offset = 8;
     EXPECT_NE(error_message([&] { t.device->start(bad, t.arena, t.params); }).find("overlap"),
               std::string::npos);
-    DeviceBuffer foreign = t.arena;
-    foreign.id = 999;
+    const auto other = make_emu_device();
+    const DeviceBuffer foreign = other->allocate(2 * 64, BufferRole::FeatureMaps, "foreign");
     EXPECT_NE(
-        error_message([&] { t.device->sync(foreign, SyncDirection::ToDevice, 0, 2); }).find("not allocated"),
+        error_message([&] { t.device->sync(foreign, SyncDirection::ToDevice, 0, 2); }).find("does not belong"),
         std::string::npos);
+    EXPECT_NE(error_message([&] { t.device->start(t.command, foreign, t.params); }).find("does not belong"),
+              std::string::npos);
+    EXPECT_NE(error_message([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
+              std::string::npos);
+}
+
+TEST(EmuDevice, BuffersDroppedWhileTheirCommandRunsLiveUntilTheWait) {
+    // The device holds the running command's buffers: dropping the handles (as a queue being destroyed
+    // after a failure would) cannot free what the kernel still reads and writes (ASan checks it).
+    OneCommand t;
+    t.device->sync(t.arena, SyncDirection::ToDevice, 0, 32);
+    t.device->start(t.command, t.arena, t.params);
+    t.arena.reset();
+    t.params.reset();
+    EXPECT_FALSE(t.arena);
+    EXPECT_EQ(t.device->wait(std::chrono::milliseconds(5000)).layer, 3);
     EXPECT_NE(
-        error_message([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
+        error_message([&] { t.device->sync(t.arena, SyncDirection::FromDevice, 0, 2); }).find("handle is empty"),
         std::string::npos);
 }
 
@@ -178,9 +194,9 @@ TEST(EmuDevice, UnsyncedParametersAreAnError) {
     DeviceBuffer arena =
         device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "feature-map arena");
     DeviceBuffer params = device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "parameters");
-    std::memcpy(params.host, list.parameters.data(), 2 * list.parameters.size());  // written, never synced
+    std::memcpy(params.host(), list.parameters.data(), 2 * list.parameters.size());  // written, never synced
     const std::vector<int16_t> input = pattern_input(q->network.input, q->input_q);
-    std::memcpy(static_cast<int16_t*>(arena.host) + list.plan.input.offset, input.data(), 2 * input.size());
+    std::memcpy(static_cast<int16_t*>(arena.host()) + list.plan.input.offset, input.data(), 2 * input.size());
     device->sync(arena, SyncDirection::ToDevice, 2 * list.plan.input.offset, 2 * input.size());
     const std::string message = error_message([&] { device->start(list.commands.front(), arena, params); });
     EXPECT_NE(message.find("'parameters'"), std::string::npos) << message;

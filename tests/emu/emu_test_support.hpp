@@ -46,9 +46,10 @@ inline QuantizedNetwork naive_quantize(const Network& network) {
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();
         ql.output_q = kActivationQ;
-        ql.weight_q = std::min(fitting_exponent(conv.weights), 31 + kActivationQ - ql.input_q);
+        ql.weight_q =
+            std::min(fitting_exponent(conv.weights), arith::kModelMaxOutputShift + kActivationQ - ql.input_q);
         const int acc_q = ql.weight_q + ql.input_q;
-        ql.bias_q = std::clamp(fitting_exponent(conv.biases), acc_q - 15, acc_q);
+        ql.bias_q = std::clamp(fitting_exponent(conv.biases), acc_q - arith::kModelMaxBiasShift, acc_q);
         for (float w : conv.weights) ql.weights.push_back(arith::quantize(w, ql.weight_q));
         for (float b : conv.biases) ql.biases.push_back(arith::quantize(b, ql.bias_q));
     }
@@ -85,26 +86,34 @@ inline long first_difference(const std::vector<int16_t>& a, const std::vector<in
 
 namespace fpgacnn::test {
 
-/// A small network with every layer kind the kernel runs: 3x3 and 1x1 convs, 2/2 and 2/1 maxpools,
-/// a single-input route, reorg and a two-input route (the yolov2 passthrough in miniature).
-inline Network small_test_network() {
-    const std::string path = scratch_dir("emu_small_network") + "/small.cfg";
-    std::ofstream(path) << "[net]\nwidth=24\nheight=20\nchannels=3\n\n"
-                           "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 0
-                           "[maxpool]\nsize=2\nstride=2\n\n"                                              // 1
-                           "[convolutional]\nfilters=32\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 2
-                           "[maxpool]\nsize=2\nstride=2\n\n"                                              // 3
-                           "[convolutional]\nfilters=64\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 4
-                           "[route]\nlayers=-3\n\n"                                                       // 5
-                           "[convolutional]\nfilters=8\nsize=1\nstride=1\npad=1\nactivation=leaky\n\n"    // 6
-                           "[reorg]\nstride=2\n\n"                                                        // 7
-                           "[route]\nlayers=-1,-4\n\n"                                                    // 8
-                           "[convolutional]\nfilters=20\nsize=3\nstride=1\npad=1\nactivation=linear\n\n"  // 9
-                           "[maxpool]\nsize=2\nstride=1\n";  // 10
+/// The network of cfg `text` (written to the scratch folder as `name`.cfg) with synthetic weights,
+/// batch-norm folded.
+inline Network synthetic_network(const std::string& name, const std::string& text) {
+    const std::string path = scratch_dir("emu_" + name + "_network") + "/" + name + ".cfg";
+    std::ofstream(path) << text;
     Network network = load_darknet_cfg(path);
     fill_synthetic_weights(network, 7);
     fold_batchnorm(network);
     return network;
+}
+
+/// A small network with every layer kind the kernel runs: 3x3 and 1x1 convs, 2/2 and 2/1 maxpools,
+/// a single-input route, reorg and a two-input route (the yolov2 passthrough in miniature).
+inline Network small_test_network() {
+    return synthetic_network(
+        "small",
+        "[net]\nwidth=24\nheight=20\nchannels=3\n\n"
+        "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 0
+        "[maxpool]\nsize=2\nstride=2\n\n"                                              // 1
+        "[convolutional]\nfilters=32\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 2
+        "[maxpool]\nsize=2\nstride=2\n\n"                                              // 3
+        "[convolutional]\nfilters=64\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 4
+        "[route]\nlayers=-3\n\n"                                                       // 5
+        "[convolutional]\nfilters=8\nsize=1\nstride=1\npad=1\nactivation=leaky\n\n"    // 6
+        "[reorg]\nstride=2\n\n"                                                        // 7
+        "[route]\nlayers=-1,-4\n\n"                                                    // 8
+        "[convolutional]\nfilters=20\nsize=3\nstride=1\npad=1\nactivation=linear\n\n"  // 9
+        "[maxpool]\nsize=2\nstride=1\n");                                              // 10
 }
 
 /// small_test_network() quantized once per process (naive exponents), shared by the device tests.

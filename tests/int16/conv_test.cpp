@@ -64,8 +64,8 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
         const int h = pick(size, 13);
         const int w = pick(size, 13);
         const bool leaky = pick(0, 1) == 1;
-        const int bias_shift = pick(kMinBiasShift, kMaxBiasShift);
-        const int output_shift = pick(kMinOutputShift, kMaxOutputShift);
+        const int bias_shift = pick(arith::kModelMinBiasShift, arith::kModelMaxBiasShift);
+        const int output_shift = pick(arith::kModelMinOutputShift, arith::kModelMaxOutputShift);
         const Int16ConvArgs a =
             conv_args({channels, h, w}, filters, size, stride, pad, leaky, bias_shift, output_shift);
         // Mostly full-range data (the accumulator wraps); sometimes small values like real activations.

@@ -68,7 +68,7 @@ TEST(Int16Requantize, EveryPathMatchesTheContractOnEdgeValuesAndRandomValuesForE
     std::uniform_int_distribution<int32_t> any(std::numeric_limits<int32_t>::min(),
                                                std::numeric_limits<int32_t>::max());
     for (Int16Isa isa : supported_int16_isas()) {
-        for (int shift = kMinOutputShift; shift <= kMaxOutputShift; ++shift) {
+        for (int shift = arith::kModelMinOutputShift; shift <= arith::kModelMaxOutputShift; ++shift) {
             std::vector<int32_t> acc = edge_values(shift);
             // Random values, and random values near the output range (where most real data is).
             std::uniform_int_distribution<int32_t> near(-40000 * (shift > 0 ? 1 << std::min(shift, 15) : 1),
@@ -135,9 +135,9 @@ TEST(Int16Requantize, HandComputedExamples) {
 TEST(Int16Requantize, RejectsShiftsOutsideTheContract) {
     int32_t acc = 0;
     int16_t out = 0;
-    EXPECT_THROW(int16_requantize(&acc, &out, 1, kMaxOutputShift + 1, false, Int16Isa::Scalar),
+    EXPECT_THROW(int16_requantize(&acc, &out, 1, arith::kModelMaxOutputShift + 1, false, Int16Isa::Scalar),
                  std::exception);
-    EXPECT_THROW(int16_requantize(&acc, &out, 1, kMinOutputShift - 1, false, Int16Isa::Scalar),
+    EXPECT_THROW(int16_requantize(&acc, &out, 1, arith::kModelMinOutputShift - 1, false, Int16Isa::Scalar),
                  std::exception);
 }
 

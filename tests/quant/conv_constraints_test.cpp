@@ -63,7 +63,7 @@ TEST(ConvConstraints, BiasShiftIsCappedAt15WhenTheBiasDwarfsTheWeights) {
     const QuantizedLayer& q = result.quantized.layers[0];
     EXPECT_EQ(q.input_q, 14);
     EXPECT_EQ(q.weight_q, 24);
-    EXPECT_EQ(bias_shift(q), kMaxBiasShift);
+    EXPECT_EQ(bias_shift(q), arith::kModelMaxBiasShift);
     EXPECT_EQ(q.bias_q, 23);
 }
 
@@ -75,7 +75,7 @@ TEST(ConvConstraints, BiasExponentNeverExceedsTheAccumulators) {
     const QuantizedLayer& q = result.quantized.layers[0];
     EXPECT_EQ(q.weight_q, 8);
     EXPECT_EQ(q.bias_q, 22);
-    EXPECT_EQ(bias_shift(q), kMinBiasShift);
+    EXPECT_EQ(bias_shift(q), arith::kModelMinBiasShift);
 }
 
 TEST(ConvConstraints, WeightExponentIsLoweredUntilTheAccumulatorHasHeadroom) {
@@ -123,7 +123,7 @@ TEST(ConvConstraints, OutputExponentIsCappedToKeepOutputShiftInRange) {
     EXPECT_EQ(q.weight_q, -7);
     EXPECT_EQ(result.layers[0].preferred_output_q, 24);
     EXPECT_EQ(q.output_q, 22);
-    EXPECT_EQ(output_shift(q), kMinOutputShift);
+    EXPECT_EQ(output_shift(q), arith::kModelMinOutputShift);
     EXPECT_TRUE(any_note_contains(result, "capped at 22"));
     EXPECT_NO_THROW(Int16Engine(result.quantized, best_int16_isa(), 1));
 }

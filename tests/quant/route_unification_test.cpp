@@ -106,10 +106,10 @@ TEST(RouteUnification, ACalibratedToyYolov2SatisfiesTheEnginesExponentRules) {
     for (std::size_t i = 0; i < q.layers.size(); ++i) {
         if (network.layers[i].type != LayerType::Convolutional) continue;
         const QuantizedLayer& l = q.layers[i];
-        EXPECT_GE(l.weight_q + l.input_q - l.bias_q, kMinBiasShift);
-        EXPECT_LE(l.weight_q + l.input_q - l.bias_q, kMaxBiasShift);
-        EXPECT_GE(l.weight_q + l.input_q - l.output_q, kMinOutputShift);
-        EXPECT_LE(l.weight_q + l.input_q - l.output_q, kMaxOutputShift);
+        EXPECT_GE(l.weight_q + l.input_q - l.bias_q, arith::kModelMinBiasShift);
+        EXPECT_LE(l.weight_q + l.input_q - l.bias_q, arith::kModelMaxBiasShift);
+        EXPECT_GE(l.weight_q + l.input_q - l.output_q, arith::kModelMinOutputShift);
+        EXPECT_LE(l.weight_q + l.input_q - l.output_q, arith::kModelMaxOutputShift);
         EXPECT_LE(result.layers[i].accumulator_bits, 30.0) << "layer " << i;
     }
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/exec.hpp"
 #include "fpgacnn/int16_engine.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
@@ -124,23 +125,38 @@ TEST(UioDevice, SpecGrammarThroughOpenDevice) {
 TEST(UioDevice, BuffersAreSubAllocatedWithBusAddressesAndChecked) {
     const auto sim = start_sim();
     const auto device = make_uio_device("fpgacnn_accel", driver_options(*sim));
-    const DeviceBuffer a = device->allocate(1000, BufferRole::FeatureMaps, "a");
+    DeviceBuffer a = device->allocate(1000, BufferRole::FeatureMaps, "a");
     const DeviceBuffer b = device->allocate(5000, BufferRole::Parameters, "b");
-    EXPECT_EQ(a.device_address % 4096, 0u);
-    EXPECT_GE(a.device_address, sim->options().phys_addr);
-    EXPECT_GE(b.device_address, a.device_address + 4096);
-    EXPECT_EQ(static_cast<std::uint8_t*>(b.host) - static_cast<std::uint8_t*>(a.host),
-              static_cast<std::ptrdiff_t>(b.device_address - a.device_address));
-    std::memset(b.host, 1, 5000);
+    const std::uint64_t a_address = a.device_address();
+    EXPECT_EQ(a_address % 4096, 0u);
+    EXPECT_GE(a_address, sim->options().phys_addr);
+    EXPECT_GE(b.device_address(), a_address + 4096);
+    EXPECT_EQ(static_cast<std::uint8_t*>(b.host()) - static_cast<std::uint8_t*>(a.host()),
+              static_cast<std::ptrdiff_t>(b.device_address() - a_address));
+    std::memset(b.host(), 1, 5000);
     device->sync(b, SyncDirection::ToDevice, 0, 5000);
-    EXPECT_NE(error_message([&] {
-                  device->sync(a, SyncDirection::ToDevice, 900, 200);
-              }).find("which has 1000 bytes"),
-              std::string::npos);
-    device->free_buffer(a);
+    EXPECT_NE(
+        error_message([&] { device->sync(a, SyncDirection::ToDevice, 900, 200); }).find("which has 1000 bytes"),
+        std::string::npos);
+    a.reset();                                                                   // frees a's range
     const DeviceBuffer c = device->allocate(800, BufferRole::FeatureMaps, "c");  // reuses a's place
-    EXPECT_EQ(c.device_address, a.device_address);
-    EXPECT_NE(error_message([&] { device->free_buffer(a); }).find("not a live buffer"), std::string::npos);
+    EXPECT_EQ(c.device_address(), a_address);
+    EXPECT_NE(error_message([&] { device->sync(a, SyncDirection::ToDevice, 0, 2); }).find("handle is empty"),
+              std::string::npos);
+}
+
+TEST(UioDevice, ABufferOfAnotherDeviceIsRefusedAndMayOutliveItsDevice) {
+    const auto sim = start_sim();
+    auto device = make_uio_device("fpgacnn_accel", driver_options(*sim));
+    const auto emu = make_emu_device();
+    const DeviceBuffer foreign = emu->allocate(4096, BufferRole::FeatureMaps, "foreign");
+    const std::string message = error_message([&] { device->sync(foreign, SyncDirection::ToDevice, 0, 2); });
+    EXPECT_NE(message.find("buffer 'foreign' does not belong to uio:fpgacnn_accel"), std::string::npos)
+        << message;
+    DeviceBuffer kept = device->allocate(4096, BufferRole::FeatureMaps, "kept");
+    device.reset();  // the u-dma-buf mapping stays while the handle lives
+    std::memset(kept.host(), 7, kept.bytes());
+    EXPECT_EQ(static_cast<const std::uint8_t*>(kept.host())[4095], 7);
 }
 
 TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
@@ -160,7 +176,8 @@ TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
     command.command.output_offset = 256;
     const std::uint64_t before = sim->commands_started();
     const std::string message = error_message([&] { device->start(command, arena, arena); });
-    EXPECT_NE(message.find("layer 0 (maxpool): writes bytes [512, 640) but 'tiny arena' has 64 bytes"),
+    EXPECT_NE(message.find(
+                  "layer 0 (maxpool): writes its output to bytes [512, 640) but 'tiny arena' has 64 bytes"),
               std::string::npos)
         << message;
     EXPECT_EQ(sim->commands_started(), before);

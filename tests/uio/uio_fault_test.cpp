@@ -136,7 +136,7 @@ TEST(UioFaults, UdmaBufTooSmallSaysHowToEnlargeIt) {
     EXPECT_TRUE(contains(message, "65536-byte u-dma-buf")) << message;
     EXPECT_TRUE(contains(message, "modprobe u-dma-buf udmabuf0=")) << message;
     // The device stays usable for what fits.
-    EXPECT_NO_THROW(device->free_buffer(device->allocate(4096, BufferRole::FeatureMaps, "small")));
+    EXPECT_NO_THROW(device->allocate(4096, BufferRole::FeatureMaps, "small"));
 }
 
 TEST(UioFaults, NoUdmaBufAndShortCmaSayWhichBootArgumentToSet) {
@@ -183,8 +183,6 @@ TEST(UioFaults, PlanForOtherMaximaIsRefusedAndThePlanFollowsTheDevice) {
     const std::string message = error_message([&] { device->start(list.commands.front(), arena, params); });
     EXPECT_TRUE(contains(message, "exceed the device's kernel build (Tr=8 Tc=8")) << message;
     EXPECT_TRUE(contains(message, "plan for this device's maxima")) << message;
-    device->free_buffer(arena);
-    device->free_buffer(params);
     // DeviceQueue plans for the device's maxima: smaller tiles, same bits.
     DeviceQueue queue(*device, small_quantized());
     const std::vector<int16_t> input =

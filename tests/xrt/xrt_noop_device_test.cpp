@@ -109,31 +109,31 @@ TEST_F(XrtNoop, BuffersLandInTheBanksWiredToTheirPorts) {
     spec.uuid[15] = 0x22;
     const std::string path = write_test_xclbin("banks.xclbin", spec);
     auto device = open_device("xrt:0@" + path);
-    const DeviceBuffer arena = device->allocate(4096, BufferRole::FeatureMaps, "feature-map arena");
+    DeviceBuffer arena = device->allocate(4096, BufferRole::FeatureMaps, "feature-map arena");
     const DeviceBuffer params = device->allocate(8192, BufferRole::Parameters, "parameters");
     EXPECT_EQ(xrt_buffer_bank(*device, arena), "DDR[2] (group_id 2)");
     EXPECT_EQ(xrt_buffer_bank(*device, params), "DDR[0] (group_id 0)");
-    EXPECT_EQ(arena.bytes, 4096u);
-    EXPECT_NE(arena.host, nullptr);
-    EXPECT_NE(arena.host, params.host);
-    device->free_buffer(arena);
-    device->free_buffer(params);
-    EXPECT_CONTAINS(error_message([&] { device->free_buffer(arena); }), "was freed");
+    EXPECT_EQ(arena.bytes(), 4096u);
+    EXPECT_NE(arena.host(), nullptr);
+    EXPECT_NE(arena.host(), params.host());
+    const DeviceBuffer moved = std::move(arena);  // the handle moves, the buffer stays
+    EXPECT_EQ(xrt_buffer_bank(*device, moved), "DDR[2] (group_id 2)");
+    // NOLINTNEXTLINE(bugprone-use-after-move): a moved-from handle is empty, and the driver says so
+    EXPECT_CONTAINS(error_message([&] { xrt_buffer_bank(*device, arena); }), "handle is empty");
 }
 
 TEST_F(XrtNoop, UploadsAndRangeSyncsRoundTrip) {
     auto device = open();
     const DeviceBuffer params = device->allocate(1 << 16, BufferRole::Parameters, "parameters");
-    auto* words = static_cast<int16_t*>(params.host);
+    auto* words = static_cast<int16_t*>(params.host());
     for (int i = 0; i < (1 << 15); ++i) words[i] = static_cast<int16_t>(i * 7 - 3);
-    device->sync(params, SyncDirection::ToDevice, 0, params.bytes);
+    device->sync(params, SyncDirection::ToDevice, 0, params.bytes());
     device->sync(params, SyncDirection::FromDevice, 1000, 2000);
-    device->sync(params, SyncDirection::ToDevice, params.bytes - 2, 2);
+    device->sync(params, SyncDirection::ToDevice, params.bytes() - 2, 2);
     for (int i = 0; i < (1 << 15); ++i) ASSERT_EQ(words[i], static_cast<int16_t>(i * 7 - 3)) << i;
     EXPECT_CONTAINS(
-        error_message([&] { device->sync(params, SyncDirection::ToDevice, params.bytes - 2, 4); }),
+        error_message([&] { device->sync(params, SyncDirection::ToDevice, params.bytes() - 2, 4); }),
         "which has 65536 bytes");
-    device->free_buffer(params);
 }
 
 TEST_F(XrtNoop, OneLayerRunsThroughXrtRunAndCompletes) {
@@ -141,7 +141,7 @@ TEST_F(XrtNoop, OneLayerRunsThroughXrtRunAndCompletes) {
     const DeviceBuffer arena =
         device->allocate(2 * (4 * 8 * 8 + 4 * 4 * 4), BufferRole::FeatureMaps, "arena");
     const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
-    device->sync(arena, SyncDirection::ToDevice, 0, arena.bytes);
+    device->sync(arena, SyncDirection::ToDevice, 0, arena.bytes());
     for (int layer = 0; layer < 3; ++layer) {
         device->start(maxpool_command(layer), arena, params);
         EXPECT_TRUE(device->telemetry().busy);
@@ -305,6 +305,70 @@ TEST_F(XrtNoop, OtherMaximaInTheXclbinBecomeTheDevicesMaxima) {
     EXPECT_EQ(device->maxima().tm, 16);
     EXPECT_EQ(device->maxima().tn, 8);
     EXPECT_CONTAINS(device->name(), "Tm=16 Tn=8");
+}
+
+/// The native fingerprint with other parallelism and tiles.
+KernelFingerprint fingerprint_with(int tm, int tn, int tr, int tc) {
+    KernelFingerprint f = native_kernel_fingerprint();
+    f.maxima.tm = tm;
+    f.maxima.tn = tn;
+    f.maxima.tr = tr;
+    f.maxima.tc = tc;
+    return f;
+}
+
+/// A network whose first layers have 48 x 40 outputs: more than one tile of the library's own build.
+std::shared_ptr<const QuantizedNetwork> wide_quantized() {
+    static const auto network = std::make_shared<const QuantizedNetwork>(naive_quantize(
+        synthetic_network("wide",
+                          "[net]\nwidth=48\nheight=40\nchannels=3\n\n"
+                          "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"
+                          "[maxpool]\nsize=2\nstride=2\n\n"
+                          "[convolutional]\nfilters=24\nsize=3\nstride=1\npad=1\nactivation=leaky\n")));
+    return network;
+}
+
+TEST_F(XrtNoop, ABuildWithLargerTilesRunsAPlanMadeForIt) {
+    // A bitstream built larger than this library's kernel (Tm=64 Tn=8 Tr=Tc=52, an Alveo-sized build):
+    // its plan has tiles the library's own build could not take, and the driver must check them
+    // against the xclbin's maxima, not refuse them at start().
+    XclbinSpec spec;
+    spec.user_metadata = fingerprint_metadata(fingerprint_with(64, 8, 52, 52));
+    spec.uuid[15] = 0x51;
+    auto device = open_device("xrt:0@" + write_test_xclbin("large-tiles.xclbin", spec));
+    ASSERT_EQ(device->maxima().tr, 52);
+    DeviceQueue queue(*device, wide_quantized());
+    const LayerPlan& first = queue.commands().plan.layers.front();
+    ASSERT_GT(first.tile_cols, kernel::native_build_maxima().tc) << "the plan must need the larger build";
+    ASSERT_EQ(kernel::check_command(first.command), kernel::kCommandBadTile);
+    const std::vector<int16_t> input =
+        pattern_input(wide_quantized()->network.input, wide_quantized()->input_q);
+    EXPECT_NO_THROW(queue.run(input.data()));
+    EXPECT_EQ(queue.last_stats().size(), queue.commands().commands.size());
+    EXPECT_EQ(device->telemetry().commands_completed, queue.commands().commands.size());
+}
+
+TEST_F(XrtNoop, ABuildWithSmallerTilesRefusesAPlanForLargerOnesNamingBothBuilds) {
+    XclbinSpec spec;
+    spec.user_metadata = fingerprint_metadata(fingerprint_with(16, 4, 8, 8));
+    spec.uuid[15] = 0x52;
+    auto device = open_device("xrt:0@" + write_test_xclbin("small-tiles.xclbin", spec));
+    PlanOptions large;
+    large.maxima = fingerprint_with(64, 8, 52, 52).maxima;
+    const CommandList list = build_command_list(*wide_quantized(), large);
+    const std::string m = error_message([&] { DeviceQueue queue(*device, wide_quantized(), list); });
+    EXPECT_CONTAINS(m, "plan was made for a kernel built with " + maxima_text(large.maxima));
+    EXPECT_CONTAINS(m, device->fingerprint().text());
+    EXPECT_THROW(DeviceQueue(*device, wide_quantized(), list), DeviceError);
+    // The driver's own check refuses such a command before XRT sees it.
+    const DeviceBuffer arena =
+        device->allocate(2 * list.plan.arena_elements, BufferRole::FeatureMaps, "arena");
+    const DeviceBuffer params =
+        device->allocate(2 * list.parameters.size(), BufferRole::Parameters, "params");
+    EXPECT_CONTAINS(error_message([&] { device->start(list.commands.front(), arena, params); }),
+                    "exceed the device's kernel build (Tr=8 Tc=8");
+    EXPECT_THROW(device->start(list.commands.front(), arena, params), DeviceError);
+    EXPECT_FALSE(device->telemetry().busy);
 }
 
 TEST_F(XrtNoop, BadDeviceSpecsAreRefused) {

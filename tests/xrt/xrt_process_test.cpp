@@ -59,7 +59,7 @@ TEST(XrtChild, CommandPastItsDeadline) {
     auto device = open_device("xrt:0");
     const DeviceBuffer arena = device->allocate(256, BufferRole::FeatureMaps, "arena");
     const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
-    device->sync(arena, SyncDirection::ToDevice, 0, arena.bytes);
+    device->sync(arena, SyncDirection::ToDevice, 0, arena.bytes());
     device->start(reorg_command(7), arena, params);
     const std::string m = error_message([&] { device->wait(std::chrono::milliseconds(50)); });
     for (const char* part : {"layer 7 (reorg)", "did not finish within 50 ms", "ERT_CMD_STATE_",

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fpgacnn/int16_ops.hpp"  // the shift limits kMin/kMaxBiasShift, kMin/kMaxOutputShift
+#include "fpgacnn/int16_ops.hpp"  // the shift ranges arith::kModel*Shift (kernel/contract.hpp)
 #include "fpgacnn/quantized.hpp"
 #include "fpgacnn/vision.hpp"
 

@@ -1,7 +1,8 @@
 // The device interface every accelerator driver implements (emu in-process, xrt for Alveo / MPSoC,
-// uio for Zynq-7000): DMA buffers with explicit ownership transfers, one layer command at a time,
-// bounded waits and telemetry. Every failure is an fpgacnn::Error naming the device, the layer and
-// what to check; no call blocks forever.
+// uio for Zynq-7000): owning DMA buffers with explicit ownership transfers, one layer command at a
+// time, bounded waits and telemetry. A failure of the device is an fpgacnn::DeviceError, a misuse of
+// the interface an fpgacnn::Error; both name the device, the layer and what to check; no call
+// blocks forever.
 #pragma once
 
 #include <chrono>
@@ -17,14 +18,53 @@
 
 namespace fpgacnn {
 
-/// A DMA buffer: where the host reads and writes it, and the bus address the kernel uses.
-/// Valid until Device::free_buffer or the device's destruction.
-struct DeviceBuffer {
-    int id = -1;
+/// A driver's side of one DMA buffer: where the host reads and writes it and the bus address the
+/// kernel uses. Each driver derives its own (emu: the host and device copies; xrt: XRT's buffer
+/// object; uio: a range of the u-dma-buf) and returns the memory in the destructor. A memory keeps
+/// alive what it lives in (the mapping, XRT's device), so it stays valid if its Device goes first.
+struct DeviceMemory {
+    DeviceMemory() = default;
+    virtual ~DeviceMemory() = default;
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+
     void* host = nullptr;
     std::uint64_t device_address = 0;
     std::size_t bytes = 0;
     std::string purpose;  // e.g. "feature-map arena"; used in messages
+    /// The device that allocated it (a token the device holds), for the drivers' ownership checks.
+    std::shared_ptr<const void> owner;
+};
+
+/// An owning handle to a DMA buffer, like XRT's xrt::bo: movable, not copyable, and the memory is
+/// freed when the handle is destroyed or reset(). A device keeps the memory of a running command
+/// alive itself, so dropping a handle while a command uses the buffer is safe: the memory goes once
+/// the command is waited for (or the device closes). A handle may outlive its Device: the memory
+/// and its host pointer stay valid, but no other device accepts the buffer.
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::shared_ptr<DeviceMemory> memory) : memory_(std::move(memory)) {}
+    DeviceBuffer(DeviceBuffer&&) noexcept = default;
+    DeviceBuffer& operator=(DeviceBuffer&&) noexcept = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() = default;
+
+    /// False after a move or reset().
+    explicit operator bool() const { return memory_ != nullptr; }
+    void* host() const { return memory_ ? memory_->host : nullptr; }
+    std::uint64_t device_address() const { return memory_ ? memory_->device_address : 0; }
+    std::size_t bytes() const { return memory_ ? memory_->bytes : 0; }
+    std::string purpose() const { return memory_ ? memory_->purpose : std::string("(empty buffer)"); }
+    /// Frees the buffer now (later, if a running command still uses it).
+    void reset() { memory_.reset(); }
+
+    /// For drivers: the memory behind the handle (null when empty).
+    const std::shared_ptr<DeviceMemory>& memory() const { return memory_; }
+
+private:
+    std::shared_ptr<DeviceMemory> memory_;
 };
 
 /// What a buffer is for: drivers place each role in the memory bank wired to the kernel port that
@@ -95,29 +135,30 @@ public:
     /// The whole fingerprint (drivers of real hardware read it from the device when they open it).
     virtual KernelFingerprint fingerprint() const = 0;
 
-    /// A DMA buffer of `bytes` bytes; its contents are undefined until written and synced.
+    /// A DMA buffer of `bytes` bytes; its contents are undefined until written and synced. Freed
+    /// when the returned handle goes.
     virtual DeviceBuffer allocate(std::size_t bytes, BufferRole role, const std::string& purpose) = 0;
-    virtual void free_buffer(const DeviceBuffer& buffer) = 0;
     /// Transfers ownership of [offset, offset + bytes) of the buffer.
     virtual void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
                       std::size_t bytes) = 0;
 
     /// Starts one layer on the kernel: feature maps in `arena`, weights and biases in `parameters`.
-    /// Throws if a command is still running or the command does not fit the buffers / kernel build.
+    /// Throws Error if a command is still running or the command does not fit the buffers, DeviceError
+    /// if it does not fit the device's kernel build (check_command_fits).
     virtual void start(const DeviceCommand& command, const DeviceBuffer& arena,
                        const DeviceBuffer& parameters) = 0;
-    /// Waits for the started command to finish; throws Error naming the layer after `timeout`.
+    /// Waits for the started command to finish; throws DeviceError naming the layer after `timeout`.
     virtual CommandStats wait(std::chrono::milliseconds timeout) = 0;
 
     virtual DeviceTelemetry telemetry() const = 0;
 };
 
 /// Runs the identify command (kernel::kOpIdentify) on `device` in a small buffer of its own and
-/// decodes the answer. Throws Error naming the device when it does not answer in time or the answer
+/// decodes the answer. Throws DeviceError naming the device when it does not answer in time or the answer
 /// is not an fpgacnn kernel fingerprint (another IP, a stale bitstream).
 KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout);
 
-/// Throws Error naming the device, both fingerprints and the fix, when `device` cannot run what
+/// Throws DeviceError naming the device, both fingerprints and the fix, when `device` cannot run what
 /// this library computes: another arithmetic contract version or data width.
 void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name);
 

@@ -12,4 +12,13 @@ public:
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// A failure of the accelerator rather than of the model or the input: the device cannot be opened,
+/// does not answer, times out, vanished, reports a wrong status, or its kernel build cannot run
+/// what was asked (fingerprint, maxima). Thrown by the drivers and the device queue; the CPU would
+/// not hit it, so `--fallback cpu` continues on the CPU after a DeviceError, and only then.
+class DeviceError : public Error {
+public:
+    explicit DeviceError(const std::string& message) : Error(message) {}
+};
+
 }  // namespace fpgacnn

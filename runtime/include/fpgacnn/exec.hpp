@@ -21,8 +21,8 @@ struct CommandList {
     std::vector<int16_t> parameters;      // re-ordered weights and padded biases at the plan's offsets
 };
 
-/// Plans the network for a kernel build and fills in the exponents. Throws Error naming the layer
-/// that does not fit.
+/// Plans the network for a kernel build and fills in the exponents. Throws DeviceError naming the
+/// layer that does not fit the build, Error naming the layer whose exponents no kernel can run.
 CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
 
 struct QueueOptions {
@@ -47,8 +47,9 @@ public:
     /// Allocates the arena (plus the input slots) and the parameter buffer on `device`, uploads the
     /// parameters once. The device must outlive the queue; its maxima decide the plan.
     DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, QueueOptions options = {});
-    /// Same with a command list built elsewhere (e.g. for a bitstream by fpgacnn-plan); throws Error
-    /// naming both kernel builds when the list was planned for other maxima than the device's.
+    /// Same with a command list built elsewhere (e.g. for a bitstream by fpgacnn-plan); throws
+    /// DeviceError naming both kernel builds when the list was planned for other maxima than the
+    /// device's.
     DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, CommandList commands,
                 QueueOptions options = {});
     ~DeviceQueue();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/kernel/contract.hpp"  // the shift ranges a model may carry
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
 
@@ -37,17 +38,11 @@ struct Int16ConvArgs {
     int stride = 1;
     int pad = 0;
     bool leaky = false;
-    int bias_shift = 0;    // Qw + Qin - Qb, in [0, 15]
-    int output_shift = 0;  // Qw + Qin - Qout, in [-15, 31]
+    int bias_shift = 0;    // Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
+    int output_shift = 0;  // Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
 
     std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
-
-/// Shift limits of the contract (docs/arithmetic.md, "Per-layer exponents").
-constexpr int kMinBiasShift = 0;
-constexpr int kMaxBiasShift = 15;
-constexpr int kMinOutputShift = -15;
-constexpr int kMaxOutputShift = 31;
 
 /// The conv arguments of an IR conv layer with its exponents. Throws Error naming the layer when
 /// the shapes or the shifts break the contract.

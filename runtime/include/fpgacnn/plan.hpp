@@ -10,34 +10,33 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
 
-/// The accelerator build a plan targets (kernels/include/fpgacnn/kernel/config.hpp).
-struct KernelMaxima {
-    int tm = 32;  // output maps in parallel
-    int tn = 4;   // input maps per adder tree
-    int tr = 26;  // output tile rows
-    int tc = 26;  // output tile columns
-    int max_kernel = 3;
-    int max_stride = 2;
-};
-
-/// The maxima the native kernel (emu device) was compiled with.
-KernelMaxima native_kernel_maxima();
+/// The accelerator build a plan targets: the kernel's own Maxima (kernel/config.hpp; default: the
+/// reference build). The maxima the native kernel (emu device) was compiled with are
+/// kernel::native_build_maxima().
+using KernelMaxima = kernel::Maxima;
 
 struct PlanOptions {
     KernelMaxima maxima;
-    double clock_mhz = 150.0;       // kernel clock
-    double bandwidth_gbs = 4.2;     // DDR bandwidth shared by the AXI masters, GB/s
-    int port_bits = 16;             // data width of each AXI master (the kernel's ports carry int16)
-    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
-    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
-    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
+    double clock_mhz = 150.0;          // kernel clock
+    double bandwidth_gbs = 4.2;        // DDR bandwidth shared by the AXI masters, GB/s
+    int port_bits = arith::kDataBits;  // data width of each AXI master (the kernel's ports carry int16)
+    int burst_overhead_cycles = 8;     // cycles per burst not hidden by outstanding transactions
+    int pipeline_depth = 12;           // fill/drain cycles of each pipelined compute loop
+    int alignment_elements = 32;       // arena / parameter offsets are multiples of this (64 bytes)
 };
+
+/// `value` rounded up to a multiple of `alignment` (> 0): arena, parameter and input-slot offsets.
+constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
 
 /// A tensor's place in the feature-map arena, in int16 elements.
 struct ArenaRange {
@@ -102,13 +101,14 @@ struct NetworkPlan {
     LayerEstimate total;
 };
 
-/// Plans a network (shapes only: no weights needed). Throws Error naming the layer when a layer
-/// does not fit the kernel build (window, stride, shapes) or a route cannot be placed.
+/// Plans a network (shapes only: no weights needed). Throws DeviceError naming the layer when a layer
+/// does not fit the kernel build (window, stride, sizes), Error when the network is inconsistent or a
+/// route cannot be placed.
 NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 
 /// The command of every device layer with the exponents of a quantized network filled in
 /// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout).
-/// Throws Error naming the layer when a shift is outside the kernel's range.
+/// Throws Error naming the layer when a shift is outside arith::kExact*Shift (no build can run it).
 std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
 
 /// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets.

@@ -63,7 +63,7 @@ std::optional<std::string> read_attribute(const std::string& path) {
 std::string require_attribute(const std::string& path, const std::string& what) {
     const std::optional<std::string> value = read_attribute(path);
     if (!value) {
-        throw Error("cannot read " + path + " (" + what + "): " + std::strerror(errno));
+        throw DeviceError("cannot read " + path + " (" + what + "): " + std::strerror(errno));
     }
     return *value;
 }
@@ -85,18 +85,18 @@ std::uint64_t parse_number(const std::string& text, const std::string& path) {
         if (used == text.size()) return value;
     } catch (const std::exception&) {  // fall through to the message below
     }
-    throw Error(path + ": expected a number, read '" + text + "'");
+    throw DeviceError(path + ": expected a number, read '" + text + "'");
 }
 
 void write_attribute(const std::string& path, const std::string& value) {
     // O_TRUNC: a no-op on sysfs, but keeps a simulated attribute file holding only the new value.
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) throw Error("cannot open " + path + " for writing: " + std::strerror(errno));
+    if (fd < 0) throw DeviceError("cannot open " + path + " for writing: " + std::strerror(errno));
     const ssize_t written = ::write(fd, value.data(), value.size());
     const int saved = errno;
     ::close(fd);
     if (written != static_cast<ssize_t>(value.size())) {
-        throw Error("writing '" + value + "' to " + path + " failed: " + std::strerror(saved));
+        throw DeviceError("writing '" + value + "' to " + path + " failed: " + std::strerror(saved));
     }
 }
 

@@ -22,8 +22,8 @@ public:
           input_(network_->network.input.size()),
           region_output_(network_->network.layers[static_cast<std::size_t>(region_index_)].output.size()) {
         if (region_index_ != static_cast<int>(network_->network.layers.size()) - 1) {
-            throw Error(network_->network.cfg_path +
-                        ": the [region] layer must be the last layer to run on " + device_->name());
+            throw DeviceError(network_->network.cfg_path +
+                              ": the [region] layer must be the last layer to run on " + device_->name());
         }
     }
 

@@ -24,10 +24,6 @@ bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
            a.max_stride == b.max_stride;
 }
 
-std::size_t align_up(std::size_t value, std::size_t alignment) {
-    return (value + alignment - 1) / alignment * alignment;
-}
-
 /// One frame between submit() and collect().
 struct Frame {
     int slot = 0;
@@ -67,7 +63,7 @@ struct DeviceQueue::Impl {
     Impl(Device& d, std::shared_ptr<const QuantizedNetwork> n, CommandList l, QueueOptions o)
         : device(d), network(std::move(n)), options(o), list(std::move(l)) {}
 
-    int16_t* arena_host() const { return static_cast<int16_t*>(arena.host); }
+    int16_t* arena_host() const { return static_cast<int16_t*>(arena.host()); }
 
     void allocate_buffers() {
         const NetworkPlan& plan = list.plan;
@@ -79,14 +75,9 @@ struct DeviceQueue::Impl {
         }
         const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, list.parameters.size());
         arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
-        try {
-            parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
-            std::memcpy(parameters.host, list.parameters.data(), 2 * list.parameters.size());
-            device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
-        } catch (...) {
-            device.free_buffer(arena);
-            throw;
-        }
+        parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
+        std::memcpy(parameters.host(), list.parameters.data(), 2 * list.parameters.size());
+        device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
     }
 
     /// Copies [range) of the arena back from the device into `out`.
@@ -164,14 +155,15 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
     if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
     const KernelMaxima planned = commands.plan.options.maxima;
     if (!same_maxima(planned, device.maxima())) {
-        throw Error(device.name() + ": the plan was made for a kernel built with " + maxima_text(planned) +
-                    ", but the device's kernel is " + device.fingerprint().text() +
-                    "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
-                    "plan was made for");
+        throw DeviceError(
+            device.name() + ": the plan was made for a kernel built with " + maxima_text(planned) +
+            ", but the device's kernel is " + device.fingerprint().text() +
+            "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
+            "plan was made for");
     }
     if (commands.commands.empty() || commands.commands.front().layer != 0) {
-        throw Error(network->network.cfg_path + ": layer 0 must run on " + device.name() +
-                    " (it reads the frame's input slot)");
+        throw DeviceError(network->network.cfg_path + ": layer 0 must run on " + device.name() +
+                          " (it reads the frame's input slot)");
     }
     impl_ = std::make_unique<Impl>(device, std::move(network), std::move(commands), options);
     impl_->allocate_buffers();
@@ -186,12 +178,7 @@ DeviceQueue::~DeviceQueue() {
     }
     d.changed.notify_all();
     d.submitter.join();  // finishes the frames in flight: each layer's wait is bounded
-    // A command that timed out may still hold the buffers: the device frees them when it closes.
-    try {
-        d.device.free_buffer(d.arena);
-        d.device.free_buffer(d.parameters);
-    } catch (const Error&) {
-    }
+    // The buffers go with impl_; a command that timed out keeps them alive in the device meanwhile.
 }
 
 void DeviceQueue::submit(const int16_t* input) {

@@ -23,15 +23,17 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
                     shape_text(a.input) + ", size " + std::to_string(a.size) + ", stride " +
                     std::to_string(a.stride) + ", pad " + std::to_string(a.pad));
     }
-    if (a.bias_shift < kMinBiasShift || a.bias_shift > kMaxBiasShift) {
+    if (a.bias_shift < arith::kModelMinBiasShift || a.bias_shift > arith::kModelMaxBiasShift) {
         throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(a.bias_shift) + " is outside [" +
-                    std::to_string(kMinBiasShift) + ", " + std::to_string(kMaxBiasShift) +
+                    std::to_string(arith::kModelMinBiasShift) + ", " +
+                    std::to_string(arith::kModelMaxBiasShift) +
                     "]; re-run calibration (see docs/arithmetic.md)");
     }
-    if (a.output_shift < kMinOutputShift || a.output_shift > kMaxOutputShift) {
+    if (a.output_shift < arith::kModelMinOutputShift || a.output_shift > arith::kModelMaxOutputShift) {
         throw Error(what + ": output shift Qw + Qin - Qout = " + std::to_string(a.output_shift) +
-                    " is outside [" + std::to_string(kMinOutputShift) + ", " +
-                    std::to_string(kMaxOutputShift) + "]; re-run calibration (see docs/arithmetic.md)");
+                    " is outside [" + std::to_string(arith::kModelMinOutputShift) + ", " +
+                    std::to_string(arith::kModelMaxOutputShift) +
+                    "]; re-run calibration (see docs/arithmetic.md)");
     }
 }
 

@@ -15,9 +15,10 @@ void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shif
 }  // namespace int16_detail
 
 void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa) {
-    if (shift < kMinOutputShift || shift > kMaxOutputShift) {
+    if (shift < arith::kModelMinOutputShift || shift > arith::kModelMaxOutputShift) {
         throw Error("int16_requantize: shift " + std::to_string(shift) + " is outside [" +
-                    std::to_string(kMinOutputShift) + ", " + std::to_string(kMaxOutputShift) + "]");
+                    std::to_string(arith::kModelMinOutputShift) + ", " +
+                    std::to_string(arith::kModelMaxOutputShift) + "]");
     }
     if (!int16_isa_supported(isa)) {
         throw Error(std::string("int16_requantize: this CPU does not support the ") + isa_name(isa) +

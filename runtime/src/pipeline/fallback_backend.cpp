@@ -12,7 +12,7 @@ FallbackBackend::FallbackBackend(const std::function<std::unique_ptr<Backend>()>
     : quantized_(std::move(quantized)) {
     try {
         device_ = open_device();
-    } catch (const Error& e) {
+    } catch (const DeviceError& e) {  // a model error (plain Error) would fail on the CPU too
         switch_to_cpu(e.what());
     }
 }
@@ -29,7 +29,7 @@ const std::vector<float>& FallbackBackend::run(const float* input) {
     if (device_) {
         try {
             return device_->run(input);
-        } catch (const Error& e) {
+        } catch (const DeviceError& e) {
             switch_to_cpu(e.what());
         }
     }

@@ -1,6 +1,8 @@
-// --fallback cpu: a device backend that, after the device fails (cannot open, a layer times out,
-// the device vanishes), logs the error and runs that frame and every later one on the CPU int16
-// backend, which computes the same bits (docs/arithmetic.md).
+// --fallback cpu: a device backend that, after the device fails (a DeviceError: cannot open, a layer
+// times out, the device vanishes, its kernel build cannot run the network), logs the error and runs
+// that frame and every later one on the CPU int16 backend, which computes the same bits
+// (docs/arithmetic.md). Any other Error (the model, the input) is the caller's: the CPU would hit it
+// again, so it is rethrown as is.
 #pragma once
 
 #include <functional>

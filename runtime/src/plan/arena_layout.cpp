@@ -30,10 +30,6 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
-std::size_t align_up(std::size_t value, std::size_t alignment) {
-    return (value + alignment - 1) / alignment * alignment;
-}
-
 bool is_alias(const Layer& layer) {
     return layer.type == LayerType::Region ||
            (layer.type == LayerType::Route && layer.route().inputs.size() == 1);

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "fpgacnn/error.hpp"
-#include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
 
 namespace fpgacnn {
@@ -21,18 +21,18 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
         if (lp.type == LayerType::Convolutional) {
             c.bias_shift = q.weight_q + q.input_q - q.bias_q;
             c.output_shift = q.weight_q + q.input_q - q.output_q;
-            if (c.bias_shift < 0 || c.bias_shift > kernel::kMaxBiasShift) {
+            if (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift) {
                 throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(c.bias_shift) +
-                            " is outside 0.." + std::to_string(kernel::kMaxBiasShift) +
-                            "; re-run calibration");
+                            " is outside " + std::to_string(arith::kExactMinBiasShift) + ".." +
+                            std::to_string(arith::kExactMaxBiasShift) + "; re-run calibration");
             }
         } else {
             c.output_shift = q.input_q - q.output_q;
         }
-        if (c.output_shift < kernel::kMinOutputShift || c.output_shift > kernel::kMaxOutputShift) {
+        if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift) {
             throw Error(what + ": output shift " + std::to_string(c.output_shift) + " is outside " +
-                        std::to_string(kernel::kMinOutputShift) + ".." +
-                        std::to_string(kernel::kMaxOutputShift) + "; re-run calibration");
+                        std::to_string(arith::kExactMinOutputShift) + ".." +
+                        std::to_string(arith::kExactMaxOutputShift) + "; re-run calibration");
         }
         commands.push_back(c);
     }

@@ -17,10 +17,6 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
-std::size_t align_up(std::size_t value, std::size_t alignment) {
-    return (value + alignment - 1) / alignment * alignment;
-}
-
 /// Equal tiles no larger than the maximum: 40 rows with Tr = 26 become 2 x 20, not 26 + 14, so the
 /// input halo and the loop bounds stay even.
 void balanced_tiles(int extent, int maximum, int& tile, int& tiles) {
@@ -40,22 +36,25 @@ void check_options(const PlanOptions& o) {
     }
 }
 
+// What only the kernel build cannot do (the CPU backends can) is a DeviceError: --fallback cpu
+// runs such a network on the CPU. What is wrong with the network itself is an Error.
 void check_extent(const Layer& layer, const TensorShape& shape) {
     if (shape.h > kernel::kMaxDimension || shape.w > kernel::kMaxDimension ||
         shape.c > kernel::kMaxChannels || shape.size() == 0) {
-        throw Error(describe(layer) + ": shape " + std::to_string(shape.c) + "x" + std::to_string(shape.h) +
-                    "x" + std::to_string(shape.w) + " is outside the kernel's limits (" +
-                    std::to_string(kernel::kMaxChannels) + " channels, " +
-                    std::to_string(kernel::kMaxDimension) + " rows/columns)");
+        throw DeviceError(describe(layer) + ": shape " + std::to_string(shape.c) + "x" +
+                          std::to_string(shape.h) + "x" + std::to_string(shape.w) +
+                          " is outside the kernel's limits (" + std::to_string(kernel::kMaxChannels) +
+                          " channels, " + std::to_string(kernel::kMaxDimension) + " rows/columns)");
     }
 }
 
 void check_window(const Layer& layer, int size, int stride, const KernelMaxima& m) {
     if (size > m.max_kernel || stride > m.max_stride || size < 1 || stride < 1) {
-        throw Error(describe(layer) + ": window " + std::to_string(size) + "x" + std::to_string(size) +
-                    " stride " + std::to_string(stride) + " does not fit the kernel build (max window " +
-                    std::to_string(m.max_kernel) + ", max stride " + std::to_string(m.max_stride) +
-                    "); rebuild the kernel with larger FPGACNN_MAX_K / FPGACNN_MAX_S or use --device cpu");
+        throw DeviceError(
+            describe(layer) + ": window " + std::to_string(size) + "x" + std::to_string(size) + " stride " +
+            std::to_string(stride) + " does not fit the kernel build (max window " +
+            std::to_string(m.max_kernel) + ", max stride " + std::to_string(m.max_stride) +
+            "); rebuild the kernel with larger FPGACNN_MAX_K / FPGACNN_MAX_S or use --device cpu");
     }
 }
 
@@ -194,9 +193,10 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     plan.parameter_elements = params_end;
     const std::size_t limit = std::numeric_limits<uint32_t>::max();
     if (plan.arena_elements > limit || plan.parameter_elements > limit) {
-        throw Error(network.cfg_path + ": the feature-map arena (" + std::to_string(plan.arena_elements) +
-                    " values) or the parameters (" + std::to_string(plan.parameter_elements) +
-                    ") exceed the kernel's 32-bit element offsets; use a smaller --input size");
+        throw DeviceError(network.cfg_path + ": the feature-map arena (" +
+                          std::to_string(plan.arena_elements) + " values) or the parameters (" +
+                          std::to_string(plan.parameter_elements) +
+                          ") exceed the kernel's 32-bit element offsets; use a smaller --input size");
     }
     return plan;
 }

@@ -146,7 +146,7 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
                 cap_notes.push_back(
                     fmt::format("layer {} (conv): output exponent capped at {} so that "
                                 "output_shift >= {}",
-                                i, caps[i], kMinOutputShift));
+                                i, caps[i], arith::kModelMinOutputShift));
                 changed = true;
             }
         }

@@ -53,10 +53,11 @@ ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_
                                 "below the int32 wrap)",
                                 max_abs_accumulator, accumulator_margin_bits)});
     }
+    bounds.push_back({arith::kModelMaxOutputShift + output_q - input_q,
+                      fmt::format("for output_shift <= {}", arith::kModelMaxOutputShift)});
     bounds.push_back(
-        {kMaxOutputShift + output_q - input_q, fmt::format("for output_shift <= {}", kMaxOutputShift)});
-    bounds.push_back({arith::kMaxExponent + kMaxBiasShift - input_q,
-                      fmt::format("for bias_shift <= {} with Qb <= {}", kMaxBiasShift, arith::kMaxExponent)});
+        {arith::kMaxExponent + arith::kModelMaxBiasShift - input_q,
+         fmt::format("for bias_shift <= {} with Qb <= {}", arith::kModelMaxBiasShift, arith::kMaxExponent)});
     const Bound* tightest = nullptr;
     for (const Bound& bound : bounds) {
         if (tightest == nullptr || bound.max_q < tightest->max_q) tightest = &bound;
@@ -85,12 +86,12 @@ ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_
     result.weight_q = weight_q;
 
     const int accumulator_q = weight_q + input_q;
-    if (accumulator_q - output_q < kMinOutputShift) {
+    if (accumulator_q - output_q < arith::kModelMinOutputShift) {
         result.needs_lower_output = true;
-        result.max_output_q = accumulator_q - kMinOutputShift;
+        result.max_output_q = accumulator_q - arith::kModelMinOutputShift;
     }
-    const int bias_min = std::max(arith::kMinExponent, accumulator_q - kMaxBiasShift);
-    const int bias_max = std::min(arith::kMaxExponent, accumulator_q - kMinBiasShift);
+    const int bias_min = std::max(arith::kMinExponent, accumulator_q - arith::kModelMaxBiasShift);
+    const int bias_max = std::min(arith::kMaxExponent, accumulator_q - arith::kModelMinBiasShift);
     result.bias_q = best_exponent(conv.biases.data(), conv.biases.size(), bias_min, bias_max).q;
     result.accumulator_bits = max_abs_accumulator > 0 ? std::log2(max_abs_accumulator) + accumulator_q
                                                       : -std::numeric_limits<double>::infinity();

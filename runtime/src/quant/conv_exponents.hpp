@@ -15,8 +15,8 @@ struct ConvExponents {
     int best_weight_q = 0;            // before constraints
     double weight_squared_error = 0;  // at weight_q
     double accumulator_bits = 0;      // log2(max |acc|) at weight_q + input_q; -inf when all zero
-    /// Set when output_shift would fall below kMinOutputShift: the output exponent must not exceed
-    /// this (the weights cannot be made finer without saturating).
+    /// Set when output_shift would fall below arith::kModelMinOutputShift: the output exponent must not
+    /// exceed this (the weights cannot be made finer without saturating).
     bool needs_lower_output = false;
     int max_output_q = 0;
     std::vector<std::string> notes;  // why weight_q is below best_weight_q

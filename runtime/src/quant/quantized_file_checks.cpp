@@ -55,9 +55,10 @@ void check_quantized_layers(const QuantizedNetwork& quantized, const std::string
         check_exponent(q.weight_q, where, index, "weight");
         check_exponent(q.bias_q, where, index, "bias");
         const int accumulator_q = q.weight_q + q.input_q;
-        check_shift(accumulator_q - q.bias_q, kMinBiasShift, kMaxBiasShift, where, index, "bias_shift");
-        check_shift(accumulator_q - q.output_q, kMinOutputShift, kMaxOutputShift, where, index,
-                    "output_shift");
+        check_shift(accumulator_q - q.bias_q, arith::kModelMinBiasShift, arith::kModelMaxBiasShift, where,
+                    index, "bias_shift");
+        check_shift(accumulator_q - q.output_q, arith::kModelMinOutputShift, arith::kModelMaxOutputShift,
+                    where, index, "output_shift");
         const std::size_t weights = conv_weight_count(layer);
         const auto biases = static_cast<std::size_t>(layer.conv().filters);
         if (q.weights.size() != weights || q.biases.size() != biases) {

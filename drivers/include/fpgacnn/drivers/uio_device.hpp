@@ -38,7 +38,7 @@ struct UioOptions {
 std::string uio_root(const std::string& root = "");
 
 /// Opens the IP whose UIO name is `name` (the device-tree node name, e.g. "fpgacnn_accel") or the
-/// node itself ("uio0"), reads its fingerprint and checks it. Throws Error saying what is missing.
+/// node itself ("uio0"), reads its fingerprint and checks it. Throws DeviceError saying what is missing.
 std::unique_ptr<Device> make_uio_device(const std::string& name, const UioOptions& options = {});
 
 /// Every --device value of the uio driver.

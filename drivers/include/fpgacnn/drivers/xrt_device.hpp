@@ -39,7 +39,7 @@ std::string xrt_spec_text(const XrtSpec& spec);
 ///   fpgacnn-fingerprint format=1 contract=1 data_bits=16 tm=32 tn=4 tr=26 tc=26 max_k=3 max_s=2
 /// (kernels/hls/vitis/Makefile adds it to every xclbin it links).
 std::string fingerprint_metadata(const KernelFingerprint& fingerprint);
-/// Reads that line back; nullopt when `text` is not an fpgacnn fingerprint at all; throws Error
+/// Reads that line back; nullopt when `text` is not an fpgacnn fingerprint at all; throws DeviceError
 /// naming `where` when it is one but a field is missing or malformed.
 std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& text,
                                                             const std::string& where);
@@ -57,12 +57,12 @@ inline constexpr int kXrtFmWriteArgument = kernel::kCommandWords + 1;
 inline constexpr int kXrtParamsArgument = kernel::kCommandWords + 2;
 
 #ifdef FPGACNN_HAVE_XRT
-/// Opens an XRT device from an xrt: spec. Throws Error naming the device, the xclbin and what to
+/// Opens an XRT device from an xrt: spec. Throws DeviceError naming the device, the xclbin and what to
 /// do: no such device, XILINX_XRT unset, unreadable or invalid xclbin, no kernel fpgacnn_accel in
 /// it, no such compute unit, missing or incompatible fingerprint.
 std::unique_ptr<Device> open_xrt_device(const std::string& spec);
 /// One spec per compute unit of the kernel in the spec's xclbin ("xrt:0/cu0", "xrt:0/cu1", ...),
-/// read from the xclbin file without opening the device. Throws Error like open_xrt_device.
+/// read from the xclbin file without opening the device. Throws DeviceError like open_xrt_device.
 std::vector<std::string> xrt_compute_unit_specs(const std::string& spec);
 /// The memory bank XRT placed `buffer` in, as XRT's buffer object reports it, e.g.
 /// "HBM[1] (group_id 1)". Throws Error when `device` is not an XRT device or `buffer` not its own.

@@ -6,19 +6,14 @@
 
 #include <stdint.h>
 
+#include "fpgacnn/kernel/contract.hpp"  // kContractVersion, exponent and shift ranges
+
 namespace fpgacnn {
 namespace arith {
-
-/// Bumped whenever a rule below changes; recorded in quantized model files and bitstreams.
-static const int kContractVersion = 1;
 
 /// Leaky ReLU slope 0.1 as 13107 / 2^17 = 0.09999847 (the published design's 0xCCC / 2^15 is 0.09997559).
 static const int32_t kLeakyMultiplier = 13107;
 static const int kLeakyShift = 17;
-
-/// Exponents are limited so every shift below stays far from the width of int64.
-static const int kMinExponent = -8;
-static const int kMaxExponent = 24;
 
 /// Wrapping int32 multiply-accumulate: acc + w * x modulo 2^32. The product of two int16 always fits
 /// in int32; the sum is done in uint32 so that wrap-around is defined behaviour (and the same in
@@ -29,7 +24,7 @@ inline int32_t mac(int32_t acc, int16_t w, int16_t x) {
 }
 
 /// The bias at the accumulator's exponent: b * 2^bias_shift with bias_shift = Qw + Qin - Qb >= 0
-/// (calibration guarantees Qb <= Qw + Qin and bias_shift <= 15, so the result is exact in int32).
+/// (a model keeps bias_shift <= kModelMaxBiasShift, so the result is exact in int32).
 inline int32_t align_bias(int16_t bias, int bias_shift) {
     return static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(bias)) << bias_shift);
 }

@@ -7,23 +7,31 @@
 
 #include <stdint.h>
 
+// The reference build: what the macros default to and what a default Maxima holds.
+#define FPGACNN_REFERENCE_TM 32    // output maps computed in parallel (adder trees)
+#define FPGACNN_REFERENCE_TN 4     // input maps per adder tree
+#define FPGACNN_REFERENCE_TR 26    // output rows per tile
+#define FPGACNN_REFERENCE_TC 26    // output columns per tile
+#define FPGACNN_REFERENCE_MAX_K 3  // largest conv / pool window
+#define FPGACNN_REFERENCE_MAX_S 2  // largest stride
+
 #ifndef FPGACNN_TM
-#define FPGACNN_TM 32  // output maps computed in parallel (adder trees)
+#define FPGACNN_TM FPGACNN_REFERENCE_TM
 #endif
 #ifndef FPGACNN_TN
-#define FPGACNN_TN 4  // input maps per adder tree
+#define FPGACNN_TN FPGACNN_REFERENCE_TN
 #endif
 #ifndef FPGACNN_TR
-#define FPGACNN_TR 26  // output rows per tile
+#define FPGACNN_TR FPGACNN_REFERENCE_TR
 #endif
 #ifndef FPGACNN_TC
-#define FPGACNN_TC 26  // output columns per tile
+#define FPGACNN_TC FPGACNN_REFERENCE_TC
 #endif
 #ifndef FPGACNN_MAX_K
-#define FPGACNN_MAX_K 3  // largest conv / pool window
+#define FPGACNN_MAX_K FPGACNN_REFERENCE_MAX_K
 #endif
 #ifndef FPGACNN_MAX_S
-#define FPGACNN_MAX_S 2  // largest stride
+#define FPGACNN_MAX_S FPGACNN_REFERENCE_MAX_S
 #endif
 
 namespace fpgacnn {
@@ -45,20 +53,26 @@ static const int kInputTileCols = (kTc - 1) * kMaxS + kMaxK;
 static const int kMaxDimension = 8192;
 static const int kMaxChannels = 32768;
 
-/// Shift limits: round_shift() and the leaky product stay exact in int64 within these.
-static const int kMaxBiasShift = 30;
-static const int kMinOutputShift = -16;
-static const int kMaxOutputShift = 46;
-
-/// The maxima as plain data, for hosts that must match a bitstream or the emu build.
+/// The maxima of one kernel build as plain data: what a bitstream's fingerprint reports, what the
+/// planner tiles for and what the drivers check commands against (the host's KernelMaxima).
+/// Default: the reference build.
 struct Maxima {
-    int tm;
-    int tn;
-    int tr;
-    int tc;
-    int max_kernel;
-    int max_stride;
+    int tm = FPGACNN_REFERENCE_TM;
+    int tn = FPGACNN_REFERENCE_TN;
+    int tr = FPGACNN_REFERENCE_TR;
+    int tc = FPGACNN_REFERENCE_TC;
+    int max_kernel = FPGACNN_REFERENCE_MAX_K;
+    int max_stride = FPGACNN_REFERENCE_MAX_S;
 };
+
+/// The maxima this translation unit is compiled with (its FPGACNN_* values): what the kernel code
+/// enforces. Hosts ask native_build_maxima() instead.
+inline Maxima compiled_maxima() {
+    Maxima m;
+    m.tm = kTm, m.tn = kTn, m.tr = kTr, m.tc = kTc;
+    m.max_kernel = kMaxK, m.max_stride = kMaxS;
+    return m;
+}
 
 /// The maxima the native kernel object (fpgacnn_kernel, used by the emu device) was compiled with.
 /// Defined out of line so that a translation unit built with other -D values cannot disagree.

@@ -8,14 +8,11 @@
 #include <stdint.h>
 
 #include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn {
 namespace kernel {
 
-/// Version of the int16 arithmetic contract (docs/arithmetic.md) this source implements.
-static const int kContractVersion = 1;
-/// Bits per feature-map / weight element on the kernel's ports.
-static const int kDataBits = 16;
 /// Layout version of the fingerprint words below.
 static const int kFingerprintFormat = 1;
 
@@ -45,8 +42,8 @@ inline void fingerprint_words(int16_t words[kFingerprintWords]) {
     words[kFpMagic0] = kFingerprintMagic0;
     words[kFpMagic1] = kFingerprintMagic1;
     words[kFpFormat] = static_cast<int16_t>(kFingerprintFormat);
-    words[kFpContract] = static_cast<int16_t>(kContractVersion);
-    words[kFpDataBits] = static_cast<int16_t>(kDataBits);
+    words[kFpContract] = static_cast<int16_t>(arith::kContractVersion);
+    words[kFpDataBits] = static_cast<int16_t>(arith::kDataBits);
     words[kFpTm] = static_cast<int16_t>(kTm);
     words[kFpTn] = static_cast<int16_t>(kTn);
     words[kFpTr] = static_cast<int16_t>(kTr);

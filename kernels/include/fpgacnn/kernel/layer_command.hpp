@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn {
 namespace kernel {
@@ -45,10 +46,10 @@ enum CommandCheck {
     kCommandOk = 0,
     kCommandBadOp,
     kCommandBadDimension,   // a size is 0 or above kMaxDimension / kMaxChannels
-    kCommandBadWindow,      // kernel_size or stride outside 1..kMaxK / 1..kMaxS
+    kCommandBadWindow,      // kernel_size or stride outside 1..max_kernel / 1..max_stride
     kCommandBadPad,         // pad >= kernel_size
     kCommandBadTile,        // tile_rows / tile_cols outside 1..Tr / 1..Tc
-    kCommandBadShift,       // bias_shift / output_shift outside the exact range
+    kCommandBadShift,       // bias_shift / output_shift outside arith::kExact*Shift
     kCommandShapeMismatch,  // output shape does not follow from input shape and window
 };
 
@@ -59,9 +60,9 @@ inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t s
     return static_cast<uint32_t>(span / stride + 1);
 }
 
-/// Whether the kernel can run this command; the kernel does nothing for a command that fails
-/// (hardware must never write outside its tiles), and hosts report the reason before starting.
-inline CommandCheck check_command(const LayerCommand& c) {
+/// Whether a kernel built with `maxima` can run this command (hosts check a command against the
+/// maxima of the device's build, which its fingerprint reports, before they start it).
+inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
     if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
     const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
@@ -72,9 +73,11 @@ inline CommandCheck check_command(const LayerCommand& c) {
         c.out_c > static_cast<uint32_t>(kMaxChannels)) {
         return kCommandBadDimension;
     }
-    if (c.stride < 1 || c.stride > static_cast<uint32_t>(kMaxS)) return kCommandBadWindow;
-    if (c.output_shift < kMinOutputShift || c.output_shift > kMaxOutputShift) return kCommandBadShift;
-    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(kTc)) return kCommandBadTile;
+    if (c.stride < 1 || c.stride > static_cast<uint32_t>(maxima.max_stride)) return kCommandBadWindow;
+    if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift) {
+        return kCommandBadShift;
+    }
+    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(maxima.tc)) return kCommandBadTile;
     if (c.op == kOpReorg) {
         const uint32_t s2 = c.stride * c.stride;
         if (c.in_c % s2 != 0 || c.out_c != c.in_c * s2 || c.out_h * c.stride != c.in_h ||
@@ -83,20 +86,28 @@ inline CommandCheck check_command(const LayerCommand& c) {
         }
         return kCommandOk;
     }
-    if (c.kernel_size < 1 || c.kernel_size > static_cast<uint32_t>(kMaxK)) return kCommandBadWindow;
+    if (c.kernel_size < 1 || c.kernel_size > static_cast<uint32_t>(maxima.max_kernel))
+        return kCommandBadWindow;
     if (c.pad >= c.kernel_size) return kCommandBadPad;
-    if (c.tile_rows < 1 || c.tile_rows > static_cast<uint32_t>(kTr)) return kCommandBadTile;
+    if (c.tile_rows < 1 || c.tile_rows > static_cast<uint32_t>(maxima.tr)) return kCommandBadTile;
     if (c.op == kOpMaxPool) {
         if (c.out_c != c.in_c) return kCommandShapeMismatch;
         return kCommandOk;
     }
-    if (c.bias_shift < 0 || c.bias_shift > kMaxBiasShift) return kCommandBadShift;
+    if (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift) {
+        return kCommandBadShift;
+    }
     if (c.out_h != conv_output_extent(c.in_h, c.kernel_size, c.stride, c.pad) ||
         c.out_w != conv_output_extent(c.in_w, c.kernel_size, c.stride, c.pad)) {
         return kCommandShapeMismatch;
     }
     return kCommandOk;
 }
+
+/// What the kernel itself enforces: the command checked against this translation unit's build
+/// (its FPGACNN_* maxima). The kernel does nothing for a command that fails (hardware must never
+/// write outside its tiles).
+inline CommandCheck check_command(const LayerCommand& c) { return check_command(c, compiled_maxima()); }
 
 /// A sentence for hosts' error messages.
 inline const char* command_check_text(CommandCheck check) {

@@ -1,6 +1,6 @@
-// What a layer command touches in the device buffers, and the checks a driver of real hardware makes
-// before it raises ap_start: the IP itself checks nothing it cannot (a wrong offset would make it
-// read or write outside its buffers), so the host refuses such a command with a clear message.
+// What a layer command touches in the device buffers, and the one check every driver makes before it
+// starts a command: the IP itself checks nothing it cannot (a wrong offset would make it read or
+// write outside its buffers), so the host refuses such a command with a clear message.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,10 @@ struct CommandFootprint {
 /// The ranges `command` reads and writes on a kernel built with `maxima` (weight blocks are Tm x Tn).
 CommandFootprint command_footprint(const kernel::LayerCommand& command, const KernelMaxima& maxima);
 
-/// Throws Error (prefixed by `who`) when the command does not fit the kernel build `maxima` (a plan
-/// made for another bitstream), is malformed, or reaches outside `arena` / `parameters`.
+/// The check of every driver's start(), against the maxima of the DEVICE's kernel build (its
+/// fingerprint), not this library's: throws DeviceError (prefixed by `who`) when the command needs a
+/// larger build (a plan made for another bitstream), Error when it is malformed (kernel::check_command)
+/// or reaches outside `arena` / `parameters`, or writes what it reads. Returns what it touches.
 CommandFootprint check_command_fits(const std::string& who, const kernel::LayerCommand& command,
                                     const KernelMaxima& maxima, const DeviceBuffer& arena,
                                     const DeviceBuffer& parameters);

@@ -1,0 +1,42 @@
+// The hardware contract: the facts that the kernel, the planner, the drivers, the CPU int16
+// backend, the quantized model file and the kernel fingerprint must agree on, each stated once here
+// (the build's maxima are in config.hpp). Plain C++ on <stdint.h>: Vitis HLS reads it unchanged.
+#pragma once
+
+#include <stdint.h>
+
+namespace fpgacnn {
+namespace arith {
+
+/// Version of the int16 arithmetic contract (docs/arithmetic.md). Bumped whenever a rule changes;
+/// recorded in quantized model files (fpgacnn-quantize) and in bitstreams (the fingerprint).
+static const int kContractVersion = 1;
+
+/// Bits per feature-map / weight / bias element: in memory, on the kernel's ports, in model files.
+static const int kDataBits = 16;
+
+/// Exponents a quantized network may use; every shift below stays far from the width of int64.
+static const int kMinExponent = -8;
+static const int kMaxExponent = 24;
+
+/// The shifts a quantized network may carry (docs/arithmetic.md, "Per-layer exponents"):
+/// calibration chooses exponents inside these ranges, and the model file reader and the CPU int16
+/// backend refuse anything outside them.
+///   bias_shift   = Qw + Qin - Qb    in [kModelMinBiasShift, kModelMaxBiasShift]
+///   output_shift = Qw + Qin - Qout  in [kModelMinOutputShift, kModelMaxOutputShift]
+static const int kModelMinBiasShift = 0;
+static const int kModelMaxBiasShift = 15;
+static const int kModelMinOutputShift = -15;
+static const int kModelMaxOutputShift = 31;
+
+/// The wider ranges in which every step of the arithmetic is still defined and the same on every
+/// path (align_bias shifts a uint32 by less than 32; round_shift and the leaky product stay inside
+/// int64): the kernel refuses a command outside them (check_command) and so does the planner. A
+/// model inside the ranges above is always inside these.
+static const int kExactMinBiasShift = 0;
+static const int kExactMaxBiasShift = 30;
+static const int kExactMinOutputShift = -16;
+static const int kExactMaxOutputShift = 46;
+
+}  // namespace arith
+}  // namespace fpgacnn
