@@ -153,10 +153,8 @@ void require_memory_for(const Network& network) {
                         "use a smaller --input or a smaller network");
 }
 
-}  // namespace
-
-Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOverride> input_override) {
-    const CfgFile cfg = model::read_cfg_file(cfg_path);
+Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>& input_override) {
+    const std::string& cfg_path = cfg.path;
     Network network;
     network.cfg_path = cfg_path;
     network.input = read_net_section(cfg, input_override);
@@ -174,6 +172,17 @@ Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOve
     spdlog::debug("{}: {} layers, input {}x{}x{}", cfg_path, network.layers.size(), network.input.w,
                   network.input.h, network.input.c);
     return network;
+}
+
+}  // namespace
+
+Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOverride> input_override) {
+    return build_network(model::read_cfg_file(cfg_path), input_override);
+}
+
+Network parse_darknet_cfg(const std::string& text, const std::string& name,
+                          std::optional<InputSizeOverride> input_override) {
+    return build_network(model::parse_cfg_text(text, name), input_override);
 }
 
 Network load_darknet_model(const std::string& cfg_path, const std::string& weights_path,
