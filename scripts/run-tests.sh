@@ -38,3 +38,7 @@ cmake --build build/tsan --parallel "$jobs" --target test_int16 test_emu test_ui
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
   --output-on-failure -j "$jobs"
+
+# libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for about a minute
+# (FPGACNN_FUZZ_SECONDS to change) in its own small clang build; any finding fails the run.
+bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-60}"

@@ -12,8 +12,8 @@ using ::testing::HasSubstr;
 
 // [net] 1x1 input, then `convs` 1x1 convolutions of `filters` filters, then `tail`.
 std::string wide_cfg(int side, int convs, int filters, const std::string& tail) {
-    std::string text = "[net]\nwidth=" + std::to_string(side) + "\nheight=" + std::to_string(side) +
-                       "\nchannels=3\n";
+    std::string text =
+        "[net]\nwidth=" + std::to_string(side) + "\nheight=" + std::to_string(side) + "\nchannels=3\n";
     for (int i = 0; i < convs; ++i) {
         text += "[convolutional]\nfilters=" + std::to_string(filters) + "\nsize=1\nactivation=linear\n";
     }
@@ -53,10 +53,10 @@ TEST_F(CfgLimits, AReorgAboveTheChannelLimitIsRefused) {
 
 TEST_F(CfgLimits, AConvWithMoreThan2To31WeightsIsRefused) {
     // 65536 filters over 65536 channels with 3x3 kernels: 38.6 billion weights.
-    const std::string text = wide_cfg(3, 1, 65536, "") +
-                             "[convolutional]\nfilters=65536\nsize=3\npad=1\nactivation=linear\n";
-    EXPECT_THAT(load_error(text), AllOf(HasSubstr("[convolutional] layer 1"), HasSubstr("38654705664 weights"),
-                                        HasSubstr("limit of 2147483647")));
+    const std::string text =
+        wide_cfg(3, 1, 65536, "") + "[convolutional]\nfilters=65536\nsize=3\npad=1\nactivation=linear\n";
+    EXPECT_THAT(load_error(text), AllOf(HasSubstr("[convolutional] layer 1"),
+                                        HasSubstr("38654705664 weights"), HasSubstr("limit of 2147483647")));
 }
 
 TEST_F(CfgLimits, AnInputTooLargeToIndexIsRefused) {

@@ -50,8 +50,9 @@ TEST_F(InputFiles, AFifoAsCfgIsRefusedWithoutBlocking) {
 TEST_F(InputFiles, AFifoAsWeightsIsRefusedWithoutBlocking) {
     const std::string fifo = make_fifo();
     Network network = load_darknet_cfg(test::write_text_file(dir, "small.cfg", test::small_cfg_text()));
-    EXPECT_THAT(error_without_hanging(fifo, [&] { load_darknet_weights(network, fifo); }),
-                AllOf(HasSubstr(fifo), HasSubstr("the weights file is not a regular file"), HasSubstr("FIFO")));
+    EXPECT_THAT(
+        error_without_hanging(fifo, [&] { load_darknet_weights(network, fifo); }),
+        AllOf(HasSubstr(fifo), HasSubstr("the weights file is not a regular file"), HasSubstr("FIFO")));
 }
 
 TEST_F(InputFiles, CharacterDevicesAsCfgAreRefusedBeforeReading) {

@@ -319,7 +319,9 @@ TEST(QuantizedContract, CalibrationResultsAndHandMadeNetworksAreValidatedByOneFu
     }
 }
 
-TEST_F(QuantizedFile, MissingFileIsNamed) { expect_error(*dir_ + "/absent.fq16", *network_, "does not exist"); }
+TEST_F(QuantizedFile, MissingFileIsNamed) {
+    expect_error(*dir_ + "/absent.fq16", *network_, "does not exist");
+}
 
 TEST(NetworkFingerprint, IsStableAndSensitiveToShapesNotWeights) {
     const std::string dir = test::scratch_dir("quant_fingerprint");

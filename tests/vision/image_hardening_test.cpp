@@ -93,7 +93,8 @@ TEST(ImageHardening, ClassNamesFromADeviceAreRefused) {
 
 TEST(ImageHardening, AnImageAboveTheMemoryBudgetIsRefusedFromItsHeader) {
     const ScopedMemoryLimit limit("1G");
-    const std::string path = write_bytes(test::scratch_dir("image_budget") + "/huge.png", png_header(30000, 30000));
+    const std::string path =
+        write_bytes(test::scratch_dir("image_budget") + "/huge.png", png_header(30000, 30000));
     const std::string message = error_of([&] { load_image(path); });
     EXPECT_NE(message.find(path + " (30000x30000) needs 12.6 GiB"), std::string::npos) << message;
     EXPECT_NE(message.find("only 1.0 GiB are available (FPGACNN_MEMORY_LIMIT=1G)"), std::string::npos)
@@ -114,7 +115,8 @@ TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {
         bmp[22 + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(-40000) >> (8 * i));
     }
     const std::string bmp_path = write_bytes(dir + "/tall.bmp", bmp);
-    EXPECT_NE(error_of([&] { load_image(bmp_path); }).find("40000x40000 = 1600000000 pixels"), std::string::npos);
+    EXPECT_NE(error_of([&] { load_image(bmp_path); }).find("40000x40000 = 1600000000 pixels"),
+              std::string::npos);
 }
 
 TEST(ImageHardening, DecodingBytesGivesImreadsPixels) {
@@ -131,10 +133,10 @@ TEST(ImageHardening, DecodingBytesGivesImreadsPixels) {
 
 // An Exif APP1 segment with orientation 6 ("rotate 90 clockwise to display"), inserted after SOI.
 Bytes with_exif_orientation_6(const Bytes& jpeg) {
-    const Bytes tiff = {'I', 'I', 42, 0, 8, 0, 0, 0,           // little-endian TIFF, IFD at 8
-                        1,   0,                                // one entry
-                        0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0,  // 0x0112 SHORT x1 = 6
-                        0,   0,   0, 0};                       // no next IFD
+    const Bytes tiff = {'I',  'I',  42, 0, 8, 0, 0, 0,              // little-endian TIFF, IFD at 8
+                        1,    0,                                    // one entry
+                        0x12, 0x01, 3,  0, 1, 0, 0, 0, 6, 0, 0, 0,  // 0x0112 SHORT x1 = 6
+                        0,    0,    0,  0};                         // no next IFD
     Bytes app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
     app1.insert(app1.end(), tiff.begin(), tiff.end());
     const std::size_t length = app1.size() - 2;
@@ -151,8 +153,8 @@ TEST(ImageHardening, ExifOrientationIsAppliedAsImreadDoes) {
     cv::Mat wide(20, 40, CV_8UC3, cv::Scalar(10, 20, 30));
     wide(cv::Rect(0, 0, 10, 20)).setTo(cv::Scalar(200, 100, 50));
     ASSERT_TRUE(cv::imencode(".jpg", wide, encoded));
-    const std::string path = write_bytes(test::scratch_dir("image_exif") + "/rotated.jpg",
-                                         with_exif_orientation_6(encoded));
+    const std::string path =
+        write_bytes(test::scratch_dir("image_exif") + "/rotated.jpg", with_exif_orientation_6(encoded));
     const Image reference = image_from_bgr(cv::imread(path, cv::IMREAD_COLOR));
     ASSERT_EQ(reference.w, 20) << "imread rotates by the Exif orientation";
     const Image loaded = load_image(path);
@@ -175,7 +177,8 @@ TEST(ImageHardening, AJpegWithACorruptScanIsFlaggedDamaged) {
     Bytes dog = read_bytes(test::darknet_file("data/dog.jpg"));
     // Overwrite 2 KB in the middle of the entropy-coded data with a fixed byte pattern (no 0xFF, so
     // no marker is created: only the Huffman decoder can notice).
-    for (std::size_t i = 0; i < 2048; ++i) dog[dog.size() / 2 + i] = static_cast<std::uint8_t>((i * 37) % 251);
+    for (std::size_t i = 0; i < 2048; ++i)
+        dog[dog.size() / 2 + i] = static_cast<std::uint8_t>((i * 37) % 251);
     const std::string path = write_bytes(test::scratch_dir("image_corrupt_scan") + "/scan.jpg", dog);
     const Image image = load_image(path);
     EXPECT_TRUE(image.damaged);

@@ -22,9 +22,7 @@ const char* kind_of(mode_t mode) {
     return "not a regular file";
 }
 
-std::string prefix(const std::string& path, const InputFileRole& role) {
-    return path + ": the " + role.what;
-}
+std::string prefix(const std::string& path, const InputFileRole& role) { return path + ": the " + role.what; }
 
 void require_regular(const std::string& path, const InputFileRole& role, mode_t mode) {
     if (S_ISREG(mode)) return;

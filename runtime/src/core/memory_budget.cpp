@@ -89,8 +89,9 @@ HostMemoryBudget host_memory_budget() {
         budget.source = std::string(kLimitVariable) + "=" + text;
         if (text == "off") return budget;
         if (!parse_limit(text, budget.bytes)) {
-            throw Error(std::string(kLimitVariable) + "='" + text +
-                        "' is not a size; write bytes with an optional K, M, G or T suffix (e.g. 8G), or off");
+            throw Error(
+                std::string(kLimitVariable) + "='" + text +
+                "' is not a size; write bytes with an optional K, M, G or T suffix (e.g. 8G), or off");
         }
         budget.limited = true;
         return budget;

@@ -31,8 +31,8 @@ public:
 
     void exponent_in_range(int q, const char* what) const {
         if (q >= arith::kMinExponent && q <= arith::kMaxExponent) return;
-        fail(fmt::format("{} exponent {} is outside the contract's range [{}, {}]", what, q, arith::kMinExponent,
-                         arith::kMaxExponent));
+        fail(fmt::format("{} exponent {} is outside the contract's range [{}, {}]", what, q,
+                         arith::kMinExponent, arith::kMaxExponent));
     }
 
     void equal(const char* what_a, int a, const std::string& what_b, int b, const char* rule) const {
@@ -86,8 +86,9 @@ public:
 
     void no_parameters() const {
         if (!q_.weights.empty() || !q_.biases.empty()) {
-            fail(fmt::format("carries {} weights and {} biases, but only convolutional layers have parameters",
-                             q_.weights.size(), q_.biases.size()));
+            fail(
+                fmt::format("carries {} weights and {} biases, but only convolutional layers have parameters",
+                            q_.weights.size(), q_.biases.size()));
         }
     }
 
@@ -124,13 +125,15 @@ private:
 void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where) {
     const Network& network = quantized.network;
     if (quantized.layers.size() != network.layers.size()) {
-        throw Error(fmt::format("{}: {} quantized layers for a network of {}; the quantized model does not "
-                                "match its cfg",
-                                where, quantized.layers.size(), network.layers.size()));
+        throw Error(
+            fmt::format("{}: {} quantized layers for a network of {}; the quantized model does not "
+                        "match its cfg",
+                        where, quantized.layers.size(), network.layers.size()));
     }
     if (quantized.input_q < arith::kMinExponent || quantized.input_q > arith::kMaxExponent) {
-        throw Error(fmt::format("{}: the network has input exponent {}, outside the contract's range [{}, {}]; {}",
-                                where, quantized.input_q, arith::kMinExponent, arith::kMaxExponent, kFix));
+        throw Error(
+            fmt::format("{}: the network has input exponent {}, outside the contract's range [{}, {}]; {}",
+                        where, quantized.input_q, arith::kMinExponent, arith::kMaxExponent, kFix));
     }
     for (std::size_t i = 0; i < network.layers.size(); ++i) LayerChecker(quantized, i, where).check(i);
 }
@@ -140,8 +143,8 @@ void validate_quantized_network(const QuantizedNetwork& quantized, const std::st
 namespace fpgacnn::int16_detail {
 
 void check_exponent_rules(const QuantizedNetwork& network) {
-    validate_quantized_network(network, network.network.cfg_path.empty() ? "quantized network"
-                                                                          : network.network.cfg_path);
+    validate_quantized_network(
+        network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
     const std::vector<Layer>& layers = network.network.layers;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (layers[i].type == LayerType::Convolutional) (void)int16_conv_args(layers[i], network.layers[i]);

@@ -49,8 +49,8 @@ void require_within_limits(const SectionReader& reader, const Layer& layer) {
         static_cast<std::int64_t>(conv.filters) * layer.input.c * conv.size * conv.size;
     if (weights > kMaxTensorValues) {
         reader.fail("filters * channels * size^2 = " + std::to_string(conv.filters) + " * " +
-                        std::to_string(layer.input.c) + " * " + std::to_string(conv.size) + "^2 = " +
-                        std::to_string(weights) + " weights, more than the limit of " +
+                        std::to_string(layer.input.c) + " * " + std::to_string(conv.size) +
+                        "^2 = " + std::to_string(weights) + " weights, more than the limit of " +
                         std::to_string(kMaxTensorValues) + " per layer",
                     todo);
     }

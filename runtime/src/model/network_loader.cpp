@@ -144,13 +144,12 @@ Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, cons
 // Before any weights or activations exist: a cfg that cannot run here is refused with the numbers.
 void require_memory_for(const Network& network) {
     const NetworkMemory memory = estimate_network_memory(network);
-    require_host_memory(memory.total(),
-                        network.cfg_path + " at " + std::to_string(network.input.w) + "x" +
-                            std::to_string(network.input.h),
-                        "weights " + bytes_text(memory.weights) + ", layer outputs " +
-                            bytes_text(memory.activations) + ", im2col workspace " +
-                            bytes_text(memory.workspace),
-                        "use a smaller --input or a smaller network");
+    require_host_memory(
+        memory.total(),
+        network.cfg_path + " at " + std::to_string(network.input.w) + "x" + std::to_string(network.input.h),
+        "weights " + bytes_text(memory.weights) + ", layer outputs " + bytes_text(memory.activations) +
+            ", im2col workspace " + bytes_text(memory.workspace),
+        "use a smaller --input or a smaller network");
 }
 
 Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>& input_override) {

@@ -138,12 +138,11 @@ QuantizedNetwork load_quantized_network(const std::string& path, Network network
     // check. A zero fingerprint is no exemption: the writer never stores one (it refuses a network
     // without weights), so zero means an edited file, and a real hash is 0 with probability 2^-64.
     if (network.weights_loaded && header.weights_fingerprint != weights_fingerprint(network)) {
-        throw Error(fmt::format("{}: quantized from other weights than {} (weights fingerprint {:016x} in the "
-                                "file, {:016x} for the weights{}): {}",
-                                path, network.weights_path, header.weights_fingerprint,
-                                weights_fingerprint(network),
-                                header.weights_fingerprint == 0 ? "; a zero fingerprint is never written" : "",
-                                kRequantize));
+        throw Error(fmt::format(
+            "{}: quantized from other weights than {} (weights fingerprint {:016x} in the "
+            "file, {:016x} for the weights{}): {}",
+            path, network.weights_path, header.weights_fingerprint, weights_fingerprint(network),
+            header.weights_fingerprint == 0 ? "; a zero fingerprint is never written" : "", kRequantize));
     }
     QuantizedNetwork quantized;
     quantized.network = std::move(network);

@@ -54,8 +54,9 @@ std::vector<std::uint8_t> serialise(const QuantizedNetwork& quantized, std::uint
 void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
                             std::uint64_t tiling_fingerprint) {
     if (!quantized.network.weights_loaded) {
-        throw Error(path + ": the quantized network's float weights are not loaded, so the file could not "
-                           "record which weights it was made from; quantize a network with weights");
+        throw Error(path +
+                    ": the quantized network's float weights are not loaded, so the file could not "
+                    "record which weights it was made from; quantize a network with weights");
     }
     validate_quantized_network(quantized, path);
     const std::vector<std::uint8_t> bytes = serialise(quantized, tiling_fingerprint);

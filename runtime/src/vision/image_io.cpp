@@ -96,7 +96,8 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
         // 2^30 pixels (the cap) in 4:2:0 take 3 GiB of coefficients: the budget bounds it further.
         const HostMemoryBudget budget = host_memory_budget();
         const std::uint64_t limit = std::uint64_t{6} << 30;
-        damage = vision_detail::jpeg_damage(data, size, budget.limited ? std::min(limit, budget.bytes) : limit);
+        damage =
+            vision_detail::jpeg_damage(data, size, budget.limited ? std::min(limit, budget.bytes) : limit);
         if (!damage.empty()) {
             spdlog::warn("{}: damaged JPEG ({}); what OpenCV decodes of it is used", name, damage);
         }
