@@ -12,9 +12,6 @@
 
 namespace {
 
-const fpgacnn::Network* cfg_only = nullptr;
-fpgacnn::fuzz::MemoryFile* file = nullptr;
-
 // quantized_file_layout.hpp: u64 file size at byte 16, FNV-1a 64 of the rest in the last 8 bytes.
 void reseal(std::vector<std::uint8_t>& bytes) {
     constexpr std::size_t kHeader = 56;
@@ -33,17 +30,17 @@ void reseal(std::vector<std::uint8_t>& bytes) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     fpgacnn::fuzz::setup_process();
-    cfg_only = new fpgacnn::Network(fpgacnn::load_darknet_cfg(fpgacnn::fuzz::tiny_cfg_path()));
-    file = new fpgacnn::fuzz::MemoryFile();
+    fpgacnn::fuzz::file_harness();
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    fpgacnn::fuzz::FileHarness& harness = fpgacnn::fuzz::file_harness();
     std::vector<std::uint8_t> bytes(data, data + size);
     if (size > 0 && data[0] % 2 == 0) reseal(bytes);
     try {
         const fpgacnn::QuantizedNetwork loaded =
-            fpgacnn::load_quantized_network(file->hold(bytes.data(), bytes.size()), *cfg_only);
+            fpgacnn::load_quantized_network(harness.file.hold(bytes.data(), bytes.size()), harness.cfg_only);
         fpgacnn::validate_quantized_network(loaded, "fuzz");  // what loaded must pass again
     } catch (const fpgacnn::Error&) {
     }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fpgacnn/darknet.hpp"
 #include "fpgacnn/logging.hpp"
 
 namespace fpgacnn::fuzz {
@@ -48,7 +49,16 @@ private:
     std::string path_;
 };
 
-/// The harnesses' network (tests/fuzz/data/tiny.cfg).
-inline std::string tiny_cfg_path() { return std::string(FPGACNN_FUZZ_DATA_DIR) + "/tiny.cfg"; }
+/// For the file-reading harnesses: the harness network (tests/fuzz/data/tiny.cfg) parsed without
+/// weights, and the memory file the inputs go through. Made once, on the first call.
+struct FileHarness {
+    Network cfg_only = load_darknet_cfg(std::string(FPGACNN_FUZZ_DATA_DIR) + "/tiny.cfg");
+    MemoryFile file;
+};
+
+inline FileHarness& file_harness() {
+    static auto* harness = new FileHarness();  // never destroyed: libFuzzer exits without unwinding
+    return *harness;
+}
 
 }  // namespace fpgacnn::fuzz

@@ -6,22 +6,17 @@
 #include "fpgacnn/error.hpp"
 #include "fuzz_support.hpp"
 
-namespace {
-const fpgacnn::Network* cfg_only = nullptr;
-fpgacnn::fuzz::MemoryFile* file = nullptr;
-}  // namespace
-
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     fpgacnn::fuzz::setup_process();
-    cfg_only = new fpgacnn::Network(fpgacnn::load_darknet_cfg(fpgacnn::fuzz::tiny_cfg_path()));
-    file = new fpgacnn::fuzz::MemoryFile();
+    fpgacnn::fuzz::file_harness();
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    fpgacnn::Network network = *cfg_only;
+    fpgacnn::fuzz::FileHarness& harness = fpgacnn::fuzz::file_harness();
+    fpgacnn::Network network = harness.cfg_only;
     try {
-        fpgacnn::load_darknet_weights(network, file->hold(data, size));
+        fpgacnn::load_darknet_weights(network, harness.file.hold(data, size));
         fpgacnn::fold_batchnorm(network);
     } catch (const fpgacnn::Error&) {
     }

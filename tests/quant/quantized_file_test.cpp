@@ -85,6 +85,17 @@ protected:
         return path;
     }
 
+    // A good file with `edit` applied to its bytes and the checksum made valid again.
+    template <typename Edit>
+    std::string edited_file(const std::string& name, Edit&& edit) {
+        const std::string path = good_file(name);
+        auto bytes = read_bytes(path);
+        edit(bytes);
+        reseal(bytes);
+        write_bytes(path, bytes);
+        return path;
+    }
+
     static void expect_error(const std::string& path, const Network& network, const std::string& needle) {
         try {
             load_quantized_network(path, network);
@@ -245,44 +256,34 @@ TEST_F(QuantizedFile, ExponentsOutsideTheContractAreRefusedEvenWithAValidChecksu
 // backend, naming the layer and the rule. tiny_yolo_cfg_text(): 0 conv, 1 maxpool, 2 conv, 3 maxpool,
 // 4 conv, 5 route, 6 reorg, 7 route, 8 conv, 9 region.
 TEST_F(QuantizedFile, AMaxpoolThatRescalesIsRefused) {
-    const std::string path = good_file("maxpool_rescales.fq16");
-    auto bytes = read_bytes(path);
-    bump(bytes, field(1, kOutputQ), -1);  // the maxpool's output and the conv after it agree...
-    bump(bytes, field(2, kInputQ), -1);   // ...but the maxpool would have to rescale
-    reseal(bytes);
-    write_bytes(path, bytes);
+    const std::string path = edited_file("maxpool_rescales.fq16", [](auto& bytes) {
+        bump(bytes, field(1, kOutputQ), -1);  // the maxpool's output and the conv after it agree...
+        bump(bytes, field(2, kInputQ), -1);   // ...but the maxpool would have to rescale
+    });
     expect_error(path, *network_, "layer 1 (maxpool, cfg line");
     expect_error(path, *network_, "without rescaling them");
 }
 
 TEST_F(QuantizedFile, ABrokenRouteChainIsRefused) {
-    const std::string path = good_file("route_chain.fq16");
-    auto bytes = read_bytes(path);
-    bump(bytes, field(7, kInputQ), 1);
-    bump(bytes, field(7, kOutputQ), 1);
-    bump(bytes, field(8, kInputQ), 1);
-    reseal(bytes);
-    write_bytes(path, bytes);
+    const std::string path = edited_file("route_chain.fq16", [](auto& bytes) {
+        for (const std::size_t offset : {field(7, kInputQ), field(7, kOutputQ), field(8, kInputQ)}) {
+            bump(bytes, offset, 1);
+        }
+    });
     expect_error(path, *network_, "layer 7 (route, cfg line");
     expect_error(path, *network_, "every input must share its exponent");
 }
 
 TEST_F(QuantizedFile, AnInputExponentOtherThanLayerZerosIsRefused) {
-    const std::string path = good_file("input_q.fq16");
-    auto bytes = read_bytes(path);
-    bump(bytes, 48, -1);  // the network's input exponent
-    reseal(bytes);
-    write_bytes(path, bytes);
+    const std::string path =
+        edited_file("input_q.fq16", [](auto& bytes) { bump(bytes, 48, -1); });  // the network's input_q
     expect_error(path, *network_, "layer 0 (convolutional, cfg line");
     expect_error(path, *network_, "the network input_q");
 }
 
 TEST_F(QuantizedFile, AZeroedWeightsFingerprintDoesNotSkipTheWeightsCheck) {
-    const std::string path = good_file("zero_fingerprint.fq16");
-    auto bytes = read_bytes(path);
-    std::fill(bytes.begin() + 32, bytes.begin() + 40, 0);
-    reseal(bytes);
-    write_bytes(path, bytes);
+    const std::string path = edited_file(
+        "zero_fingerprint.fq16", [](auto& bytes) { std::fill(bytes.begin() + 32, bytes.begin() + 40, 0); });
     expect_error(path, *network_, "quantized from other weights");
     expect_error(path, *network_, "a zero fingerprint is never written");
     // Without weights (the int16 backends need only the file's parameters) there is nothing to compare.

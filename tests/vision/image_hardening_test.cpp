@@ -185,5 +185,22 @@ TEST(ImageHardening, AJpegWithACorruptScanIsFlaggedDamaged) {
     EXPECT_NE(image.damage.find("Corrupt JPEG data"), std::string::npos) << image.damage;
 }
 
+// Found by fuzz_image: OpenCV (Debian's, built with GDCM) sniffs "DICM" at byte 128 as DICOM, and
+// GDCM's reader asserts on this file, aborting the whole process. Only JPEG, PNG, BMP, PNM and WebP
+// reach OpenCV now.
+TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
+    const std::string dicom = test::source_dir() + "/tests/vision/data/gdcm-abort.bin";
+    const std::string message = error_of([&] { load_image(dicom); });
+    EXPECT_NE(message.find(dicom + ": not a JPEG, PNG, BMP, PNM or WebP image"), std::string::npos)
+        << message;
+    Bytes tiff;
+    ASSERT_TRUE(cv::imencode(".tiff", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), tiff));
+    EXPECT_NE(error_of([&] { decode_image(tiff.data(), tiff.size(), "a.tiff"); }).find("convert the image"),
+              std::string::npos);
+    Bytes png;
+    ASSERT_TRUE(cv::imencode(".png", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), png));
+    EXPECT_EQ(decode_image(png.data(), png.size(), "a.png").w, 4);
+}
+
 }  // namespace
 }  // namespace fpgacnn

@@ -65,15 +65,33 @@ std::optional<HeaderSize> pnm_size(const std::uint8_t* data, std::size_t size) {
     return HeaderSize{values[0], values[1]};
 }
 
+bool is_png(const std::uint8_t* data, std::size_t size) {
+    static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    return size >= 8 && std::memcmp(data, kSignature, 8) == 0;
+}
+
+bool is_pnm(const std::uint8_t* data, std::size_t size) {
+    return size >= 3 && data[0] == 'P' && data[1] >= '1' && data[1] <= '6';
+}
+
 }  // namespace
 
 bool is_jpeg(const std::uint8_t* data, std::size_t size) {
     return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
 }
 
+const char* supported_image_format(const std::uint8_t* data, std::size_t size) {
+    if (is_jpeg(data, size)) return "JPEG";
+    if (is_png(data, size)) return "PNG";
+    if (size >= 2 && data[0] == 'B' && data[1] == 'M') return "BMP";
+    if (is_pnm(data, size)) return "PNM";
+    if (size >= 12 && std::memcmp(data, "RIFF", 4) == 0 && std::memcmp(data + 8, "WEBP", 4) == 0)
+        return "WebP";
+    return nullptr;
+}
+
 std::optional<HeaderSize> image_header_size(const std::uint8_t* data, std::size_t size) {
-    static const std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    if (size >= 24 && std::memcmp(data, kPng, 8) == 0 && std::memcmp(data + 12, "IHDR", 4) == 0) {
+    if (size >= 24 && is_png(data, size) && std::memcmp(data + 12, "IHDR", 4) == 0) {
         return HeaderSize{be32(data + 16), be32(data + 20)};
     }
     if (is_jpeg(data, size)) return jpeg_size(data, size);
@@ -87,7 +105,7 @@ std::optional<HeaderSize> image_header_size(const std::uint8_t* data, std::size_
         };
         return HeaderSize{magnitude(width), magnitude(height)};
     }
-    if (size >= 3 && data[0] == 'P' && data[1] >= '1' && data[1] <= '6') return pnm_size(data, size);
+    if (is_pnm(data, size)) return pnm_size(data, size);
     return std::nullopt;
 }
 

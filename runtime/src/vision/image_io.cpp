@@ -88,6 +88,12 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
     if (size > static_cast<std::size_t>(INT32_MAX)) {
         throw Error(name + ": the image file has " + std::to_string(size) + " bytes, more than 2 GiB");
     }
+    if (vision_detail::supported_image_format(data, size) == nullptr) {
+        throw Error(name +
+                    ": not a JPEG, PNG, BMP, PNM or WebP image; other formats (TIFF, JPEG 2000, DICOM, "
+                    "OpenEXR, ...) are refused because their decoders are a large attack surface: convert "
+                    "the image to JPEG or PNG first");
+    }
     if (const auto header = vision_detail::image_header_size(data, size)) {
         require_pixels(header->width, header->height, name);
     }
