@@ -34,7 +34,7 @@ protected:
     std::string dir = test::scratch_dir(std::string("input_files_") +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::string make_fifo() {
-        const std::string path = dir + "/pipe";
+        std::string path = dir + "/pipe";
         EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
         return path;
     }

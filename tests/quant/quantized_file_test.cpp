@@ -88,7 +88,7 @@ protected:
     // A good file with `edit` applied to its bytes and the checksum made valid again.
     template <typename Edit>
     std::string edited_file(const std::string& name, Edit&& edit) {
-        const std::string path = good_file(name);
+        std::string path = good_file(name);
         auto bytes = read_bytes(path);
         edit(bytes);
         reseal(bytes);
