@@ -202,5 +202,15 @@ TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
     EXPECT_EQ(decode_image(png.data(), png.size(), "a.png").w, 4);
 }
 
+// Found by fuzz_image (a 10-second "timeout"): 244 bytes declaring a 12056x14895 progressive frame
+// after garbage bytes, which libjpeg skips. The header check stopped at the garbage, so the 180
+// megapixels were decoded before any limit applied. The check now skips garbage as libjpeg does.
+TEST(ImageHardening, TheHeaderCheckFindsTheFrameAfterGarbageBytes) {
+    const ScopedMemoryLimit limit("1G");
+    const std::string bomb = test::source_dir() + "/tests/vision/data/jpeg-bomb-after-garbage.jpg";
+    const std::string message = error_of([&] { load_image(bomb); });
+    EXPECT_NE(message.find(bomb + " (12056x14895) needs 2.5 GiB"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace fpgacnn

@@ -21,7 +21,10 @@ bool is_start_of_frame(std::uint8_t marker) {
 std::optional<HeaderSize> jpeg_size(const std::uint8_t* data, std::size_t size) {
     std::size_t at = 2;  // after SOI
     while (at + 4 <= size) {
-        if (data[at] != 0xFF) return std::nullopt;
+        if (data[at] != 0xFF) {  // garbage between segments: libjpeg skips it to the next 0xFF, so do we
+            ++at;
+            continue;
+        }
         const std::uint8_t marker = data[at + 1];
         if (marker == 0xFF) {  // fill byte
             ++at;
