@@ -8,7 +8,6 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     fpgacnn::fuzz::setup_process();
-    fpgacnn::fuzz::file_harness();
     return 0;
 }
 
