@@ -40,9 +40,9 @@ constexpr std::uint64_t kMaxImageFileBytes = (std::uint64_t{1} << 31) - 1;
 
 /// Loads an image file as 3-channel RGB float (as darknet's load_image_color). Only regular files
 /// are read (a FIFO or device is refused, not waited on), and only JPEG, PNG, BMP, PNM and WebP data
-/// is decoded (by signature; OpenCV's other decoders are not exposed to untrusted files). Throws Error naming the file when it cannot
-/// be read or decoded, or is above the pixel cap or memory budget. A damaged JPEG loads with
-/// Image::damaged set and a warning logged naming the file.
+/// is decoded (by signature; OpenCV's other decoders are not exposed to untrusted files). Throws
+/// Error naming the file when it cannot be read or decoded, or is above the pixel cap or memory
+/// budget. A damaged JPEG loads with Image::damaged set and a warning logged naming the file.
 Image load_image(const std::string& path);
 
 /// load_image on bytes already in memory; `name` is used in messages (a path, "upload 3", ...).
