@@ -2,6 +2,8 @@
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 find_package(OpenCV 4 REQUIRED COMPONENTS core imgproc imgcodecs videoio dnn)
+# libjpeg (libjpeg62-turbo-dev, the library OpenCV decodes with): load_image checks JPEGs for damage.
+find_package(JPEG REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)

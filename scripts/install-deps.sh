@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
-          libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+          libopencv-dev libjpeg-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread
           libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server; also XRT's headers
           libxrt-dev uuid-dev  # the XRT driver (built when libxrt-dev is present)

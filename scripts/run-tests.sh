@@ -43,6 +43,10 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
   --output-on-failure -j "$jobs"
 
+# libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for about a minute
+# (FPGACNN_FUZZ_SECONDS to change) in its own small clang build; any finding fails the run.
+bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-60}"
+
 # Last: the .debs installed on this machine with apt, used, then purged (tests/install/deb_test.sh
 # leaves the machine as it found it, and no stage after it can pick up /usr's copies).
 bash tests/install/deb_test.sh build/release

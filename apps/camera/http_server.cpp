@@ -33,8 +33,8 @@ using Bytes = std::shared_ptr<const std::string>;
 
 namespace {
 
-constexpr std::size_t kHeaderLimit = 8 * 1024;
-constexpr std::size_t kBodyLimit = 1024;  // GET carries no body; a little slack for odd clients
+constexpr std::size_t kHeaderLimit = kRequestHeaderLimit;
+constexpr std::size_t kBodyLimit = kRequestBodyLimit;
 constexpr auto kRequestTimeout = std::chrono::seconds(10);
 // A streaming client that accepts no byte for this long is gone (or hostile): close it.
 constexpr auto kWriteStall = std::chrono::seconds(60);

@@ -2,9 +2,15 @@
 // are plain functions the unit tests call directly.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace fpgacnn::camera {
+
+/// Limits of one request, for the server's parser (and the fuzz harness, tests/fuzz): headers up to
+/// 8 KiB; a GET carries no body, 1 KiB is slack for odd clients.
+constexpr std::size_t kRequestHeaderLimit = 8 * 1024;
+constexpr std::size_t kRequestBodyLimit = 1024;
 
 enum class Route {
     Page,              // GET /          the HTML viewer

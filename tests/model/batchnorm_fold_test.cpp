@@ -117,5 +117,17 @@ TEST_F(BatchnormFold, LeavesLayersWithoutBatchnormAlone) {
     EXPECT_FALSE(net.layers[2].conv().bn_folded());
 }
 
+TEST_F(BatchnormFold, AnOverflowToInfinityNamesTheLayerAndIndex) {
+    // Parameters set through the API (the weights reader already refuses values above 1e6): a zero
+    // variance multiplies weight 5 by scale / 1e-6 and overflows the float range.
+    ConvParams& conv = net.layers[0].conv();
+    conv.bn_variance[0] = 0.0f;
+    conv.bn_scales[0] = 1e6f;
+    conv.weights[5] = 3e38f;
+    EXPECT_THAT(test::error_message([&] { fold_batchnorm(net); }),
+                ::testing::AllOf(::testing::HasSubstr("convolutional layer 0 (cfg line 6)"),
+                                 ::testing::HasSubstr("weights[5] inf"), ::testing::HasSubstr("corrupt")));
+}
+
 }  // namespace
 }  // namespace fpgacnn

@@ -151,7 +151,7 @@ TEST_F(CfgErrors, EmptyFile) {
 TEST_F(CfgErrors, MissingFileNamesThePath) {
     const std::string path = dir + "/does-not-exist.cfg";
     EXPECT_THAT(test::error_message([&] { load_darknet_cfg(path); }),
-                AllOf(HasSubstr(path), HasSubstr("cannot open the cfg file")));
+                AllOf(HasSubstr(path), HasSubstr("the cfg file does not exist")));
 }
 
 TEST_F(CfgErrors, FirstSectionMustBeNet) {

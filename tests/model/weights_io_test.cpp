@@ -195,6 +195,25 @@ TEST_F(WeightsIo, NonFiniteValueNamesTheLayer) {
     EXPECT_TRUE(net.layers[0].conv().weights.empty()) << "a failed load must leave the network untouched";
 }
 
+TEST_F(WeightsIo, HugeAndInfiniteValuesNameTheLayerAndIndex) {
+    // 3e38 is finite, but it overflows the first layer's sums to inf and the region's scores to NaN:
+    // no detections and no error. Such values are refused like NaN, naming the array and index.
+    const std::string path = dir + "/huge.weights";
+    for (const float value : {3e38f, -2e6f, std::numeric_limits<float>::infinity()}) {
+        std::vector<unsigned char> bytes = counting_file(0, 2, true, kSmallCfgFloats);
+        std::vector<unsigned char> huge;
+        test::append_float(huge, value);
+        std::copy(huge.begin(), huge.end(), bytes.begin() + 20 + 4 * 2);  // conv 0's biases[2]
+        test::write_bytes(path, bytes);
+        const std::string message = load_error(path);
+        EXPECT_THAT(message, AllOf(HasSubstr(path + ": convolutional layer 0 (cfg line 6): biases[2] is "),
+                                   HasSubstr("corrupt")));
+        if (std::isfinite(value)) {
+            EXPECT_THAT(message, HasSubstr("beyond the limit of 1e6"));
+        }
+    }
+}
+
 TEST_F(WeightsIo, NegativeVarianceIsRejected) {
     const std::string path = dir + "/negvar.weights";
     std::vector<unsigned char> bytes = counting_file(0, 2, true, kSmallCfgFloats);

@@ -2,6 +2,7 @@
 // kind of mismatch or damage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,22 @@ void put_u32(std::vector<unsigned char>& bytes, std::size_t offset, std::uint32_
     for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
+std::int32_t get_i32(const std::vector<unsigned char>& bytes, std::size_t offset) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(bytes[offset + i]) << (8 * i);
+    return static_cast<std::int32_t>(v);
+}
+
+// Offsets of a layer's exponent fields in the layer table (quantized_file_layout.hpp).
+constexpr std::size_t kInputQ = 4;
+constexpr std::size_t kOutputQ = 8;
+std::size_t field(std::size_t layer, std::size_t offset) { return 56 + 32 * layer + offset; }
+
+// Adds `delta` to one i32 field.
+void bump(std::vector<unsigned char>& bytes, std::size_t offset, int delta) {
+    put_u32(bytes, offset, static_cast<std::uint32_t>(get_i32(bytes, offset) + delta));
+}
+
 class QuantizedFile : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
@@ -65,6 +82,17 @@ protected:
     std::string good_file(const std::string& name) {
         const std::string path = *dir_ + "/" + name;
         save_quantized_network(*calibrated_, path);
+        return path;
+    }
+
+    // A good file with `edit` applied to its bytes and the checksum made valid again.
+    template <typename Edit>
+    std::string edited_file(const std::string& name, Edit&& edit) {
+        std::string path = good_file(name);
+        auto bytes = read_bytes(path);
+        edit(bytes);
+        reseal(bytes);
+        write_bytes(path, bytes);
         return path;
     }
 
@@ -223,7 +251,78 @@ TEST_F(QuantizedFile, ExponentsOutsideTheContractAreRefusedEvenWithAValidChecksu
     expect_error(path, *network_, "bias exponent 40");
 }
 
-TEST_F(QuantizedFile, MissingFileIsNamed) { expect_error(*dir_ + "/absent.fq16", *network_, "cannot open"); }
+// Files whose checksum is valid but whose exponents break the contract: the CPU int16 engine refused
+// them, the devices ran them with wrong results. Now load_quantized_network refuses them for every
+// backend, naming the layer and the rule. tiny_yolo_cfg_text(): 0 conv, 1 maxpool, 2 conv, 3 maxpool,
+// 4 conv, 5 route, 6 reorg, 7 route, 8 conv, 9 region.
+TEST_F(QuantizedFile, AMaxpoolThatRescalesIsRefused) {
+    const std::string path = edited_file("maxpool_rescales.fq16", [](auto& bytes) {
+        bump(bytes, field(1, kOutputQ), -1);  // the maxpool's output and the conv after it agree...
+        bump(bytes, field(2, kInputQ), -1);   // ...but the maxpool would have to rescale
+    });
+    expect_error(path, *network_, "layer 1 (maxpool, cfg line");
+    expect_error(path, *network_, "without rescaling them");
+}
+
+TEST_F(QuantizedFile, ABrokenRouteChainIsRefused) {
+    const std::string path = edited_file("route_chain.fq16", [](auto& bytes) {
+        for (const std::size_t offset : {field(7, kInputQ), field(7, kOutputQ), field(8, kInputQ)}) {
+            bump(bytes, offset, 1);
+        }
+    });
+    expect_error(path, *network_, "layer 7 (route, cfg line");
+    expect_error(path, *network_, "every input must share its exponent");
+}
+
+TEST_F(QuantizedFile, AnInputExponentOtherThanLayerZerosIsRefused) {
+    const std::string path =
+        edited_file("input_q.fq16", [](auto& bytes) { bump(bytes, 48, -1); });  // the network's input_q
+    expect_error(path, *network_, "layer 0 (convolutional, cfg line");
+    expect_error(path, *network_, "the network input_q");
+}
+
+TEST_F(QuantizedFile, AZeroedWeightsFingerprintDoesNotSkipTheWeightsCheck) {
+    const std::string path = edited_file(
+        "zero_fingerprint.fq16", [](auto& bytes) { std::fill(bytes.begin() + 32, bytes.begin() + 40, 0); });
+    expect_error(path, *network_, "quantized from other weights");
+    expect_error(path, *network_, "a zero fingerprint is never written");
+    // Without weights (the int16 backends need only the file's parameters) there is nothing to compare.
+    EXPECT_NO_THROW(load_quantized_network(path, load_darknet_cfg(*cfg_)));
+}
+
+TEST_F(QuantizedFile, ANetworkWithoutWeightsIsNotSaved) {
+    QuantizedNetwork without = *calibrated_;
+    without.network.weights_loaded = false;
+    const std::string path = *dir_ + "/no_weights.fq16";
+    try {
+        save_quantized_network(without, path);
+        FAIL() << "expected an Error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("float weights are not loaded"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(QuantizedContract, CalibrationResultsAndHandMadeNetworksAreValidatedByOneFunction) {
+    const std::string dir = test::scratch_dir("quant_contract");
+    const Network network = test::tiny_network(test::write_tiny_cfg(dir));
+    QuantizedNetwork quantized = calibrate(network, test::sample_images()).quantized;
+    EXPECT_NO_THROW(validate_quantized_network(quantized, "calibrated"));
+    quantized.layers[6].output_q += 1;  // the reorg rescales
+    quantized.layers[7].input_q += 1;
+    try {
+        validate_quantized_network(quantized, "hand-made");
+        FAIL() << "expected an Error";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("hand-made: layer 6 (reorg"), std::string::npos) << message;
+        EXPECT_NE(message.find("re-run calibration"), std::string::npos) << message;
+    }
+}
+
+TEST_F(QuantizedFile, MissingFileIsNamed) {
+    expect_error(*dir_ + "/absent.fq16", *network_, "does not exist");
+}
 
 TEST(NetworkFingerprint, IsStableAndSensitiveToShapesNotWeights) {
     const std::string dir = test::scratch_dir("quant_fingerprint");

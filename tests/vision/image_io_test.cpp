@@ -48,7 +48,7 @@ TEST(LoadImage, MissingFileNamesThePath) {
     const std::string path = test::scratch_dir("vision_missing") + "/no-such-image.jpg";
     const std::string message = error_message_of(path);
     EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("not found"), std::string::npos) << message;
+    EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
 }
 
 TEST(LoadImage, DirectoryIsRejected) {

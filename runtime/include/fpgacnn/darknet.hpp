@@ -20,9 +20,16 @@ struct InputSizeOverride {
 InputSizeOverride parse_input_size(const std::string& text);
 
 /// Parses a darknet .cfg and infers every layer's shapes. Throws Error naming file, line and
-/// option for unknown sections/options, bad values and impossible shapes.
+/// option for unknown sections/options, bad values and impossible shapes; for a path that is not a
+/// regular file or a file above 4 MiB; for shapes above the limits (channels, values per tensor and
+/// weights per layer, see docs/reliability.md); and when the network needs more host memory than
+/// host_memory_budget() allows (estimate_network_memory), before anything is allocated.
 Network load_darknet_cfg(const std::string& cfg_path,
                          std::optional<InputSizeOverride> input_override = std::nullopt);
+
+/// load_darknet_cfg on cfg text already in memory; `name` stands for the file in messages.
+Network parse_darknet_cfg(const std::string& text, const std::string& name,
+                          std::optional<InputSizeOverride> input_override = std::nullopt);
 
 /// Loads a darknet .weights file into the network's conv layers (header 0.1 with 32-bit `seen`,
 /// 0.2+ with 64-bit). Throws Error with expected vs actual bytes and the layer that ran out

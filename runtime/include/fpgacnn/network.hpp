@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -99,5 +100,34 @@ struct Network {
 };
 
 const char* layer_type_name(LayerType type);
+
+/// Host memory a forward pass of `network` needs at least, in bytes, known from the cfg alone:
+/// computed before anything is allocated so that an absurd cfg is refused with numbers instead of
+/// ending in std::bad_alloc (docs/reliability.md, "Memory budget").
+struct NetworkMemory {
+    std::uint64_t weights = 0;      // float parameters of every conv layer (BN arrays included)
+    std::uint64_t activations = 0;  // every layer's float output (the float engine keeps them all)
+    std::uint64_t workspace = 0;    // the largest im2col buffer
+    std::uint64_t total() const { return weights + activations + workspace; }
+};
+NetworkMemory estimate_network_memory(const Network& network);
+
+/// How much host memory the runtime lets one allocation plan use: FPGACNN_MEMORY_LIMIT when set
+/// (bytes, with an optional K, M, G or T suffix, powers of 1024; "off" disables the check), else
+/// MemAvailable from /proc/meminfo (no limit when it cannot be read).
+struct HostMemoryBudget {
+    std::uint64_t bytes = 0;
+    bool limited = false;
+    std::string source;  // "MemAvailable in /proc/meminfo", "FPGACNN_MEMORY_LIMIT=2G", ...
+};
+HostMemoryBudget host_memory_budget();
+
+/// Throws Error when `needed` bytes are more than the budget: "<what> needs <needed> (<breakdown>) but
+/// <available> are available (<source>); <todo>, or set FPGACNN_MEMORY_LIMIT".
+void require_host_memory(std::uint64_t needed, const std::string& what, const std::string& breakdown,
+                         const std::string& todo);
+
+/// "1.5 GiB", "12.0 MiB", "512 bytes".
+std::string bytes_text(std::uint64_t bytes);
 
 }  // namespace fpgacnn

@@ -28,4 +28,14 @@ struct QuantizedNetwork {
     std::vector<QuantizedLayer> layers;  // one per network layer
 };
 
+/// Checks `quantized` against the arithmetic contract's invariants (docs/arithmetic.md), layer by
+/// layer in network order: exponents within the contract's range; parameter counts that match the
+/// shapes (parameters on conv layers only); each layer's input exponent equal to its producer's output
+/// exponent (layer 0: the network's input exponent); a route's inputs sharing its output exponent;
+/// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range.
+/// Throws Error "<where>: layer <i> (<kind>, cfg line <n>): <broken rule>; <fix>". The quantized file
+/// reader and writer, calibrate() and the int16 engine all call it, so a model that breaks the
+/// contract is refused on every backend (the devices run what they are given).
+void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where);
+
 }  // namespace fpgacnn

@@ -2,6 +2,8 @@
 // region decode, box correction and per-class NMS, plus drawing of results.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,12 +21,32 @@ struct Image {
     int h = 0;
     int c = 0;
     std::vector<float> data;
+    /// Set by load_image / decode_image for a damaged file that decoded partially (today: a JPEG that
+    /// is truncated or has corrupt entropy-coded data; the missing part is grey or smeared). The
+    /// detections of such an image may be wrong: callers report it (JSON "damaged": true) or refuse it
+    /// (--strict-images). `damage` holds the decoder's message, e.g. "Premature end of JPEG file".
+    bool damaged = false;
+    std::string damage;
     float at(int x, int y, int ch) const { return data[(static_cast<std::size_t>(ch) * h + y) * w + x]; }
 };
 
-/// Loads an image file as 3-channel RGB float (as darknet's load_image_color). Throws Error
-/// naming the file when it cannot be read or decoded.
+/// Images are refused above this many pixels (2^30 = e.g. 32768x32768, OpenCV's own decoder limit)
+/// and when loading would need more memory than the budget (15 bytes per pixel: the 8-bit decode and
+/// the float image; see host_memory_budget() and docs/reliability.md). Checked on the header's size,
+/// before decoding, for JPEG, PNG, BMP and PNM; after decoding for other formats.
+constexpr std::uint64_t kMaxImagePixels = std::uint64_t{1} << 30;
+/// Encoded image files above 2 GiB are refused (cv::imdecode takes an int-sized buffer).
+constexpr std::uint64_t kMaxImageFileBytes = (std::uint64_t{1} << 31) - 1;
+
+/// Loads an image file as 3-channel RGB float (as darknet's load_image_color). Only regular files
+/// are read (a FIFO or device is refused, not waited on), and only JPEG, PNG, BMP, PNM and WebP data
+/// is decoded (by signature; OpenCV's other decoders are not exposed to untrusted files). Throws
+/// Error naming the file when it cannot be read or decoded, or is above the pixel cap or memory
+/// budget. A damaged JPEG loads with Image::damaged set and a warning logged naming the file.
 Image load_image(const std::string& path);
+
+/// load_image on bytes already in memory; `name` is used in messages (a path, "upload 3", ...).
+Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name);
 
 /// Converts an 8-bit BGR OpenCV frame (camera / video) to an Image.
 Image image_from_bgr(const cv::Mat& bgr);

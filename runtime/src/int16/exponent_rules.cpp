@@ -1,75 +1,154 @@
+// The arithmetic contract's exponent rules (docs/arithmetic.md) on a QuantizedNetwork, checked layer
+// by layer in network order so the first broken layer is named. validate_quantized_network is the
+// one check for every path: the quantized file reader and writer, calibration and the int16 engine,
+// so a model that breaks the contract is refused before it runs on any backend (devices run what
+// they are given). check_exponent_rules adds the int16 kernels' conv shape checks.
 #include "int16/exponent_rules.hpp"
 
-#include <string>
+#include <fmt/format.h>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
-#include "int16/layer_names.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "fpgacnn/quantized.hpp"
 
-namespace fpgacnn::int16_detail {
+namespace fpgacnn {
 
 namespace {
 
-void require_equal(const Layer& layer, const std::string& what_a, int a, const std::string& what_b, int b,
-                   const char* why) {
-    if (a == b) return;
-    throw Error(describe_layer(layer) + ": " + what_a + " = " + std::to_string(a) + " but " + what_b + " = " +
-                std::to_string(b) + "; " + why + " (docs/arithmetic.md). Re-run calibration.");
-}
+constexpr const char* kFix = "re-run calibration (fpgacnn-quantize); see docs/arithmetic.md";
+
+class LayerChecker {
+public:
+    LayerChecker(const QuantizedNetwork& quantized, std::size_t index, const std::string& where)
+        : quantized_(quantized), layer_(quantized.network.layers[index]), q_(quantized.layers[index]) {
+        name_ = fmt::format("{}: layer {} ({}", where, index, layer_type_name(layer_.type));
+        if (layer_.cfg_line > 0) name_ += fmt::format(", cfg line {}", layer_.cfg_line);
+        name_ += ")";
+    }
+
+    [[noreturn]] void fail(const std::string& what) const { throw Error(name_ + ": " + what + "; " + kFix); }
+
+    void exponent_in_range(int q, const char* what) const {
+        if (q >= arith::kMinExponent && q <= arith::kMaxExponent) return;
+        fail(fmt::format("{} exponent {} is outside the contract's range [{}, {}]", what, q,
+                         arith::kMinExponent, arith::kMaxExponent));
+    }
+
+    void equal(const char* what_a, int a, const std::string& what_b, int b, const char* rule) const {
+        if (a == b) return;
+        fail(fmt::format("{} = {} but {} = {}: {}", what_a, a, what_b, b, rule));
+    }
+
+    void shift_in_range(const char* formula, int shift, int low, int high) const {
+        if (shift >= low && shift <= high) return;
+        fail(fmt::format("{} = {} is outside [{}, {}]", formula, shift, low, high));
+    }
+
+    // Every layer but a route reads one tensor: its producer's output, or the image for layer 0.
+    void input_matches_producer(std::size_t index) const {
+        if (index == 0) {
+            equal("its input_q", q_.input_q, "the network input_q", quantized_.input_q,
+                  "the first layer reads the quantized image as is");
+        } else {
+            equal("its input_q", q_.input_q, fmt::format("output_q of layer {}", index - 1),
+                  quantized_.layers[index - 1].output_q, "a layer reads its predecessor's output as is");
+        }
+    }
+
+    void route_sources_share_exponent(std::size_t index) const {
+        for (const int source : layer_.route().inputs) {
+            if (source < 0 || static_cast<std::size_t>(source) >= index) {
+                fail(fmt::format("route input {} is not an earlier layer", source));
+            }
+            equal("its output_q", q_.output_q, fmt::format("output_q of its input layer {}", source),
+                  quantized_.layers[static_cast<std::size_t>(source)].output_q,
+                  "a route concatenates int16 values, so every input must share its exponent");
+        }
+    }
+
+    void conv_parameters() const {
+        exponent_in_range(q_.weight_q, "weight");
+        exponent_in_range(q_.bias_q, "bias");
+        const ConvParams& conv = layer_.conv();
+        const std::size_t weights =
+            static_cast<std::size_t>(conv.filters) * layer_.input.c * conv.size * conv.size;
+        const auto biases = static_cast<std::size_t>(conv.filters);
+        if (q_.weights.size() != weights || q_.biases.size() != biases) {
+            fail(fmt::format("{} weights and {} biases, the cfg needs {} and {}", q_.weights.size(),
+                             q_.biases.size(), weights, biases));
+        }
+        const int accumulator_q = q_.weight_q + q_.input_q;
+        shift_in_range("bias shift Qw + Qin - Qb", accumulator_q - q_.bias_q, arith::kModelMinBiasShift,
+                       arith::kModelMaxBiasShift);
+        shift_in_range("output shift Qw + Qin - Qout", accumulator_q - q_.output_q,
+                       arith::kModelMinOutputShift, arith::kModelMaxOutputShift);
+    }
+
+    void no_parameters() const {
+        if (!q_.weights.empty() || !q_.biases.empty()) {
+            fail(
+                fmt::format("carries {} weights and {} biases, but only convolutional layers have parameters",
+                            q_.weights.size(), q_.biases.size()));
+        }
+    }
+
+    void check(std::size_t index) const {
+        exponent_in_range(q_.input_q, "input");
+        exponent_in_range(q_.output_q, "output");
+        if (layer_.type == LayerType::Convolutional) {
+            input_matches_producer(index);
+            conv_parameters();
+            return;
+        }
+        no_parameters();
+        if (layer_.type == LayerType::Route) {
+            route_sources_share_exponent(index);
+        } else {
+            input_matches_producer(index);
+        }
+        // Maxpool, reorg, region and route move int16 values without rescaling them.
+        const char* rule = layer_.type == LayerType::Region
+                               ? "the region layer passes its int16 input through to the host"
+                               : "this layer moves int16 values without rescaling them";
+        equal("its input_q", q_.input_q, "its output_q", q_.output_q, rule);
+    }
+
+private:
+    const QuantizedNetwork& quantized_;
+    const Layer& layer_;
+    const QuantizedLayer& q_;
+    std::string name_;
+};
 
 }  // namespace
 
-void check_exponent_rules(const QuantizedNetwork& network) {
-    const std::vector<Layer>& layers = network.network.layers;
-    if (network.layers.size() != layers.size()) {
-        throw Error("quantized network has " + std::to_string(network.layers.size()) +
-                    " quantized layers for " + std::to_string(layers.size()) +
-                    " network layers; the quantized model does not match its cfg");
+void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where) {
+    const Network& network = quantized.network;
+    if (quantized.layers.size() != network.layers.size()) {
+        throw Error(
+            fmt::format("{}: {} quantized layers for a network of {}; the quantized model does not "
+                        "match its cfg",
+                        where, quantized.layers.size(), network.layers.size()));
     }
+    if (quantized.input_q < arith::kMinExponent || quantized.input_q > arith::kMaxExponent) {
+        throw Error(
+            fmt::format("{}: the network has input exponent {}, outside the contract's range [{}, {}]; {}",
+                        where, quantized.input_q, arith::kMinExponent, arith::kMaxExponent, kFix));
+    }
+    for (std::size_t i = 0; i < network.layers.size(); ++i) LayerChecker(quantized, i, where).check(i);
+}
+
+}  // namespace fpgacnn
+
+namespace fpgacnn::int16_detail {
+
+void check_exponent_rules(const QuantizedNetwork& network) {
+    validate_quantized_network(
+        network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
+    const std::vector<Layer>& layers = network.network.layers;
     for (std::size_t i = 0; i < layers.size(); ++i) {
-        const Layer& layer = layers[i];
-        const QuantizedLayer& q = network.layers[i];
-        if (layer.type == LayerType::Route) {
-            for (const int source : layer.route().inputs) {
-                if (source < 0 || static_cast<std::size_t>(source) >= i) {
-                    throw Error(describe_layer(layer) + ": route input " + std::to_string(source) +
-                                " is not an earlier layer");
-                }
-                require_equal(layer, "its output_q", q.output_q,
-                              "output_q of its input layer " + std::to_string(source),
-                              network.layers[source].output_q,
-                              "a route concatenates int16 values, so every input must share its exponent");
-            }
-            require_equal(layer, "its input_q", q.input_q, "its output_q", q.output_q,
-                          "a route does not rescale, so its input and output exponents are equal");
-            continue;
-        }
-        if (i == 0) {
-            require_equal(layer, "its input_q", q.input_q, "the network input_q", network.input_q,
-                          "the first layer reads the quantized image");
-        } else {
-            require_equal(layer, "its input_q", q.input_q, "output_q of layer " + std::to_string(i - 1),
-                          network.layers[i - 1].output_q, "a layer reads its predecessor's output as is");
-        }
-        switch (layer.type) {
-            case LayerType::Convolutional:
-                (void)int16_conv_args(layer, q);
-                break;
-            case LayerType::MaxPool:
-                require_equal(layer, "its input_q", q.input_q, "its output_q", q.output_q,
-                              "a maxpool does not rescale");
-                break;
-            case LayerType::Reorg:
-                require_equal(layer, "its input_q", q.input_q, "its output_q", q.output_q,
-                              "a reorg does not rescale");
-                break;
-            case LayerType::Region:
-                require_equal(layer, "its input_q", q.input_q, "its output_q", q.output_q,
-                              "the region layer passes its int16 input through to the host");
-                break;
-            case LayerType::Route:
-                break;
-        }
+        if (layers[i].type == LayerType::Convolutional) (void)int16_conv_args(layers[i], network.layers[i]);
     }
 }
 

@@ -1,6 +1,6 @@
-// The exponent rules of docs/arithmetic.md that make a QuantizedNetwork runnable bit-exactly:
-// each layer's input exponent is its producer's output exponent; route sources share one
-// exponent; maxpool, reorg and region keep theirs; conv shifts stay in range.
+// The exponent rules of docs/arithmetic.md that make a QuantizedNetwork runnable bit-exactly
+// (validate_quantized_network, shared with the file reader and calibration), plus the conv shape
+// checks of the int16 kernels.
 #pragma once
 
 #include "fpgacnn/quantized.hpp"

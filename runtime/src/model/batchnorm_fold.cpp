@@ -13,6 +13,18 @@ namespace fpgacnn {
 
 namespace {
 
+// A tiny rolling variance multiplies a weight by up to 1e6 / scale: huge but finite values are
+// darknet's behaviour too, an overflow to inf is not a network anyone can run.
+void require_finite(const Layer& layer, const std::vector<float>& values, const char* array) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (std::isfinite(values[i])) continue;
+        throw Error(model::describe_conv_layer(layer) + ": folding batch-norm makes " + array + "[" +
+                    std::to_string(i) + "] " + model::float_text(values[i]) +
+                    " (scale / sqrt(rolling variance) overflows); the weights are corrupt, use another "
+                    "checkpoint");
+    }
+}
+
 void fold_layer(Layer& layer) {
     ConvParams& conv = layer.conv();
     const model::ConvArrayCounts counts = model::conv_array_counts(layer);
@@ -33,6 +45,8 @@ void fold_layer(Layer& layer) {
         conv.biases[f] = static_cast<float>(static_cast<double>(conv.biases[f]) -
                                             static_cast<double>(conv.bn_mean[f]) * factor);
     }
+    require_finite(layer, conv.weights, "weights");
+    require_finite(layer, conv.biases, "biases");
     conv.bn_scales.clear();
     conv.bn_mean.clear();
     conv.bn_variance.clear();

@@ -1,10 +1,8 @@
 #include "model/cfg_parser.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "core/input_file.hpp"
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn::model {
@@ -88,15 +86,10 @@ CfgFile parse_cfg_text(const std::string& text, const std::string& path) {
 }
 
 CfgFile read_cfg_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        throw Error(path + ": cannot open the cfg file (" + std::strerror(errno) +
-                    "); check the path given with --cfg");
-    }
-    std::ostringstream content;
-    content << file.rdbuf();
-    if (file.bad()) throw Error(path + ": error while reading the cfg file");
-    return parse_cfg_text(content.str(), path);
+    const std::string text = core::read_text_file(
+        path, {"cfg file", "check the path given with --cfg"}, core::kMaxCfgBytes,
+        "real darknet cfgs are a few KB; a larger file is not a cfg, e.g. a .weights file or a device");
+    return parse_cfg_text(text, path);
 }
 
 }  // namespace fpgacnn::model

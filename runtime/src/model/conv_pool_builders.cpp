@@ -23,6 +23,39 @@ void require_non_empty_output(const SectionReader& reader, const TensorShape& in
 
 }  // namespace
 
+void require_within_limits(const SectionReader& reader, const Layer& layer) {
+    const TensorShape& out = layer.output;
+    const std::string todo = "this is far above any real network; check the cfg's filters, sizes and routes";
+    if (out.c > kMaxChannels) {
+        reader.fail("the output would have " + std::to_string(out.c) + " channels, more than the limit of " +
+                        std::to_string(kMaxChannels),
+                    todo);
+    }
+    if (out.w > kMaxTensorSide || out.h > kMaxTensorSide) {
+        reader.fail("the output would be " + shape_text(out) + ", a side above the limit of " +
+                        std::to_string(kMaxTensorSide),
+                    todo);
+    }
+    const auto values = static_cast<std::int64_t>(out.c) * out.h * out.w;
+    if (values > kMaxTensorValues) {
+        reader.fail("the output " + shape_text(out) + " would hold " + std::to_string(values) +
+                        " values, more than the limit of " + std::to_string(kMaxTensorValues) +
+                        " (2^31 - 1, so that every index fits in 32 bits)",
+                    todo + " (or use a smaller --input)");
+    }
+    if (layer.type != LayerType::Convolutional) return;
+    const ConvParams& conv = layer.conv();
+    const std::int64_t weights =
+        static_cast<std::int64_t>(conv.filters) * layer.input.c * conv.size * conv.size;
+    if (weights > kMaxTensorValues) {
+        reader.fail("filters * channels * size^2 = " + std::to_string(conv.filters) + " * " +
+                        std::to_string(layer.input.c) + " * " + std::to_string(conv.size) +
+                        "^2 = " + std::to_string(weights) + " weights, more than the limit of " +
+                        std::to_string(kMaxTensorValues) + " per layer",
+                    todo);
+    }
+}
+
 std::string shape_text(const TensorShape& shape) {
     return std::to_string(shape.w) + "x" + std::to_string(shape.h) + "x" + std::to_string(shape.c);
 }

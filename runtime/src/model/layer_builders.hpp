@@ -2,6 +2,7 @@
 // layer's output shape exactly as darknet's make_*_layer functions do.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "fpgacnn/network.hpp"
@@ -13,12 +14,24 @@ namespace fpgacnn::model {
 constexpr int kMaxFilters = 1 << 16;
 constexpr int kMaxKernel = 64;
 constexpr int kMaxImageSide = 1 << 15;
+/// Channels of any layer's output (a route's sum, a reorg's c * stride^2): YOLOv2's largest is 1280.
+constexpr int kMaxChannels = 1 << 16;
+/// Width or height of any layer's output (maxpools with stride 1 and padding grow a map a little).
+constexpr int kMaxTensorSide = 1 << 20;
+/// Values in one tensor, and weights of one conv layer: every index stays within 32 bits (the
+/// engines and the kernel's commands use 32-bit counts and offsets; the quantized file stores u32
+/// counts). YOLOv2 at 608x608 peaks at 11.8 million values in a tensor, 9.4 million weights in a layer.
+constexpr std::int64_t kMaxTensorValues = (std::int64_t{1} << 31) - 1;
 
 Layer build_convolutional(SectionReader& reader, int index, const TensorShape& input);
 Layer build_maxpool(SectionReader& reader, int index, const TensorShape& input);
 Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& earlier);
 Layer build_reorg(SectionReader& reader, int index, const TensorShape& input);
 Layer build_region(SectionReader& reader, int index, const TensorShape& input);
+
+/// Throws (via the reader, naming file, line and section) when the layer's output or a conv layer's
+/// weight count is above the limits above: called for every layer, so later arithmetic cannot overflow.
+void require_within_limits(const SectionReader& reader, const Layer& layer);
 
 /// "13x13x425" (w x h x c, the order darknet prints).
 std::string shape_text(const TensorShape& shape);

@@ -108,13 +108,18 @@ TensorShape read_net_section(const CfgFile& cfg, const std::optional<InputSizeOv
         reader.fail("the network input size is missing (width and height must be positive)",
                     side_hint + ", or pass --input WxH");
     }
+    const auto values = static_cast<std::int64_t>(input.c) * input.h * input.w;
+    if (values > model::kMaxTensorValues) {
+        reader.fail("the network input " + model::shape_text(input) + " holds " + std::to_string(values) +
+                        " values, more than the limit of " + std::to_string(model::kMaxTensorValues),
+                    "use a smaller input size (--input WxH) or fewer channels");
+    }
     return input;
 }
 
-Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, const std::vector<Layer>& earlier,
-                  const TensorShape& input) {
-    SectionReader reader(cfg, section, index);
-    const std::string& name = section.name;
+Layer build_known_layer(SectionReader& reader, int index, const std::vector<Layer>& earlier,
+                        const TensorShape& input) {
+    const std::string& name = reader.section().name;
     if (is_one_of(name, {"convolutional", "conv"})) return model::build_convolutional(reader, index, input);
     if (is_one_of(name, {"maxpool", "max"})) return model::build_maxpool(reader, index, input);
     if (name == "route") return model::build_route(reader, index, earlier);
@@ -128,10 +133,27 @@ Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, cons
         "fpgacnn runs YOLOv2-style networks: [convolutional], [maxpool], [route], [reorg] and [region]");
 }
 
-}  // namespace
+Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, const std::vector<Layer>& earlier,
+                  const TensorShape& input) {
+    SectionReader reader(cfg, section, index);
+    Layer layer = build_known_layer(reader, index, earlier, input);
+    model::require_within_limits(reader, layer);
+    return layer;
+}
 
-Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOverride> input_override) {
-    const CfgFile cfg = model::read_cfg_file(cfg_path);
+// Before any weights or activations exist: a cfg that cannot run here is refused with the numbers.
+void require_memory_for(const Network& network) {
+    const NetworkMemory memory = estimate_network_memory(network);
+    require_host_memory(
+        memory.total(),
+        network.cfg_path + " at " + std::to_string(network.input.w) + "x" + std::to_string(network.input.h),
+        "weights " + bytes_text(memory.weights) + ", layer outputs " + bytes_text(memory.activations) +
+            ", im2col workspace " + bytes_text(memory.workspace),
+        "use a smaller --input or a smaller network");
+}
+
+Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>& input_override) {
+    const std::string& cfg_path = cfg.path;
     Network network;
     network.cfg_path = cfg_path;
     network.input = read_net_section(cfg, input_override);
@@ -145,9 +167,21 @@ Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOve
         network.layers.push_back(build_layer(cfg, cfg.sections[s], index, network.layers, previous_output));
         previous_output = network.layers.back().output;
     }
+    require_memory_for(network);
     spdlog::debug("{}: {} layers, input {}x{}x{}", cfg_path, network.layers.size(), network.input.w,
                   network.input.h, network.input.c);
     return network;
+}
+
+}  // namespace
+
+Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOverride> input_override) {
+    return build_network(model::read_cfg_file(cfg_path), input_override);
+}
+
+Network parse_darknet_cfg(const std::string& text, const std::string& name,
+                          std::optional<InputSizeOverride> input_override) {
+    return build_network(model::parse_cfg_text(text, name), input_override);
 }
 
 Network load_darknet_model(const std::string& cfg_path, const std::string& weights_path,

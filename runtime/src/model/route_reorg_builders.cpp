@@ -41,6 +41,7 @@ Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& ea
     for (const int entry : written) route.inputs.push_back(resolve_route_input(reader, index, entry));
     const TensorShape& first = earlier[static_cast<std::size_t>(route.inputs.front())].output;
     layer.output = TensorShape{0, first.h, first.w};
+    std::int64_t channels = 0;  // summed in 64 bits: each input may have up to kMaxChannels
     for (const int input : route.inputs) {
         const TensorShape& shape = earlier[static_cast<std::size_t>(input)].output;
         if (shape.w != first.w || shape.h != first.h) {
@@ -50,8 +51,16 @@ Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& ea
                             " gives " + shape_text(shape),
                         "all inputs of a route must share width and height (insert a [reorg] or [maxpool])");
         }
-        layer.output.c += shape.c;
+        channels += shape.c;
+        if (channels > kMaxChannels) {
+            reader.fail(reader.find("layers"),
+                        "the route would concatenate more than " + std::to_string(kMaxChannels) +
+                            " channels (the limit; " + std::to_string(channels) + " after layer " +
+                            std::to_string(input) + ")",
+                        "this is far above any real network; check the route's 'layers'");
+        }
     }
+    layer.output.c = static_cast<int>(channels);
     // A route reads several producers, so its "input" is the concatenation it outputs.
     layer.input = layer.output;
     layer.params = std::move(route);

@@ -1,5 +1,7 @@
 #include "model/weights_format.hpp"
 
+#include <cstdio>
+
 #include "fpgacnn/darknet.hpp"
 
 namespace fpgacnn::model {
@@ -19,6 +21,12 @@ std::size_t parameter_count(const Network& network) {
         if (layer.type == LayerType::Convolutional) count += conv_array_counts(layer).total();
     }
     return count;
+}
+
+std::string float_text(float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+    return text;
 }
 
 std::string describe_conv_layer(const Layer& layer) {

@@ -31,6 +31,14 @@ struct ConvArrayCounts {
 
 ConvArrayCounts conv_array_counts(const Layer& layer);
 
+/// The largest magnitude accepted for a stored parameter (weights, biases, batch-norm arrays). The
+/// trained models in shared/ peak at 16; 3e38 and the like are corrupt data that overflow a forward
+/// pass to inf/NaN, which gives no detections without any error.
+constexpr float kMaxParameterMagnitude = 1e6f;
+
+/// A float in messages: "3e+38", "nan", "-1.5" (std::to_string prints 39 digits for 3e38).
+std::string float_text(float value);
+
 /// Floats of all conv layers together.
 std::size_t parameter_count(const Network& network);
 

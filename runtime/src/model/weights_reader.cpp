@@ -2,13 +2,11 @@
 // mismatch is reported with expected vs actual bytes and the layer that runs out.
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <vector>
 
+#include "core/input_file.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "model/weights_format.hpp"
@@ -31,14 +29,14 @@ std::string version_text(const Header& header) {
            std::to_string(header.revision);
 }
 
-Header read_header(std::ifstream& file, const std::string& path, std::size_t file_bytes) {
+Header read_header(core::InputFile& file, const std::string& path, std::size_t file_bytes) {
     if (file_bytes < model::kVersionBytes) {
         throw Error(path + ": the file has " + std::to_string(file_bytes) +
                     " bytes, too short even for a darknet .weights header (16 or 20 bytes); "
                     "it is not a .weights file or the download was cut short");
     }
     unsigned char bytes[model::kVersionBytes];
-    file.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+    file.read_exact(bytes, sizeof bytes);
     Header header;
     header.major = static_cast<std::int32_t>(model::read_u32_le(bytes));
     header.minor = static_cast<std::int32_t>(model::read_u32_le(bytes + 4));
@@ -86,18 +84,21 @@ void check_file_size(const Network& network, const std::string& path, const Head
                 " bytes too many); the weights belong to a different cfg (check filters, classes and num)");
 }
 
-std::vector<float> read_floats(std::ifstream& file, std::size_t count, const std::string& path,
+std::vector<float> read_floats(core::InputFile& file, std::size_t count, const std::string& path,
                                const Layer& layer, const char* array) {
     std::vector<unsigned char> bytes(count * sizeof(float));
-    file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!file) throw Error(path + ": read error in " + model::describe_conv_layer(layer) + " " + array);
+    file.read_exact(bytes.data(), bytes.size());
     std::vector<float> values(count);
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t bits = model::read_u32_le(&bytes[i * sizeof(float)]);
         std::memcpy(&values[i], &bits, sizeof(float));
-        if (!std::isfinite(values[i])) {
+        if (!std::isfinite(values[i]) || std::fabs(values[i]) > model::kMaxParameterMagnitude) {
             throw Error(path + ": " + model::describe_conv_layer(layer) + ": " + array + "[" +
-                        std::to_string(i) + "] is " + std::to_string(values[i]) +
+                        std::to_string(i) + "] is " + model::float_text(values[i]) + ", " +
+                        (std::isfinite(values[i]) ? "beyond the limit of 1e6 (real parameters are far "
+                                                    "smaller; values like this overflow to inf/NaN "
+                                                    "activations and silently give no detections)"
+                                                  : "not a number") +
                         "; the file is corrupt or the training diverged, use another checkpoint");
         }
     }
@@ -108,7 +109,7 @@ struct ConvArrays {
     std::vector<float> biases, bn_scales, bn_mean, bn_variance, weights;
 };
 
-ConvArrays read_conv_arrays(std::ifstream& file, const std::string& path, const Layer& layer) {
+ConvArrays read_conv_arrays(core::InputFile& file, const std::string& path, const Layer& layer) {
     const ConvArrayCounts counts = model::conv_array_counts(layer);
     ConvArrays arrays;
     arrays.biases = read_floats(file, counts.biases, path, layer, "biases");
@@ -128,31 +129,14 @@ ConvArrays read_conv_arrays(std::ifstream& file, const std::string& path, const 
     return arrays;
 }
 
-std::ifstream open_weights_file(const std::string& path, std::size_t& file_bytes) {
-    namespace fs = std::filesystem;
-    std::error_code error;
-    const fs::file_status status = fs::status(path, error);
-    if (!fs::exists(status)) {
-        throw Error(path + ": the weights file does not exist; check the path given with --weights");
-    }
-    if (!fs::is_regular_file(status)) throw Error(path + ": is not a regular file; give a .weights file");
-    std::ifstream file(path, std::ios::binary);
-    file_bytes = static_cast<std::size_t>(fs::file_size(path, error));
-    if (!file || error) {
-        throw Error(path + ": cannot open the weights file (" + std::strerror(errno) +
-                    "); check its permissions");
-    }
-    return file;
-}
-
 }  // namespace
 
 void load_darknet_weights(Network& network, const std::string& weights_path) {
-    std::size_t file_bytes = 0;
-    std::ifstream file = open_weights_file(weights_path, file_bytes);
+    core::InputFile file(weights_path, {"weights file", "check the path given with --weights"});
+    const auto file_bytes = static_cast<std::size_t>(file.size());
     const Header header = read_header(file, weights_path, file_bytes);
     check_file_size(network, weights_path, header, file_bytes);
-    file.seekg(static_cast<std::streamoff>(header.bytes));
+    file.seek(header.bytes);
 
     // Read everything before touching the network, so a corrupt file leaves it as it was.
     std::vector<ConvArrays> loaded;

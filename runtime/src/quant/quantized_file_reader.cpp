@@ -1,13 +1,13 @@
+#include <cstdint>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
+#include "core/input_file.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/quantized_file.hpp"
 #include "quant/byte_io.hpp"
-#include "quant/quantized_file_checks.hpp"
 #include "quant/quantized_file_layout.hpp"
 
 namespace fpgacnn {
@@ -17,14 +17,10 @@ namespace {
 constexpr const char* kRequantize = "re-run fpgacnn-quantize";
 
 std::vector<std::uint8_t> read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw Error(path + ": cannot open the quantized model file");
-    const std::streamoff size = in.tellg();
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(bytes.data()), size);
-    if (!in) throw Error(path + ": read error");
-    return bytes;
+    core::InputFile file(path, {"quantized model file", "check the path given with --quantized"});
+    require_host_memory(file.size(), path, "the quantized model file is read whole",
+                        "this is not a quantized model of a network that fits here");
+    return file.read_all(UINT64_MAX, "");
 }
 
 // Checks in the order that gives the most useful message: wrong kind of file, then damage, then a
@@ -122,7 +118,7 @@ void read_layers(const std::string& path, const std::vector<std::uint8_t>& bytes
     }
     if (in.has(1))
         throw Error(fmt::format("{}: unexpected bytes after the parameters; {}", path, kRequantize));
-    check_quantized_layers(quantized, path);
+    validate_quantized_network(quantized, path);
 }
 
 }  // namespace
@@ -138,10 +134,15 @@ QuantizedNetwork load_quantized_network(const std::string& path, Network network
                         path, header.network_fingerprint, network.cfg_path, network.input.w, network.input.h,
                         expected, kRequantize));
     }
-    if (network.weights_loaded && header.weights_fingerprint != 0 &&
-        header.weights_fingerprint != weights_fingerprint(network)) {
-        throw Error(fmt::format("{}: quantized from other weights than {} (weights fingerprint differs): {}",
-                                path, network.weights_path, kRequantize));
+    // Only a network without weights (the int16 backends need the file's parameters alone) skips the
+    // check. A zero fingerprint is no exemption: the writer never stores one (it refuses a network
+    // without weights), so zero means an edited file, and a real hash is 0 with probability 2^-64.
+    if (network.weights_loaded && header.weights_fingerprint != weights_fingerprint(network)) {
+        throw Error(fmt::format(
+            "{}: quantized from other weights than {} (weights fingerprint {:016x} in the "
+            "file, {:016x} for the weights{}): {}",
+            path, network.weights_path, header.weights_fingerprint, weights_fingerprint(network),
+            header.weights_fingerprint == 0 ? "; a zero fingerprint is never written" : "", kRequantize));
     }
     QuantizedNetwork quantized;
     quantized.network = std::move(network);

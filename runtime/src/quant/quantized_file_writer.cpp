@@ -9,7 +9,6 @@
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/quantized_file.hpp"
 #include "quant/byte_io.hpp"
-#include "quant/quantized_file_checks.hpp"
 #include "quant/quantized_file_layout.hpp"
 
 namespace fpgacnn {
@@ -26,7 +25,7 @@ std::vector<std::uint8_t> serialise(const QuantizedNetwork& quantized, std::uint
     out.u32(static_cast<std::uint32_t>(arith::kContractVersion));
     out.u64(0);  // file size, patched below
     out.u64(network_fingerprint(network));
-    out.u64(network.weights_loaded ? weights_fingerprint(network) : 0);
+    out.u64(weights_fingerprint(network));
     out.u64(tiling_fingerprint);
     out.i32(quantized.input_q);
     out.u32(static_cast<std::uint32_t>(network.layers.size()));
@@ -54,7 +53,12 @@ std::vector<std::uint8_t> serialise(const QuantizedNetwork& quantized, std::uint
 
 void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
                             std::uint64_t tiling_fingerprint) {
-    check_quantized_layers(quantized, path);
+    if (!quantized.network.weights_loaded) {
+        throw Error(path +
+                    ": the quantized network's float weights are not loaded, so the file could not "
+                    "record which weights it was made from; quantize a network with weights");
+    }
+    validate_quantized_network(quantized, path);
     const std::vector<std::uint8_t> bytes = serialise(quantized, tiling_fingerprint);
 
     // A temporary next to the target and a rename: readers never see a half-written model.

@@ -1,15 +1,60 @@
 // Image loading as darknet built with OpenCV does it: cv::imread(IMREAD_COLOR) gives 8-bit BGR,
 // darknet copies it to planar float dividing by 255. (in double) and then swaps R and B.
-#include <filesystem>
+// fpgacnn reads the file itself (a regular file only: see core/input_file.hpp) and decodes the bytes
+// with cv::imdecode, which gives the same pixels as cv::imread (EXIF orientation included; tested),
+// after checking the header's size against the pixel cap and the memory budget, and a JPEG for damage.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <string>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "core/input_file.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
+#include "vision/image_header.hpp"
+#include "vision/jpeg_damage.hpp"
 
 namespace fpgacnn {
+
+namespace {
+
+// Bytes per pixel while loading: the 8-bit BGR decode (3) and the float RGB Image (12).
+constexpr std::uint64_t kBytesPerPixel = 3 + 3 * sizeof(float);
+
+void require_pixels(std::uint64_t width, std::uint64_t height, const std::string& name) {
+    const std::uint64_t pixels = width * height;
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    if (pixels > kMaxImagePixels) {
+        throw Error(name + ": the image is " + size + " = " + std::to_string(pixels) +
+                    " pixels, more than the limit of " + std::to_string(kMaxImagePixels) +
+                    " (2^30, OpenCV's decoder limit); scale it down first");
+    }
+    require_host_memory(pixels * kBytesPerPixel, name + " (" + size + ")",
+                        "3 bytes per pixel decoded, 12 as float RGB", "scale the image down first");
+}
+
+cv::Mat decode_bgr(const std::uint8_t* data, std::size_t size, const std::string& name) {
+    // cv::Mat over the caller's bytes without a copy; imdecode only reads it.
+    const cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<std::uint8_t*>(data));
+    cv::Mat bgr;
+    try {
+        bgr = cv::imdecode(encoded, cv::IMREAD_COLOR);
+    } catch (const cv::Exception& e) {
+        throw Error(name + ": OpenCV could not decode the image (" + e.what() +
+                    "); check that it is a valid JPEG/PNG/BMP file");
+    }
+    if (bgr.empty()) {
+        throw Error(name +
+                    ": cannot decode the image; check that the file is a complete image in a format "
+                    "OpenCV supports (JPEG, PNG, BMP, ...)");
+    }
+    return bgr;
+}
+
+}  // namespace
 
 Image image_from_bgr(const cv::Mat& bgr) {
     if (bgr.empty()) throw Error("image_from_bgr: the frame is empty (no image was captured or decoded)");
@@ -38,27 +83,45 @@ Image image_from_bgr(const cv::Mat& bgr) {
     return image;
 }
 
+Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name) {
+    if (size == 0) throw Error(name + ": the image file is empty");
+    if (size > static_cast<std::size_t>(INT32_MAX)) {
+        throw Error(name + ": the image file has " + std::to_string(size) + " bytes, more than 2 GiB");
+    }
+    if (vision_detail::supported_image_format(data, size) == nullptr) {
+        throw Error(name +
+                    ": not a JPEG, PNG, BMP, PNM or WebP image; other formats (TIFF, JPEG 2000, DICOM, "
+                    "OpenEXR, ...) are refused because their decoders are a large attack surface: convert "
+                    "the image to JPEG or PNG first");
+    }
+    if (const auto header = vision_detail::image_header_size(data, size)) {
+        require_pixels(header->width, header->height, name);
+    }
+    std::string damage;
+    if (vision_detail::is_jpeg(data, size)) {
+        // 2^30 pixels (the cap) in 4:2:0 take 3 GiB of coefficients: the budget bounds it further.
+        const HostMemoryBudget budget = host_memory_budget();
+        const std::uint64_t limit = std::uint64_t{6} << 30;
+        damage =
+            vision_detail::jpeg_damage(data, size, budget.limited ? std::min(limit, budget.bytes) : limit);
+        if (!damage.empty()) {
+            spdlog::warn("{}: damaged JPEG ({}); what OpenCV decodes of it is used", name, damage);
+        }
+    }
+    const cv::Mat bgr = decode_bgr(data, size, name);
+    // Formats without a header check (TIFF, WebP, ...): the 8-bit decode exists, the float one not yet.
+    require_pixels(static_cast<std::uint64_t>(bgr.cols), static_cast<std::uint64_t>(bgr.rows), name);
+    Image image = image_from_bgr(bgr);
+    image.damaged = !damage.empty();
+    image.damage = damage;
+    return image;
+}
+
 Image load_image(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        throw Error(path + ": image file not found; check the path");
-    }
-    if (std::filesystem::is_directory(path, ec)) {
-        throw Error(path + ": is a directory, not an image file");
-    }
-    cv::Mat bgr;
-    try {
-        bgr = cv::imread(path, cv::IMREAD_COLOR);
-    } catch (const cv::Exception& e) {
-        throw Error(path + ": OpenCV could not decode the image (" + e.what() +
-                    "); check that it is a valid JPEG/PNG/BMP file");
-    }
-    if (bgr.empty()) {
-        throw Error(path +
-                    ": cannot read or decode the image; check that the file is readable and is a "
-                    "complete image in a format OpenCV supports (JPEG, PNG, BMP, ...)");
-    }
-    return image_from_bgr(bgr);
+    core::InputFile file(path, {"image file", "check the image path"});
+    const std::vector<std::uint8_t> bytes =
+        file.read_all(kMaxImageFileBytes, "OpenCV decodes at most 2 GiB of encoded data");
+    return decode_image(bytes.data(), bytes.size(), path);
 }
 
 }  // namespace fpgacnn

@@ -1,0 +1,216 @@
+// Bad image inputs: a FIFO is refused instead of blocking, an image too large for the pixel cap or
+// the memory budget is refused from its header (before gigabytes are allocated), a damaged JPEG is
+// flagged, and decoding from bytes gives exactly cv::imread's pixels.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/vision.hpp"
+#include "test_paths.hpp"
+
+namespace fpgacnn {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+Bytes read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string write_bytes(const std::string& path, const Bytes& bytes) {
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path;
+}
+
+template <typename Action>
+std::string error_of(Action&& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error thrown)";
+}
+
+void put_be32(Bytes& bytes, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+}
+
+// A PNG signature and IHDR chunk claiming width x height (8-bit RGB), and nothing else.
+Bytes png_header(std::uint32_t width, std::uint32_t height) {
+    Bytes bytes = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    bytes.resize(bytes.size() + 17, 0);
+    put_be32(bytes, 16, width);
+    put_be32(bytes, 20, height);
+    bytes[24] = 8;  // bit depth
+    bytes[25] = 2;  // RGB
+    return bytes;
+}
+
+class ScopedMemoryLimit {
+public:
+    explicit ScopedMemoryLimit(const char* value) { ::setenv("FPGACNN_MEMORY_LIMIT", value, 1); }
+    ~ScopedMemoryLimit() { ::unsetenv("FPGACNN_MEMORY_LIMIT"); }
+    ScopedMemoryLimit(const ScopedMemoryLimit&) = delete;
+    ScopedMemoryLimit& operator=(const ScopedMemoryLimit&) = delete;
+};
+
+TEST(ImageHardening, AFifoIsRefusedWithoutBlocking) {
+    const std::string fifo = test::scratch_dir("image_fifo") + "/camera.jpg";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto result = std::async(std::launch::async, [&] { return error_of([&] { load_image(fifo); }); });
+    if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+        const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // wakes the blocked reader
+        if (writer >= 0) ::close(writer);
+        ADD_FAILURE() << "load_image blocked on a FIFO";
+    }
+    const std::string message = result.get();
+    EXPECT_NE(message.find(fifo + ": the image file is not a regular file"), std::string::npos) << message;
+    EXPECT_NE(message.find("FIFO"), std::string::npos) << message;
+}
+
+TEST(ImageHardening, ClassNamesFromADeviceAreRefused) {
+    const std::string message = error_of([] { load_class_names("/dev/zero"); });
+    EXPECT_NE(message.find("/dev/zero: the class names file is not a regular file"), std::string::npos)
+        << message;
+}
+
+TEST(ImageHardening, AnImageAboveTheMemoryBudgetIsRefusedFromItsHeader) {
+    const ScopedMemoryLimit limit("1G");
+    const std::string path =
+        write_bytes(test::scratch_dir("image_budget") + "/huge.png", png_header(30000, 30000));
+    const std::string message = error_of([&] { load_image(path); });
+    EXPECT_NE(message.find(path + " (30000x30000) needs 12.6 GiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("only 1.0 GiB are available (FPGACNN_MEMORY_LIMIT=1G)"), std::string::npos)
+        << message;
+}
+
+TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {
+    const std::string dir = test::scratch_dir("image_pixel_cap");
+    const std::string png = write_bytes(dir + "/wide.png", png_header(0x7fffffff, 2));
+    EXPECT_NE(error_of([&] { load_image(png); }).find("4294967294 pixels, more than the limit of 1073741824"),
+              std::string::npos);
+    // BMP: 40000 wide, -40000 high (top-down rows).
+    Bytes bmp(54, 0);
+    bmp[0] = 'B';
+    bmp[1] = 'M';
+    for (int i = 0; i < 4; ++i) {
+        bmp[18 + i] = static_cast<std::uint8_t>(40000u >> (8 * i));
+        bmp[22 + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(-40000) >> (8 * i));
+    }
+    const std::string bmp_path = write_bytes(dir + "/tall.bmp", bmp);
+    EXPECT_NE(error_of([&] { load_image(bmp_path); }).find("40000x40000 = 1600000000 pixels"),
+              std::string::npos);
+}
+
+TEST(ImageHardening, DecodingBytesGivesImreadsPixels) {
+    for (const char* name : {"data/dog.jpg", "data/eagle.jpg", "data/horses.jpg"}) {
+        const std::string path = test::darknet_file(name);
+        const Bytes bytes = read_bytes(path);
+        const Image decoded = decode_image(bytes.data(), bytes.size(), path);
+        const Image reference = image_from_bgr(cv::imread(path, cv::IMREAD_COLOR));
+        EXPECT_EQ(decoded.w, reference.w) << name;
+        EXPECT_EQ(decoded.data, reference.data) << name;
+        EXPECT_FALSE(decoded.damaged) << name << ": " << decoded.damage;
+    }
+}
+
+// An Exif APP1 segment with orientation 6 ("rotate 90 clockwise to display"), inserted after SOI.
+Bytes with_exif_orientation_6(const Bytes& jpeg) {
+    const Bytes tiff = {'I',  'I',  42, 0, 8, 0, 0, 0,              // little-endian TIFF, IFD at 8
+                        1,    0,                                    // one entry
+                        0x12, 0x01, 3,  0, 1, 0, 0, 0, 6, 0, 0, 0,  // 0x0112 SHORT x1 = 6
+                        0,    0,    0,  0};                         // no next IFD
+    Bytes app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
+    app1.insert(app1.end(), tiff.begin(), tiff.end());
+    const std::size_t length = app1.size() - 2;
+    app1[2] = static_cast<std::uint8_t>(length >> 8);
+    app1[3] = static_cast<std::uint8_t>(length & 0xFF);
+    Bytes out(jpeg.begin(), jpeg.begin() + 2);
+    out.insert(out.end(), app1.begin(), app1.end());
+    out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+    return out;
+}
+
+TEST(ImageHardening, ExifOrientationIsAppliedAsImreadDoes) {
+    Bytes encoded;
+    cv::Mat wide(20, 40, CV_8UC3, cv::Scalar(10, 20, 30));
+    wide(cv::Rect(0, 0, 10, 20)).setTo(cv::Scalar(200, 100, 50));
+    ASSERT_TRUE(cv::imencode(".jpg", wide, encoded));
+    const std::string path =
+        write_bytes(test::scratch_dir("image_exif") + "/rotated.jpg", with_exif_orientation_6(encoded));
+    const Image reference = image_from_bgr(cv::imread(path, cv::IMREAD_COLOR));
+    ASSERT_EQ(reference.w, 20) << "imread rotates by the Exif orientation";
+    const Image loaded = load_image(path);
+    EXPECT_EQ(loaded.w, reference.w);
+    EXPECT_EQ(loaded.h, reference.h);
+    EXPECT_EQ(loaded.data, reference.data);
+}
+
+TEST(ImageHardening, ATruncatedJpegIsFlaggedDamaged) {
+    const Bytes dog = read_bytes(test::darknet_file("data/dog.jpg"));
+    const std::string path = write_bytes(test::scratch_dir("image_truncated") + "/cut.jpg",
+                                         Bytes(dog.begin(), dog.begin() + dog.size() * 6 / 10));
+    const Image image = load_image(path);
+    EXPECT_EQ(image.w, 768);
+    EXPECT_TRUE(image.damaged);
+    EXPECT_NE(image.damage.find("Premature end of JPEG file"), std::string::npos) << image.damage;
+}
+
+TEST(ImageHardening, AJpegWithACorruptScanIsFlaggedDamaged) {
+    Bytes dog = read_bytes(test::darknet_file("data/dog.jpg"));
+    // Overwrite 2 KB in the middle of the entropy-coded data with a fixed byte pattern (no 0xFF, so
+    // no marker is created: only the Huffman decoder can notice).
+    for (std::size_t i = 0; i < 2048; ++i)
+        dog[dog.size() / 2 + i] = static_cast<std::uint8_t>((i * 37) % 251);
+    const std::string path = write_bytes(test::scratch_dir("image_corrupt_scan") + "/scan.jpg", dog);
+    const Image image = load_image(path);
+    EXPECT_TRUE(image.damaged);
+    EXPECT_NE(image.damage.find("Corrupt JPEG data"), std::string::npos) << image.damage;
+}
+
+// Found by fuzz_image: OpenCV (Debian's, built with GDCM) sniffs "DICM" at byte 128 as DICOM, and
+// GDCM's reader asserts on this file, aborting the whole process. Only JPEG, PNG, BMP, PNM and WebP
+// reach OpenCV now.
+TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
+    const std::string dicom = test::source_dir() + "/tests/vision/data/gdcm-abort.bin";
+    const std::string message = error_of([&] { load_image(dicom); });
+    EXPECT_NE(message.find(dicom + ": not a JPEG, PNG, BMP, PNM or WebP image"), std::string::npos)
+        << message;
+    Bytes tiff;
+    ASSERT_TRUE(cv::imencode(".tiff", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), tiff));
+    EXPECT_NE(error_of([&] { decode_image(tiff.data(), tiff.size(), "a.tiff"); }).find("convert the image"),
+              std::string::npos);
+    Bytes png;
+    ASSERT_TRUE(cv::imencode(".png", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), png));
+    EXPECT_EQ(decode_image(png.data(), png.size(), "a.png").w, 4);
+}
+
+// Found by fuzz_image (a 10-second "timeout"): 244 bytes declaring a 12056x14895 progressive frame
+// after garbage bytes, which libjpeg skips. The header check stopped at the garbage, so the 180
+// megapixels were decoded before any limit applied. The check now skips garbage as libjpeg does.
+TEST(ImageHardening, TheHeaderCheckFindsTheFrameAfterGarbageBytes) {
+    const ScopedMemoryLimit limit("1G");
+    const std::string bomb = test::source_dir() + "/tests/vision/data/jpeg-bomb-after-garbage.jpg";
+    const std::string message = error_of([&] { load_image(bomb); });
+    EXPECT_NE(message.find(bomb + " (12056x14895) needs 2.5 GiB"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace fpgacnn
