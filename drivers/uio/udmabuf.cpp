@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include "fpgacnn/error.hpp"
-#include "fpgacnn/sysfs_file.hpp"
 #include "fpgacnn/plan.hpp"
+#include "fpgacnn/sysfs_file.hpp"
 #include "uio/cma_info.hpp"
 
 namespace fs = std::filesystem;

@@ -159,13 +159,15 @@ TEST(EmuDevice, ProtocolViolationsAreErrors) {
               std::string::npos);
     const auto other = make_emu_device();
     const DeviceBuffer foreign = other->allocate(2 * 64, BufferRole::FeatureMaps, "foreign");
-    EXPECT_NE(
-        error_message([&] { t.device->sync(foreign, SyncDirection::ToDevice, 0, 2); }).find("does not belong"),
-        std::string::npos);
+    EXPECT_NE(error_message([&] {
+                  t.device->sync(foreign, SyncDirection::ToDevice, 0, 2);
+              }).find("does not belong"),
+              std::string::npos);
     EXPECT_NE(error_message([&] { t.device->start(t.command, foreign, t.params); }).find("does not belong"),
               std::string::npos);
-    EXPECT_NE(error_message([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { t.device->sync(t.arena, SyncDirection::ToDevice, 100, 100); }).find("outside"),
+        std::string::npos);
 }
 
 TEST(EmuDevice, BuffersDroppedWhileTheirCommandRunsLiveUntilTheWait) {
@@ -178,9 +180,10 @@ TEST(EmuDevice, BuffersDroppedWhileTheirCommandRunsLiveUntilTheWait) {
     t.params.reset();
     EXPECT_FALSE(t.arena);
     EXPECT_EQ(t.device->wait(std::chrono::milliseconds(5000)).layer, 3);
-    EXPECT_NE(
-        error_message([&] { t.device->sync(t.arena, SyncDirection::FromDevice, 0, 2); }).find("handle is empty"),
-        std::string::npos);
+    EXPECT_NE(error_message([&] {
+                  t.device->sync(t.arena, SyncDirection::FromDevice, 0, 2);
+              }).find("handle is empty"),
+              std::string::npos);
 }
 
 TEST(EmuDevice, UnsyncedParametersAreAnError) {

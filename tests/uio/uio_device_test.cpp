@@ -135,9 +135,10 @@ TEST(UioDevice, BuffersAreSubAllocatedWithBusAddressesAndChecked) {
               static_cast<std::ptrdiff_t>(b.device_address() - a_address));
     std::memset(b.host(), 1, 5000);
     device->sync(b, SyncDirection::ToDevice, 0, 5000);
-    EXPECT_NE(
-        error_message([&] { device->sync(a, SyncDirection::ToDevice, 900, 200); }).find("which has 1000 bytes"),
-        std::string::npos);
+    EXPECT_NE(error_message([&] {
+                  device->sync(a, SyncDirection::ToDevice, 900, 200);
+              }).find("which has 1000 bytes"),
+              std::string::npos);
     a.reset();                                                                   // frees a's range
     const DeviceBuffer c = device->allocate(800, BufferRole::FeatureMaps, "c");  // reuses a's place
     EXPECT_EQ(c.device_address(), a_address);
