@@ -38,3 +38,12 @@ cmake --build build/tsan --parallel "$jobs" --target test_int16 test_emu test_ui
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
   --output-on-failure -j "$jobs"
+
+# --- ARM cross legs (issue 12; docs/boards.md) ---
+# Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
+# only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
+# YOLO-LITE against build/release's. The rest of the cross build is scripts/cross-build.sh + ctest.
+bash scripts/install-deps.sh --with-cross
+for arch in arm64 armhf; do
+  bash scripts/cross-test.sh "$arch"
+done
