@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds fpgacnn into build/<name> (default: build/release).
-# Usage: [FPGACNN_BUILD_TARGETS="t1 t2"] scripts/build.sh [name] [extra cmake args...]
+# Usage: scripts/build.sh [name] [extra cmake args...]
+#   FPGACNN_BUILD_TARGETS="t1 t2": build only these targets (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:-release}"
@@ -15,7 +16,6 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd .. && pwd)}"
 fi
 cmake -S . -B "build/$name" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-# FPGACNN_BUILD_TARGETS="a b": build only those targets (scripts/demo.sh builds just its tools).
 targets=()
-[[ -n "${FPGACNN_BUILD_TARGETS:-}" ]] && read -r -a targets <<<"--target ${FPGACNN_BUILD_TARGETS}"
+for target in ${FPGACNN_BUILD_TARGETS:-}; do targets+=(--target "$target"); done
 cmake --build "build/$name" --parallel "$(nproc)" "${targets[@]}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs fpgacnn's build and test dependencies from Debian 12 packages (idempotent; run as root).
-# Usage: scripts/install-deps.sh [--with-tests]
+# Usage: scripts/install-deps.sh [--with-tests] [--with-cross]
+#   --with-cross: the ARM cross builds' tools (scripts/cross-test.sh, docs/boards.md)
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
@@ -9,11 +10,22 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server; also XRT's headers
           libxrt-dev uuid-dev  # the XRT driver (built when libxrt-dev is present)
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
-if [[ "${1:-}" == "--with-tests" ]]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy
-            chromium  # chromium: fpgacnn-camera's page checked in a headless browser
-            lintian)  # lintian: the Debian packages (tests/install/deb_test.sh)
-fi
+for option in "$@"; do
+  case "$option" in
+    --with-tests)
+      packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy
+                 chromium  # chromium: fpgacnn-camera's page checked in a headless browser
+                 device-tree-compiler  # the board overlays' test (packaging/dts)
+                 lintian  # the Debian packages (tests/install/deb_test.sh)
+                 clang)  # libFuzzer harnesses (scripts/run-fuzzers.sh)
+      ;;
+    --with-cross)
+      # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.
+      packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf mmdebstrap qemu-user)
+      ;;
+    *) echo "usage: $0 [--with-tests] [--with-cross]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

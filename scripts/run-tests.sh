@@ -43,6 +43,15 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
   --output-on-failure -j "$jobs"
 
+# --- ARM cross legs (issue 12; docs/boards.md) ---
+# Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
+# only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
+# YOLO-LITE against build/release's. The rest of the cross build is scripts/cross-build.sh + ctest.
+bash scripts/install-deps.sh --with-cross
+for arch in arm64 armhf; do
+  bash scripts/cross-test.sh "$arch"
+done
+
 # libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for about a minute
 # (FPGACNN_FUZZ_SECONDS to change) in its own small clang build; any finding fails the run.
 bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-60}"

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../runtime/src/core/thread_pool.hpp"
@@ -192,7 +194,14 @@ namespace fpgacnn {
 namespace {
 
 TEST(Int16Isa, EverySupportedPathPassesItsSelfTestAndTheBestOneIsSupported) {
-    for (Int16Isa isa : supported_int16_isas()) EXPECT_TRUE(int16_isa_self_test(isa)) << isa_name(isa);
+    std::string tested;
+    for (Int16Isa isa : supported_int16_isas()) {
+        EXPECT_TRUE(int16_isa_self_test(isa)) << isa_name(isa);
+        tested += std::string(tested.empty() ? "" : ", ") + isa_name(isa);
+    }
+    // Which paths this run compared with the reference (scripts/cross-test.sh checks the ARM
+    // runs name neon here: qemu must have exercised the NEON code, not just compiled it).
+    std::cout << "int16 paths tested: " << tested << "; best: " << isa_name(best_int16_isa()) << "\n";
     EXPECT_TRUE(int16_isa_supported(best_int16_isa()));
     EXPECT_EQ(supported_int16_isas().front(), Int16Isa::Scalar);
 #if defined(__x86_64__)
@@ -200,6 +209,8 @@ TEST(Int16Isa, EverySupportedPathPassesItsSelfTestAndTheBestOneIsSupported) {
     if (int16_isa_supported(Int16Isa::Avx2) && !int16_isa_supported(Int16Isa::Avx512Vnni)) {
         EXPECT_EQ(best_int16_isa(), Int16Isa::Avx2);
     }
+#elif defined(__aarch64__)
+    EXPECT_EQ(best_int16_isa(), Int16Isa::Neon);  // NEON is AArch64 baseline
 #endif
 }
 

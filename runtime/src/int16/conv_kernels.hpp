@@ -22,6 +22,13 @@
 
 #include "fpgacnn/int16_ops.hpp"
 
+// The NEON path exists on both ARM targets: on AArch64 NEON is baseline; on 32-bit ARM (Debian
+// armhf's baseline is VFPv3 without NEON) its two files alone are compiled with -mfpu=neon and it
+// runs only when the CPU reports NEON (int16_isa_supported).
+#if defined(__aarch64__) || defined(__arm__)
+#define FPGACNN_INT16_NEON 1
+#endif
+
 namespace fpgacnn::int16_detail {
 
 /// A multiple of every micro-kernel's pixel count (4, 6, 12).
@@ -105,7 +112,7 @@ void conv_band_avx512vnni(const ConvBandJob& job);
 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);
 #endif
 
-#if defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(FPGACNN_INT16_NEON)
 void conv_band_neon(const ConvBandJob& job);
 void requantize_neon(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);
 #endif

@@ -1,9 +1,15 @@
 // Run-time choice of the int16 SIMD path. x86 paths are compiled with per-function target
-// attributes, so the binary stays generic and only uses what cpuid reports; NEON is part of
-// the AArch64 baseline, so it is decided at compile time.
+// attributes, so the binary stays generic and only uses what cpuid reports. NEON is part of the
+// AArch64 baseline; on 32-bit ARM it is optional (Cortex-A9 as in Zynq-7000 has it, some ARMv7
+// cores do not), so the kernel's hardware capabilities decide.
 #include <spdlog/spdlog.h>
 
 #include <vector>
+
+#if defined(__arm__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 #include "fpgacnn/int16_ops.hpp"
 
@@ -35,13 +41,14 @@ bool int16_isa_supported(Int16Isa isa) {
                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 #else
         case Int16Isa::Avx2:
-            return false;
         case Int16Isa::Avx512Vnni:
             return false;
 #endif
         case Int16Isa::Neon:
-#if defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(__aarch64__)
             return true;
+#elif defined(__arm__)
+            return (getauxval(AT_HWCAP) & HWCAP_NEON) != 0;
 #else
             return false;
 #endif

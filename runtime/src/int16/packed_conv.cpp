@@ -46,7 +46,7 @@ BandFunction band_function(Int16Isa isa) {
         case Int16Isa::Avx512Vnni:
             return conv_band_avx512vnni;
 #endif
-#if defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(FPGACNN_INT16_NEON)
         case Int16Isa::Neon:
             return conv_band_neon;
 #endif

@@ -31,7 +31,7 @@ void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift
         case Int16Isa::Avx512Vnni:
             return int16_detail::requantize_avx512(acc, out, n, shift, leaky);
 #endif
-#if defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(FPGACNN_INT16_NEON)
         case Int16Isa::Neon:
             return int16_detail::requantize_neon(acc, out, n, shift, leaky);
 #endif

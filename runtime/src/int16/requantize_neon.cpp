@@ -1,8 +1,9 @@
-// The conv epilogue with NEON (AArch64). SRSHL (vrshlq) is exactly round half up with a wide
-// intermediate, so it needs none of the x86 tricks: linear lanes shift in 32 bits (left shifts
-// saturate, which saturates the same way), leaky negative lanes multiply and shift in 64 bits,
-// then saturating narrows give saturate16. UNTESTED on the x86 development machine.
-#if defined(__ARM_NEON) && defined(__aarch64__)
+// The conv epilogue with NEON (AArch64 and ARMv7: only intrinsics both have). SRSHL (vrshlq) is
+// exactly round half up with a wide intermediate, so it needs none of the x86 tricks: linear lanes
+// shift in 32 bits (left shifts saturate, which saturates the same way), leaky negative lanes
+// multiply and shift in 64 bits, then saturating narrows give saturate16. Tested under qemu
+// (scripts/cross-test.sh); -mfpu=neon on 32-bit ARM as for conv_band_neon.cpp.
+#if defined(__ARM_NEON)
 
 #include <arm_neon.h>
 
@@ -22,7 +23,7 @@ inline int16x4_t requantize4(int32x4_t acc, int shift, bool leaky) {
     const int64x2_t low = vrshlq_s64(vmull_s32(vget_low_s32(acc), k), right);
     const int64x2_t high = vrshlq_s64(vmull_s32(vget_high_s32(acc), k), right);
     const int32x4_t leaky_result = vcombine_s32(vqmovn_s64(low), vqmovn_s64(high));
-    const uint32x4_t negative = vcltzq_s32(acc);
+    const uint32x4_t negative = vcltq_s32(acc, vdupq_n_s32(0));
     return vqmovn_s32(vbslq_s32(negative, leaky_result, linear));
 }
 
