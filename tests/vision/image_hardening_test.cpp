@@ -18,6 +18,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "error_message.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
 #include "test_paths.hpp"
@@ -38,15 +39,7 @@ std::string write_bytes(const std::string& path, const Bytes& bytes) {
     return path;
 }
 
-template <typename Action>
-std::string error_of(Action&& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error thrown)";
-}
+using test::error_message;
 
 void put_be32(Bytes& bytes, std::size_t at, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
@@ -74,7 +67,7 @@ public:
 TEST(ImageHardening, AFifoIsRefusedWithoutBlocking) {
     const std::string fifo = test::scratch_dir("image_fifo") + "/camera.jpg";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    auto result = std::async(std::launch::async, [&] { return error_of([&] { load_image(fifo); }); });
+    auto result = std::async(std::launch::async, [&] { return error_message([&] { load_image(fifo); }); });
     if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
         const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // wakes the blocked reader
         if (writer >= 0) ::close(writer);
@@ -86,7 +79,7 @@ TEST(ImageHardening, AFifoIsRefusedWithoutBlocking) {
 }
 
 TEST(ImageHardening, ClassNamesFromADeviceAreRefused) {
-    const std::string message = error_of([] { load_class_names("/dev/zero"); });
+    const std::string message = error_message([] { load_class_names("/dev/zero"); });
     EXPECT_NE(message.find("/dev/zero: the class names file is not a regular file"), std::string::npos)
         << message;
 }
@@ -95,7 +88,7 @@ TEST(ImageHardening, AnImageAboveTheMemoryBudgetIsRefusedFromItsHeader) {
     const ScopedMemoryLimit limit("1G");
     const std::string path =
         write_bytes(test::scratch_dir("image_budget") + "/huge.png", png_header(30000, 30000));
-    const std::string message = error_of([&] { load_image(path); });
+    const std::string message = error_message([&] { load_image(path); });
     EXPECT_NE(message.find(path + " (30000x30000) needs 12.6 GiB"), std::string::npos) << message;
     EXPECT_NE(message.find("only 1.0 GiB are available (FPGACNN_MEMORY_LIMIT=1G)"), std::string::npos)
         << message;
@@ -104,8 +97,9 @@ TEST(ImageHardening, AnImageAboveTheMemoryBudgetIsRefusedFromItsHeader) {
 TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {
     const std::string dir = test::scratch_dir("image_pixel_cap");
     const std::string png = write_bytes(dir + "/wide.png", png_header(0x7fffffff, 2));
-    EXPECT_NE(error_of([&] { load_image(png); }).find("4294967294 pixels, more than the limit of 1073741824"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { load_image(png); }).find("4294967294 pixels, more than the limit of 1073741824"),
+        std::string::npos);
     // BMP: 40000 wide, -40000 high (top-down rows).
     Bytes bmp(54, 0);
     bmp[0] = 'B';
@@ -115,7 +109,7 @@ TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {
         bmp[22 + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(-40000) >> (8 * i));
     }
     const std::string bmp_path = write_bytes(dir + "/tall.bmp", bmp);
-    EXPECT_NE(error_of([&] { load_image(bmp_path); }).find("40000x40000 = 1600000000 pixels"),
+    EXPECT_NE(error_message([&] { load_image(bmp_path); }).find("40000x40000 = 1600000000 pixels"),
               std::string::npos);
 }
 
@@ -190,13 +184,14 @@ TEST(ImageHardening, AJpegWithACorruptScanIsFlaggedDamaged) {
 // reach OpenCV now.
 TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
     const std::string dicom = test::source_dir() + "/tests/vision/data/gdcm-abort.bin";
-    const std::string message = error_of([&] { load_image(dicom); });
+    const std::string message = error_message([&] { load_image(dicom); });
     EXPECT_NE(message.find(dicom + ": not a JPEG, PNG, BMP, PNM or WebP image"), std::string::npos)
         << message;
     Bytes tiff;
     ASSERT_TRUE(cv::imencode(".tiff", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), tiff));
-    EXPECT_NE(error_of([&] { decode_image(tiff.data(), tiff.size(), "a.tiff"); }).find("convert the image"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { decode_image(tiff.data(), tiff.size(), "a.tiff"); }).find("convert the image"),
+        std::string::npos);
     Bytes png;
     ASSERT_TRUE(cv::imencode(".png", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), png));
     EXPECT_EQ(decode_image(png.data(), png.size(), "a.png").w, 4);
@@ -208,7 +203,7 @@ TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
 TEST(ImageHardening, TheHeaderCheckFindsTheFrameAfterGarbageBytes) {
     const ScopedMemoryLimit limit("1G");
     const std::string bomb = test::source_dir() + "/tests/vision/data/jpeg-bomb-after-garbage.jpg";
-    const std::string message = error_of([&] { load_image(bomb); });
+    const std::string message = error_message([&] { load_image(bomb); });
     EXPECT_NE(message.find(bomb + " (12056x14895) needs 2.5 GiB"), std::string::npos) << message;
 }
 
