@@ -40,6 +40,8 @@ std::string mode_line(const char* name, const ModeResult& m) {
         name, m.fps, m.gops, m.latency.p50, m.latency.p90, m.latency.p99, m.pre_ms, m.device_ms, m.post_ms);
 }
 
+double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
 }  // namespace
 
 std::string power_summary(const BenchResult& r) {
@@ -48,6 +50,12 @@ std::string power_summary(const BenchResult& r) {
         "{:.2f} W average, {:.2f} W peak, {:.3f} J/frame, {:.2f} GOP/s/W ({}; {} samples over {:.1f} s)",
         r.power.average_watts, r.power.peak_watts, r.joules_per_frame, r.gops_per_watt, r.power.source,
         r.power.samples, r.power.seconds);
+}
+
+std::string memory_summary(const BenchResult& r) {
+    const std::uint64_t above = r.peak_rss_bytes > r.startup_rss_bytes ? r.peak_rss_bytes - r.startup_rss_bytes : 0;
+    return fmt::format("peak RSS {:.1f} MiB, {:.1f} MiB above the start-up footprint of {:.1f} MiB (ru_maxrss)",
+                       mib(r.peak_rss_bytes), mib(above), mib(r.startup_rss_bytes));
 }
 
 std::string result_to_text(const BenchResult& r) {
@@ -61,7 +69,8 @@ std::string result_to_text(const BenchResult& r) {
                         r.frames_source);
     text += mode_line("single-frame", r.single);
     text += mode_line("pipelined", r.pipelined);
-    text += "power        " + power_summary(r) + "\n\n";
+    text += "power        " + power_summary(r) + "\n";
+    text += "memory       " + memory_summary(r) + "\n\n";
     text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "#", "layer", "output",
                         "MMACs", "ms", "planner", "GOP/s", "bytes", "%");
     for (const LayerRow& row : r.layers) {
@@ -125,7 +134,8 @@ nlohmann::json result_to_json(const BenchResult& r) {
              {{"peak_gops", round_to(r.roofs.peak_gops, 2)},
               {"bandwidth_gbs", round_to(r.roofs.bandwidth_gbs, 2)},
               {"basis", r.roofs.basis}}},
-            {"power", power}};
+            {"power", power},
+            {"memory", {{"startup_rss_bytes", r.startup_rss_bytes}, {"peak_rss_bytes", r.peak_rss_bytes}}}};
 }
 
 std::string layers_to_csv(const BenchResult& r) {

@@ -33,7 +33,7 @@ namespace {
 constexpr const char* kWindowTitle = "fpgacnn-camera";
 
 std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
-    Network network = load_darknet_model(options.cfg, options.weights);
+    Network network = apps::load_model_files(options.cfg, options.weights);
     std::vector<std::string> names;
     if (!options.names.empty()) names = load_class_names(options.names);
     DetectorOptions detector_options;
@@ -135,6 +135,11 @@ int camera_main(int argc, char** argv) {
     add_camera_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
         if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
+            !problem.empty()) {
+            std::cerr << problem << "\n";
+            return 2;
+        }
+        if (const std::string problem = apps::model_files_problem(options.weights, options.quantized);
             !problem.empty()) {
             std::cerr << problem << "\n";
             return 2;

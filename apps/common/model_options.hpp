@@ -12,12 +12,13 @@
 
 namespace fpgacnn::apps {
 
-/// --cfg, --weights (both required), --names.
+/// --cfg (required), --weights (required unless --quantized: model_files_problem), --names.
 inline void add_model_file_options(CLI::App& app, std::string& cfg, std::string& weights,
                                    std::string& names) {
     app.add_option("--cfg", cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
-    app.add_option("--weights", weights, "darknet .weights matching the cfg")
-        ->required()
+    app.add_option("--weights", weights,
+                   "darknet .weights matching the cfg (optional with --quantized: the int16 model runs "
+                   "alone; when given, it must be the weights that were quantized)")
         ->check(CLI::ExistingFile);
     app.add_option("--names", names, "class names file (one per line); default: class_<id>")
         ->check(CLI::ExistingFile);
@@ -60,6 +61,15 @@ inline void add_device_options(CLI::App& app, std::string& device, Precision& pr
 inline std::string device_options_problem(Precision precision, const std::string& quantized) {
     if (!quantized.empty() && precision == Precision::Float)
         return "--quantized needs --precision int16 (or auto with an accelerator device)";
+    return "";
+}
+
+/// --weights missing where the model needs it (no --quantized to run from); empty when fine.
+inline std::string model_files_problem(const std::string& weights, const std::string& quantized) {
+    if (weights.empty() && quantized.empty()) {
+        return "no model parameters: pass --weights FILE (the darknet .weights), or --quantized FILE (an "
+               "int16 model from fpgacnn-quantize, which runs without the float weights)";
+    }
     return "";
 }
 

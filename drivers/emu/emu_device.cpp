@@ -51,6 +51,12 @@ public:
         return DeviceBuffer(memory_.allocate(bytes, purpose, token_));
     }
 
+    void release_host_copy(const DeviceBuffer& buffer) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto b = owned_memory<emu::EmuBuffer>(buffer, token_, "emu: release_host_copy", name());
+        emu::EmuMemory::release_host(*b);
+    }
+
     void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);

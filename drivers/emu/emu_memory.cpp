@@ -31,6 +31,10 @@ void EmuMemory::sync(EmuBuffer& buffer, SyncDirection direction, std::size_t off
                     ") is outside buffer '" + buffer.purpose + "' of " + std::to_string(buffer.bytes) +
                     " bytes");
     }
+    if (buffer.host == nullptr) {
+        throw Error("emu: sync of buffer '" + buffer.purpose +
+                    "' after release_host_copy(): the host side was freed, nothing to sync");
+    }
     if (direction == SyncDirection::ToDevice) {
         std::memcpy(buffer.device_bytes() + offset, buffer.host_bytes() + offset, bytes);
         buffer.device_valid.insert(offset, offset + bytes);
@@ -39,7 +43,13 @@ void EmuMemory::sync(EmuBuffer& buffer, SyncDirection direction, std::size_t off
     }
 }
 
+void EmuMemory::release_host(EmuBuffer& buffer) {
+    std::vector<int16_t>().swap(buffer.host_copy);  // clear() would keep the memory
+    buffer.host = nullptr;
+}
+
 void EmuMemory::poison_host(EmuBuffer& buffer, std::size_t offset, std::size_t bytes) {
+    if (buffer.host == nullptr) return;  // released: no host view to make stale
     std::memset(buffer.host_bytes() + offset, poison_, bytes);
 }
 

@@ -13,7 +13,7 @@
 
 namespace fpgacnn::emu {
 
-/// One buffer: DeviceMemory::host points at `host_copy`; freed with the object.
+/// One buffer: DeviceMemory::host points at `host_copy` (null once released); freed with the object.
 struct EmuBuffer final : DeviceMemory {
     std::vector<int16_t> host_copy;  // int16 storage: the kernel reads the device copy as int16
     std::vector<int16_t> device_copy;
@@ -33,6 +33,8 @@ public:
     void sync(EmuBuffer& buffer, SyncDirection direction, std::size_t offset, std::size_t bytes);
     /// The host's view of bytes the kernel wrote is stale until synced back: make that visible.
     void poison_host(EmuBuffer& buffer, std::size_t offset, std::size_t bytes);
+    /// Device::release_host_copy: frees the host copy; host becomes null and sync() refuses.
+    static void release_host(EmuBuffer& buffer);
     std::uint8_t poison_byte() const { return poison_; }
 
 private:

@@ -5,7 +5,6 @@
 // back before the next frame's commands can overwrite it.
 #include <algorithm>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -73,11 +72,22 @@ struct DeviceQueue::Impl {
             slot = end;
             end = align_up(end + plan.input.elements, alignment);
         }
-        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, list.parameters.size());
+        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, plan.parameter_elements);
+        if (!list.parameters.empty() && list.parameters.size() != plan.parameter_elements) {
+            throw Error(device.name() + ": the command list carries " + std::to_string(list.parameters.size()) +
+                        " parameter values, its plan places " + std::to_string(plan.parameter_elements) +
+                        "; build it with build_command_list");
+        }
         arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
         parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
-        std::memcpy(parameters.host(), list.parameters.data(), 2 * list.parameters.size());
+        auto* host = static_cast<int16_t*>(parameters.host());
+        if (list.parameters.empty()) {
+            write_parameters(plan, *network, host);
+        } else {
+            std::copy(list.parameters.begin(), list.parameters.end(), host);
+        }
         device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
+        device.release_host_copy(parameters);  // only the kernel reads them from now on
     }
 
     /// Copies [range) of the arena back from the device into `out`.
@@ -146,7 +156,7 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
               if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
               PlanOptions plan_options;
               plan_options.maxima = device.maxima();
-              return build_command_list(*network, plan_options);
+              return plan_command_list(*network, plan_options);
           }(),
           options) {}
 

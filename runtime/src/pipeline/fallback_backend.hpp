@@ -16,7 +16,7 @@ namespace fpgacnn {
 class FallbackBackend final : public Backend {
 public:
     FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
-                    std::shared_ptr<const QuantizedNetwork> quantized);
+                    std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs);
     const std::vector<float>& run(const float* input) override;
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
@@ -27,6 +27,7 @@ private:
     void switch_to_cpu(const std::string& reason);
 
     std::shared_ptr<const QuantizedNetwork> quantized_;
+    bool keep_layer_outputs_;
     std::unique_ptr<Backend> device_;  // null once it failed
     std::unique_ptr<Backend> cpu_;     // made on the first failure
     std::string failed_device_;
