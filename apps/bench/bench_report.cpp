@@ -53,9 +53,11 @@ std::string power_summary(const BenchResult& r) {
 }
 
 std::string memory_summary(const BenchResult& r) {
-    const std::uint64_t above = r.peak_rss_bytes > r.startup_rss_bytes ? r.peak_rss_bytes - r.startup_rss_bytes : 0;
-    return fmt::format("peak RSS {:.1f} MiB, {:.1f} MiB above the start-up footprint of {:.1f} MiB (ru_maxrss)",
-                       mib(r.peak_rss_bytes), mib(above), mib(r.startup_rss_bytes));
+    const std::uint64_t above =
+        r.peak_rss_bytes > r.startup_rss_bytes ? r.peak_rss_bytes - r.startup_rss_bytes : 0;
+    return fmt::format(
+        "peak RSS {:.1f} MiB, {:.1f} MiB above the start-up footprint of {:.1f} MiB (ru_maxrss)",
+        mib(r.peak_rss_bytes), mib(above), mib(r.startup_rss_bytes));
 }
 
 std::string result_to_text(const BenchResult& r) {

@@ -24,9 +24,9 @@ Network load_model_files(const std::string& cfg, const std::string& weights,
 /// images are in the run) or, when those are not installed, on `fallback_images`. Throws Error when
 /// there is nothing to calibrate on. Either way `network` and the model's copy of it keep their
 /// shapes only (release_float_parameters): int16 never reads the float weights again.
-std::shared_ptr<const QuantizedNetwork> load_or_calibrate(Network& network, const std::string& quantized_file,
-                                                          bool progress,
-                                                          const std::vector<std::string>& fallback_images = {});
+std::shared_ptr<const QuantizedNetwork> load_or_calibrate(
+    Network& network, const std::string& quantized_file, bool progress,
+    const std::vector<std::string>& fallback_images = {});
 
 /// make_backend's options for the flags: the device resolved once (so "auto" lists the devices
 /// once, not per backend), the precision resolved for it and, for int16, load_or_calibrate() (which

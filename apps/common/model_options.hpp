@@ -73,6 +73,13 @@ inline std::string model_files_problem(const std::string& weights, const std::st
     return "";
 }
 
+/// device_options_problem, else model_files_problem: the checks of the tools with --weights.
+inline std::string model_flags_problem(const std::string& weights, Precision precision,
+                                       const std::string& quantized) {
+    std::string problem = device_options_problem(precision, quantized);
+    return problem.empty() ? model_files_problem(weights, quantized) : problem;
+}
+
 /// --thresh and --nms.
 inline void add_threshold_options(CLI::App& app, float& thresh, float& nms) {
     app.add_option("--thresh", thresh, "detection probability threshold")

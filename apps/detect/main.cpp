@@ -154,12 +154,8 @@ int detect_main(int argc, char** argv) {
     DetectOptions options;
     add_detect_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
-        if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
-            !problem.empty()) {
-            std::cerr << problem << "\n";
-            return 2;
-        }
-        if (const std::string problem = apps::model_files_problem(options.weights, options.quantized);
+        if (const std::string problem =
+                apps::model_flags_problem(options.weights, options.precision, options.quantized);
             !problem.empty()) {
             std::cerr << problem << "\n";
             return 2;

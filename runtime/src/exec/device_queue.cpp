@@ -74,9 +74,9 @@ struct DeviceQueue::Impl {
         }
         const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, plan.parameter_elements);
         if (!list.parameters.empty() && list.parameters.size() != plan.parameter_elements) {
-            throw Error(device.name() + ": the command list carries " + std::to_string(list.parameters.size()) +
-                        " parameter values, its plan places " + std::to_string(plan.parameter_elements) +
-                        "; build it with build_command_list");
+            throw Error(device.name() + ": the command list carries " +
+                        std::to_string(list.parameters.size()) + " parameter values, its plan places " +
+                        std::to_string(plan.parameter_elements) + "; build it with build_command_list");
         }
         arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
         parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");

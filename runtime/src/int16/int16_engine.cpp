@@ -8,9 +8,13 @@
 #include <cstring>
 #include <string>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "core/thread_pool.hpp"
-#include "int16/aligned_buffer.hpp"
 #include "fpgacnn/error.hpp"
+#include "int16/aligned_buffer.hpp"
 #include "int16/exponent_rules.hpp"
 #include "int16/layer_names.hpp"
 
@@ -182,6 +186,11 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
         d.output_sizes.push_back(d.layers[i].output.size());
     }
     d.scratch = int16_detail::AlignedBuffer<int16_t>(scratch_size);
+#if defined(__GLIBC__)
+    // The unpacked layers read one at a time leave freed holes between the packed buffers; give
+    // their pages back (a board counts every megabyte, docs/boards.md "Memory").
+    malloc_trim(0);
+#endif
     d.layer_ms.resize(d.layers.size());
     if (threads > 0) {
         d.own_pool = std::make_unique<ThreadPool>(threads);

@@ -81,7 +81,8 @@ void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, 
         const ResidentLayer resident(network, static_cast<std::size_t>(lp.index));
         const QuantizedLayer& q = resident.get();
         const int size = static_cast<int>(lp.command.kernel_size);
-        const kernel::WeightLayout layout = layout_of(lp.output_shape.c, lp.input_shape.c, size, mx.tm, mx.tn);
+        const kernel::WeightLayout layout =
+            layout_of(lp.output_shape.c, lp.input_shape.c, size, mx.tm, mx.tn);
         check_weight_count(q.weights.size(), lp.output_shape.c, lp.input_shape.c, size);
         if (q.biases.size() != static_cast<std::size_t>(lp.output_shape.c)) {
             throw Error("layer " + std::to_string(lp.index) +

@@ -53,7 +53,8 @@ QuantizedFileInfo check_envelope(core::InputFile& file) {
     const std::string& path = file.path();
     const std::uint64_t size = file.size();
     std::uint8_t header_bytes[quantized_file::kHeaderBytes] = {};
-    const std::size_t header_read = static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof header_bytes));
+    const std::size_t header_read =
+        static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof header_bytes));
     file.read_exact(header_bytes, header_read);
     if (header_read < sizeof quantized_file::kMagic ||
         std::memcmp(header_bytes, quantized_file::kMagic, sizeof quantized_file::kMagic) != 0) {
@@ -205,7 +206,8 @@ void read_layers(core::InputFile& file, ParameterLoading loading, QuantizedNetwo
     if (offset != body_end)
         throw Error(fmt::format("{}: unexpected bytes after the parameters; {}", path, kRequantize));
     if (loading == ParameterLoading::OnDemand)
-        quantized.parameter_source = std::make_shared<FileParameterSource>(path, file.size(), std::move(stored));
+        quantized.parameter_source =
+            std::make_shared<FileParameterSource>(path, file.size(), std::move(stored));
     validate_quantized_network(quantized, path);
 }
 
