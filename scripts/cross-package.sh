@@ -8,8 +8,7 @@
 #   files (build/sysroot-<arch>/DEBIAN/, scripts/make-sysroot.sh), as for a native build.
 #   Checked by tests/cross/check-debs.sh <arch> (docs/install.md).
 set -euo pipefail
-repo="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$repo"
+cd "$(dirname "$0")/.."
 arch="${1:-}"
 [[ "$arch" == arm64 || "$arch" == armhf ]] || { echo "usage: $0 arm64|armhf" >&2; exit 2; }
 build="build/cross-$arch"
