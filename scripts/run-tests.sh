@@ -46,7 +46,8 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
 # --- ARM cross legs (issue 12; docs/boards.md) ---
 # Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
 # only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
-# YOLO-LITE against build/release's. The rest of the cross build is scripts/cross-build.sh + ctest.
+# YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
+# (tests/cross/check-debs.sh). The rest of the cross build is scripts/cross-build.sh + ctest.
 bash scripts/install-deps.sh --with-cross
 for arch in arm64 armhf; do
   bash scripts/cross-test.sh "$arch"
