@@ -41,11 +41,11 @@ std::string format_explore_table(const ExploreResult& r) {
     const Build& b = r.best;
     std::string out = fmt::format(
         "board {} ({}): {} {} x{}, {} BRAM_18K, {} URAM, {} LUT, {} FF, {:.1f} GB/s\n"
-        "budget {:.0f}%: {} DSP, {} BRAM_18K; {}, {:.0f} MHz, {} fm read / {} fm write port(s) of {} bits\n"
-        "search: {} (Tm, Tn) pairs in the DSP budget, {} on the compute-roof staircase, {} builds fit, "
+        "budget {:.0f}%: {} DSP, {} BRAM_18K, {} LUT, {} FF; {}, {:.0f} MHz, {} fm read / {} fm write port(s) of {} bits\n"
+        "search: {} (Tm, Tn) pairs in the DSP / LUT / FF budget, {} on the compute-roof staircase, {} builds fit, "
         "{} layer estimates, {:.2f} s\n\n",
         board.name, fmt::join(board.boards, ", "), board.family, board.dsp_kind, board.dsp, board.bram_18k,
-        board.uram, board.lut, board.ff, board.bandwidth_gbs, o.headroom * 100, r.dsp_budget, r.bram_budget,
+        board.uram, board.lut, board.ff, board.bandwidth_gbs, o.headroom * 100, r.dsp_budget, r.bram_budget, r.lut_budget, r.ff_budget,
         data_type_name(o.type), o.clock_mhz, o.fm_read_ports, o.fm_write_ports, o.port_bits,
         r.stats.pairs_enumerated, r.stats.pairs_kept, r.stats.builds_fitting, r.stats.layer_estimates,
         r.stats.seconds);
@@ -112,7 +112,7 @@ nlohmann::json explore_to_json(const ExploreResult& r) {
             {"port_bits", o.port_bits},
             {"fm_read_ports", o.fm_read_ports},
             {"fm_write_ports", o.fm_write_ports},
-            {"budget", {{"dsp", r.dsp_budget}, {"bram_18k", r.bram_budget}}},
+            {"budget", {{"dsp", r.dsp_budget}, {"bram_18k", r.bram_budget}, {"lut", r.lut_budget}, {"ff", r.ff_budget}}},
             {"gop", r.gop()},
             {"search",
              {{"pairs_enumerated", r.stats.pairs_enumerated},

@@ -2,7 +2,7 @@
 //
 // Search: exhaustive over (Tm, Tn) within the DSP budget, pruned by the compute roof, then
 // exhaustive over the tile sizes that matter, with a per-layer cache:
-//  1. Every (Tm, Tn) whose DSPs fit is enumerated and given its compute-roof time: the MAC pipeline's
+//  1. Every (Tm, Tn) whose DSPs, LUTs and FFs fit is enumerated and given its compute-roof time: the MAC pipeline's
 //     cycles alone, sum of ceil(M/Tm) ceil(N/Tn) K^2 R C (a true lower bound of the latency model).
 //  2. A pair is dropped when another pair with no more multipliers has a compute roof at least as
 //     good (the staircase): e.g. Tm = 33 does no better than 32 on power-of-two channel counts.
@@ -267,6 +267,8 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
     const ExploreOptions& o = r.options;
     r.dsp_budget = static_cast<int>(std::floor(o.board.dsp * o.headroom));
     r.bram_budget = static_cast<int>(std::floor(o.board.bram_18k * o.headroom));
+    r.lut_budget = static_cast<int>(std::floor(o.board.lut * o.headroom));
+    r.ff_budget = static_cast<int>(std::floor(o.board.ff * o.headroom));
 
     int max_m = 1, max_n = 1;
     std::set<int> heights, widths;
@@ -289,11 +291,14 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
 
     // 1. (Tm, Tn) within the DSP budget, with their compute roofs.
     std::vector<Pair> pairs;
-    const int per_mac = dsp_per_mac(o.type);
-    const int control = estimate_resources(this_kernel(kernel::Maxima{1, 1, 1, 1, 1, 1}, o.type, 16)).dsp - per_mac;
+    const auto fits_logic = [&](const Resources& res) {
+        return res.dsp <= r.dsp_budget && res.lut <= r.lut_budget && res.ff <= r.ff_budget;
+    };
     for (int tn = 1; tn <= std::min(o.max_tn, max_n); ++tn) {
         for (int tm = 1; tm <= std::min(o.max_tm, max_m); ++tm) {
-            if (tm * tn * per_mac + control > r.dsp_budget) break;
+            // DSP, LUT and FF grow with Tm x Tn alone (the tiles only cost BRAM).
+            const kernel::Maxima m{tm, tn, 1, 1, w.max_kernel, w.max_stride};
+            if (!fits_logic(estimate_resources(this_kernel(m, o.type, o.port_bits)))) break;
             pairs.push_back(Pair{tm, tn, compute_roof_cycles(w, tm, tn)});
         }
     }
@@ -317,7 +322,7 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
                 if (square && tr != tc) continue;
                 const kernel::Maxima m{pair.tm, pair.tn, tr, tc, w.max_kernel, w.max_stride};
                 const Resources res = estimate_resources(this_kernel(m, o.type, o.port_bits));
-                if (res.dsp > r.dsp_budget || res.bram_18k > r.bram_budget) continue;
+                if (!fits_logic(res) || res.bram_18k > r.bram_budget) continue;
                 ++r.stats.builds_fitting;
                 p.maxima = m;
                 Build b;
@@ -343,9 +348,10 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
         }
     }
     if (r.builds.empty()) {
-        throw Error("no kernel build fits " + o.board.name + " within " + std::to_string(r.dsp_budget) +
-                    " DSPs and " + std::to_string(r.bram_budget) +
-                    " BRAM_18K (raise --headroom, or the board is too small for this network's windows)");
+        throw Error("no kernel build fits " + o.board.name + " within " + std::to_string(r.dsp_budget) + " DSPs, " +
+                    std::to_string(r.bram_budget) + " BRAM_18K, " + std::to_string(r.lut_budget) + " LUTs and " +
+                    std::to_string(r.ff_budget) +
+                    " FFs (raise --headroom, or the board is too small for this network's windows)");
     }
     std::sort(r.builds.begin(), r.builds.end(), faster);
     // The Pareto front: fastest first, a build joins unless a faster-or-equal one dominates it.

@@ -56,7 +56,7 @@ struct ExploreOptions {
     Board board;
     DataType type = DataType::Int16;
     double clock_mhz = 0;       // 0: the board's typical clock
-    double headroom = 0.8;      // share of the board's DSP and BRAM a build may use
+    double headroom = 0.8;      // share of the board's DSP, BRAM, LUT and FF a build may use
     int port_bits = 0;          // 0: one element per beat (the kernel as written)
     int fm_read_ports = 1;
     int fm_write_ports = 1;
@@ -100,6 +100,8 @@ struct ExploreResult {
     ExploreOptions options;  // with the defaults resolved
     int dsp_budget = 0;
     int bram_budget = 0;
+    int lut_budget = 0;  // the same headroom applies to LUTs and FFs
+    int ff_budget = 0;
     std::vector<Build> builds;  // every evaluated build, fastest first
     std::vector<Build> front;   // the Pareto front, fastest first
     Build best;
