@@ -12,13 +12,13 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "explore/explore_plot.hpp"
+#include "explore/explore_report.hpp"
+#include "explore/explorer.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "fpgacnn/plan.hpp"
-#include "explore/explore_plot.hpp"
-#include "explore/explore_report.hpp"
-#include "explore/explorer.hpp"
 #include "plan_json.hpp"
 
 namespace {
@@ -143,11 +143,13 @@ int plan_main(int argc, char** argv) {
     app.add_flag("--explore", options.explore,
                  "search the kernel builds (Tm, Tn, Tr, Tc) that fit --board for this cfg: Pareto front and "
                  "the fastest build (--tm/--tn/--tr/--tc are then ignored)");
-    app.add_option("--board", options.board,
-                   "board for --explore: a catalogue name (xc7z020, xc7z045, xczu3eg, xck26, xczu9eg, xc7vx485t, "
-                   "u50, u250) or a board name (Zedboard, ZCU102, ...)");
-    app.add_option("--boards-dir", options.boards_dir,
-                   "board catalogue folder (default: $FPGACNN_BOARDS_DIR, the installed or the source tree's)");
+    app.add_option(
+        "--board", options.board,
+        "board for --explore: a catalogue name (xc7z020, xc7z045, xczu3eg, xck26, xczu9eg, xc7vx485t, "
+        "u50, u250) or a board name (Zedboard, ZCU102, ...)");
+    app.add_option(
+        "--boards-dir", options.boards_dir,
+        "board catalogue folder (default: $FPGACNN_BOARDS_DIR, the installed or the source tree's)");
     app.add_option("--precision", options.precision, "data type of the explored builds: int16 or float32")
         ->capture_default_str()
         ->check(CLI::IsMember({"int16", "float32"}));
@@ -155,9 +157,10 @@ int plan_main(int argc, char** argv) {
                    "percent of the board's DSP and BRAM a build may use (the rest is the platform's)")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 100.0));
-    app.add_option("--groups", options.groups,
-                   "convolutions the cfg cannot express, LAYER:G[o][,...]: grouped in G, or with o split over G "
-                   "towers sharing the inputs (the two-tower AlexNet: 0:2o,2:2,4:2o,5:2,6:2)");
+    app.add_option(
+        "--groups", options.groups,
+        "convolutions the cfg cannot express, LAYER:G[o][,...]: grouped in G, or with o split over G "
+        "towers sharing the inputs (the two-tower AlexNet: 0:2o,2:2,4:2o,5:2,6:2)");
     app.add_flag("--conv-only", options.conv_only, "explore with the convolutions only (no maxpool / reorg)");
     app.add_option("--plot", options.plot, "write the roofline and Pareto-front picture (PNG)");
     app.add_option("--config-out", options.config_out,

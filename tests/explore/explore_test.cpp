@@ -39,10 +39,10 @@ TEST(BoardCatalog, HasEveryTargetBoardWithItsSources) {
 }
 
 TEST(ResourceModel, Bram18CountsAspectRatiosAndLutRam) {
-    EXPECT_EQ(bram18_for(9, 16), 0);      // 144 bits: registers / LUTRAM
-    EXPECT_EQ(bram18_for(2809, 16), 3);   // 1K x 18 three times
-    EXPECT_EQ(bram18_for(676, 32), 2);    // 512 x 36 twice
-    EXPECT_EQ(bram18_for(121, 32), 1);    // a small float bank still costs one BRAM
+    EXPECT_EQ(bram18_for(9, 16), 0);     // 144 bits: registers / LUTRAM
+    EXPECT_EQ(bram18_for(2809, 16), 3);  // 1K x 18 three times
+    EXPECT_EQ(bram18_for(676, 32), 2);   // 512 x 36 twice
+    EXPECT_EQ(bram18_for(121, 32), 1);   // a small float bank still costs one BRAM
     EXPECT_EQ(bram18_for(4096, 16), 4);
 }
 
@@ -50,27 +50,33 @@ TEST(ResourceModel, FitsThePublishedDesignsWithin15Percent) {
     for (const PublishedDesign& d : published_designs()) {
         const Resources r = estimate_resources(d.shape);
         EXPECT_LE(relative_error(r.dsp, d.reported.dsp), 0.15) << d.name << ": DSP " << r.dsp;
-        EXPECT_LE(relative_error(r.bram_18k, d.reported.bram_18k), 0.15) << d.name << ": BRAM_18K " << r.bram_18k;
+        EXPECT_LE(relative_error(r.bram_18k, d.reported.bram_18k), 0.15)
+            << d.name << ": BRAM_18K " << r.bram_18k;
         EXPECT_LE(relative_error(r.lut, d.reported.lut), 0.15) << d.name << ": LUT " << r.lut;
         EXPECT_LE(relative_error(r.ff, d.reported.ff), 0.15) << d.name << ": FF " << r.ff;
     }
 }
 
 TEST(ResourceModel, GrowsWithParallelismAndTiles) {
-    const Resources small = estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Int16, 16));
-    const Resources wide = estimate_resources(this_kernel(kernel::Maxima{32, 4, 13, 13, 3, 2}, DataType::Int16, 16));
-    const Resources tall = estimate_resources(this_kernel(kernel::Maxima{16, 4, 26, 26, 3, 2}, DataType::Int16, 16));
+    const Resources small =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Int16, 16));
+    const Resources wide =
+        estimate_resources(this_kernel(kernel::Maxima{32, 4, 13, 13, 3, 2}, DataType::Int16, 16));
+    const Resources tall =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 26, 26, 3, 2}, DataType::Int16, 16));
     EXPECT_EQ(wide.dsp - small.dsp, 64);
     EXPECT_GT(tall.bram_18k, small.bram_18k);
     EXPECT_EQ(tall.dsp, small.dsp);
-    const Resources fp = estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Float32, 32));
+    const Resources fp =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Float32, 32));
     EXPECT_EQ(fp.dsp, 16 * 4 * 5);
 }
 
 // Zhang et al. FPGA'15: AlexNet (two towers) on the VC707 at 100 MHz in float32 -> <Tm, Tn> = <64, 7>,
 // 61.62 GFLOPS. Their design's port widths are not published; 256-bit ports are assumed here.
 TEST(ExploreReproduces, ZhangAlexNetOnVc707) {
-    const Network net = load_darknet_cfg(source_dir() + "/kernels/boards/workloads/alexnet-zhang2015-conv.cfg");
+    const Network net =
+        load_darknet_cfg(source_dir() + "/kernels/boards/workloads/alexnet-zhang2015-conv.cfg");
     const Workload w = workload_from_network(net, parse_groups("0:2o,2:2,4:2o,5:2,6:2"), true);
     EXPECT_NEAR(2.0 * static_cast<double>(w.macs()) / 1e9, 1.33, 0.01);  // the paper's 1.33 GFLOP
     ExploreOptions o;
@@ -78,7 +84,8 @@ TEST(ExploreReproduces, ZhangAlexNetOnVc707) {
     o.type = DataType::Float32;
     o.port_bits = 256;
     const ExploreResult r = explore::explore(w, o);
-    const Build zhang = evaluate_build(w, r.options, kernel::Maxima{64, 7, r.best.maxima.tr, r.best.maxima.tc, 11, 4});
+    const Build zhang =
+        evaluate_build(w, r.options, kernel::Maxima{64, 7, r.best.maxima.tr, r.best.maxima.tc, 11, 4});
     EXPECT_TRUE((r.best.maxima.tm == 64 && r.best.maxima.tn == 7) ||
                 r.conv_gops(r.best) <= r.conv_gops(zhang) * 1.02)
         << "best Tm=" << r.best.maxima.tm << " Tn=" << r.best.maxima.tn;
@@ -129,7 +136,8 @@ TEST(Explore, ZedboardYolov2BuildFitsAndBeatsTheReferenceBuild) {
         EXPECT_GE(a.milliseconds, a.lower_bound_ms);
     }
     const std::string config = hls_config(r);
-    EXPECT_NE(config.find("FPGACNN_TM=" + std::to_string(r.best.maxima.tm) + "\n"), std::string::npos) << config;
+    EXPECT_NE(config.find("FPGACNN_TM=" + std::to_string(r.best.maxima.tm) + "\n"), std::string::npos)
+        << config;
     EXPECT_NE(config.find("FPGACNN_PART=xc7z020clg484-1"), std::string::npos) << config;
 }
 

@@ -62,7 +62,8 @@ Board load_board_file(const std::string& path) {
     b.bandwidth_gbs = field<double>(j, "bandwidth_gbs", path);
     b.clock_mhz = field<double>(j, "clock_mhz", path);
     b.sources = field<std::vector<std::string>>(j, "sources", path);
-    if (b.dsp <= 0 || b.bram_18k <= 0 || b.lut <= 0 || b.ff <= 0 || !(b.bandwidth_gbs > 0) || !(b.clock_mhz > 0)) {
+    if (b.dsp <= 0 || b.bram_18k <= 0 || b.lut <= 0 || b.ff <= 0 || !(b.bandwidth_gbs > 0) ||
+        !(b.clock_mhz > 0)) {
         throw Error(path + ": DSP, BRAM_18K, LUT, FF, bandwidth and clock must be positive");
     }
     if (b.flow != "vivado" && b.flow != "vitis") throw Error(path + ": flow must be \"vivado\" or \"vitis\"");
@@ -76,9 +77,11 @@ std::vector<Board> load_catalogue(const std::string& dir) {
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         if (entry.path().extension() == ".json") files.push_back(entry.path().string());
     }
-    if (ec) throw Error(dir + ": cannot read the board catalogue (" + ec.message() + "); set FPGACNN_BOARDS_DIR");
+    if (ec)
+        throw Error(dir + ": cannot read the board catalogue (" + ec.message() + "); set FPGACNN_BOARDS_DIR");
     std::sort(files.begin(), files.end());
     std::vector<Board> boards;
+    boards.reserve(files.size());
     for (const std::string& f : files) boards.push_back(load_board_file(f));
     return boards;
 }

@@ -37,7 +37,8 @@ struct Panel {
     }
 };
 
-void text(cv::Mat& img, const std::string& s, cv::Point p, double scale = 0.45, const cv::Scalar& c = kBlack) {
+void text(cv::Mat& img, const std::string& s, cv::Point p, double scale = 0.45,
+          const cv::Scalar& c = kBlack) {
     cv::putText(img, s, p, cv::FONT_HERSHEY_SIMPLEX, scale, c, 1, cv::LINE_AA);
 }
 
@@ -87,19 +88,23 @@ void roofline(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
     if (cmax <= 0) cmin = 1, cmax = 100, gmin = roof / 10;
     cmin = std::min(cmin, roof / bw);
     cmax = std::max(cmax, roof / bw);
-    Panel p{area, std::pow(10.0, std::floor(std::log10(cmin / 2))), std::pow(10.0, std::ceil(std::log10(cmax * 2))),
+    Panel p{area,
+            std::pow(10.0, std::floor(std::log10(cmin / 2))),
+            std::pow(10.0, std::ceil(std::log10(cmax * 2))),
             std::pow(10.0, std::floor(std::log10(std::min(gmin, roof) / 2))),
-            std::pow(10.0, std::ceil(std::log10(roof * 1.5))), true, true};
+            std::pow(10.0, std::ceil(std::log10(roof * 1.5))),
+            true,
+            true};
     axes(img, p,
-         fmt::format("roofline of Tm={} Tn={} Tr={} Tc={} on {} ({:.0f} MHz, {:.1f} GB/s)", b.maxima.tm, b.maxima.tn,
-                     b.maxima.tr, b.maxima.tc, r.options.board.name, r.options.clock_mhz, bw),
+         fmt::format("roofline of Tm={} Tn={} Tr={} Tc={} on {} ({:.0f} MHz, {:.1f} GB/s)", b.maxima.tm,
+                     b.maxima.tn, b.maxima.tr, b.maxima.tc, r.options.board.name, r.options.clock_mhz, bw),
          "operations per byte of DDR traffic (CTC)", "GOP/s");
     // The roofs: min(computational roof, CTC x bandwidth).
     const double knee = roof / bw;
     cv::line(img, p.at(p.x0, std::max(p.y0, p.x0 * bw)), p.at(knee, roof), kBlue, 2, cv::LINE_AA);
     cv::line(img, p.at(knee, roof), p.at(p.x1, roof), kBlue, 2, cv::LINE_AA);
-    text(img, fmt::format("computational roof {:.1f} GOP/s", roof), {p.at(knee, roof).x + 6, p.at(knee, roof).y - 6},
-         0.42, kBlue);
+    text(img, fmt::format("computational roof {:.1f} GOP/s", roof),
+         {p.at(knee, roof).x + 6, p.at(knee, roof).y - 6}, 0.42, kBlue);
     for (const LayerPoint& l : r.best_layers) {
         if (l.ctc <= 0 || l.gops <= 0) continue;
         const cv::Point q = p.at(l.ctc, l.gops);
@@ -107,8 +112,8 @@ void roofline(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
         cv::circle(img, q, 4, c, cv::FILLED, cv::LINE_AA);
         text(img, std::to_string(l.index), {q.x + 5, q.y - 3}, 0.33, c);
     }
-    text(img, "red: conv layers, green: maxpool / reorg (layer index)", {p.area.x + 6, p.area.y + p.area.height - 8},
-         0.4);
+    text(img, "red: conv layers, green: maxpool / reorg (layer index)",
+         {p.area.x + 6, p.area.y + p.area.height - 8}, 0.4);
 }
 
 void front(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
@@ -118,10 +123,18 @@ void front(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
         msmin = std::min(msmin, b.milliseconds), msmax = std::max(msmax, b.milliseconds);
         dmax = std::max(dmax, b.resources.dsp);
     }
-    for (const Build& b : r.front) bmin = std::min(bmin, b.resources.bram_18k), bmax = std::max(bmax, b.resources.bram_18k);
-    Panel p{area, 0, static_cast<double>(std::max(dmax, r.dsp_budget)) * 1.05,
-            std::pow(10.0, std::floor(std::log10(msmin))), std::pow(10.0, std::ceil(std::log10(msmax))), false, true};
-    axes(img, p, fmt::format("{} builds fit, Pareto front of {} (latency, DSP, BRAM)", r.builds.size(), r.front.size()),
+    for (const Build& b : r.front)
+        bmin = std::min(bmin, b.resources.bram_18k), bmax = std::max(bmax, b.resources.bram_18k);
+    Panel p{area,
+            0,
+            static_cast<double>(std::max(dmax, r.dsp_budget)) * 1.05,
+            std::pow(10.0, std::floor(std::log10(msmin))),
+            std::pow(10.0, std::ceil(std::log10(msmax))),
+            false,
+            true};
+    axes(img, p,
+         fmt::format("{} builds fit, Pareto front of {} (latency, DSP, BRAM)", r.builds.size(),
+                     r.front.size()),
          "DSP slices", "ms/frame");
     const std::size_t step = std::max<std::size_t>(1, r.builds.size() / 4000);
     for (std::size_t i = 0; i < r.builds.size(); i += step) {
@@ -139,7 +152,8 @@ void front(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
                      r.best.maxima.tn, r.best.maxima.tr, r.best.maxima.tc, r.best.milliseconds,
                      r.best.resources.dsp, r.best.resources.bram_18k),
          {p.area.x + 6, p.area.y + 18}, 0.42);
-    text(img, fmt::format("front colour: BRAM_18K {} (blue) .. {} (red); grey: every fitting build", bmin, bmax),
+    text(img,
+         fmt::format("front colour: BRAM_18K {} (blue) .. {} (red); grey: every fitting build", bmin, bmax),
          {p.area.x + 6, p.area.y + 36}, 0.4);
     const int budget_x = static_cast<int>(std::lround(p.tx(r.dsp_budget)));
     cv::line(img, {budget_x, p.area.y}, {budget_x, p.area.y + p.area.height}, kRed, 1, cv::LINE_AA);

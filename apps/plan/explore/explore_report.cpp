@@ -41,14 +41,16 @@ std::string format_explore_table(const ExploreResult& r) {
     const Build& b = r.best;
     std::string out = fmt::format(
         "board {} ({}): {} {} x{}, {} BRAM_18K, {} URAM, {} LUT, {} FF, {:.1f} GB/s\n"
-        "budget {:.0f}%: {} DSP, {} BRAM_18K, {} LUT, {} FF; {}, {:.0f} MHz, {} fm read / {} fm write port(s) of {} bits\n"
-        "search: {} (Tm, Tn) pairs in the DSP / LUT / FF budget, {} on the compute-roof staircase, {} builds fit, "
+        "budget {:.0f}%: {} DSP, {} BRAM_18K, {} LUT, {} FF; {}, {:.0f} MHz, {} fm read / {} fm write "
+        "port(s) of {} bits\n"
+        "search: {} (Tm, Tn) pairs in the DSP / LUT / FF budget, {} on the compute-roof staircase, {} builds "
+        "fit, "
         "{} layer estimates, {:.2f} s\n\n",
         board.name, fmt::join(board.boards, ", "), board.family, board.dsp_kind, board.dsp, board.bram_18k,
-        board.uram, board.lut, board.ff, board.bandwidth_gbs, o.headroom * 100, r.dsp_budget, r.bram_budget, r.lut_budget, r.ff_budget,
-        data_type_name(o.type), o.clock_mhz, o.fm_read_ports, o.fm_write_ports, o.port_bits,
-        r.stats.pairs_enumerated, r.stats.pairs_kept, r.stats.builds_fitting, r.stats.layer_estimates,
-        r.stats.seconds);
+        board.uram, board.lut, board.ff, board.bandwidth_gbs, o.headroom * 100, r.dsp_budget, r.bram_budget,
+        r.lut_budget, r.ff_budget, data_type_name(o.type), o.clock_mhz, o.fm_read_ports, o.fm_write_ports,
+        o.port_bits, r.stats.pairs_enumerated, r.stats.pairs_kept, r.stats.builds_fitting,
+        r.stats.layer_estimates, r.stats.seconds);
     out += fmt::format(
         "best: {} (max window {}, stride {}): {:.1f} ms/frame, {:.2f} GOP/s ({:.2f} GOP; compute roof {:.1f} "
         "ms, {:.1f} GOP/s peak)\n"
@@ -61,14 +63,14 @@ std::string format_explore_table(const ExploreResult& r) {
                        "op/byte", "GOP/s", "busy", "bound");
     for (const LayerPoint& l : r.best_layers) {
         const bool compute = l.compute_ms >= 0.8 * l.milliseconds;
-        out += fmt::format("{:>5} {:>8.3f} {:>8.2f} {:>10.2f} {:>9.1f} {:>9.2f} {:>7.0f}%  {}\n", l.index, l.gop,
-                           l.milliseconds, l.megabytes, l.ctc, l.gops,
+        out += fmt::format("{:>5} {:>8.3f} {:>8.2f} {:>10.2f} {:>9.1f} {:>9.2f} {:>7.0f}%  {}\n", l.index,
+                           l.gop, l.milliseconds, l.megabytes, l.ctc, l.gops,
                            l.milliseconds > 0 ? 100.0 * l.compute_ms / l.milliseconds : 0.0,
                            compute ? "compute" : "memory");
     }
     out += fmt::format("\nPareto front (latency, DSP, BRAM_18K): {} builds\n", r.front.size());
-    out += fmt::format("{:>4} {:>4} {:>4} {:>4} {:>6} {:>6} {:>7} {:>7} {:>9} {:>8}\n", "Tm", "Tn", "Tr", "Tc", "DSP",
-                       "BRAM", "LUT", "FF", "ms", "GOP/s");
+    out += fmt::format("{:>4} {:>4} {:>4} {:>4} {:>6} {:>6} {:>7} {:>7} {:>9} {:>8}\n", "Tm", "Tn", "Tr",
+                       "Tc", "DSP", "BRAM", "LUT", "FF", "ms", "GOP/s");
     const std::size_t shown = std::min<std::size_t>(r.front.size(), 15);
     for (std::size_t i = 0; i < shown; ++i) {
         const Build& f = r.front[i];
@@ -76,7 +78,8 @@ std::string format_explore_table(const ExploreResult& r) {
                            f.maxima.tn, f.maxima.tr, f.maxima.tc, f.resources.dsp, f.resources.bram_18k,
                            f.resources.lut, f.resources.ff, f.milliseconds, r.gops(f));
     }
-    if (shown < r.front.size()) out += fmt::format("  ... {} more (--json lists all)\n", r.front.size() - shown);
+    if (shown < r.front.size())
+        out += fmt::format("  ... {} more (--json lists all)\n", r.front.size() - shown);
     return out;
 }
 
@@ -95,35 +98,37 @@ nlohmann::json explore_to_json(const ExploreResult& r) {
                           {"ops_per_byte", l.ctc},
                           {"gops", l.gops}});
     }
-    return {{"board",
-             {{"name", o.board.name},
-              {"boards", o.board.boards},
-              {"part", o.board.part},
-              {"dsp_kind", o.board.dsp_kind},
-              {"dsp", o.board.dsp},
-              {"bram_18k", o.board.bram_18k},
-              {"uram", o.board.uram},
-              {"lut", o.board.lut},
-              {"ff", o.board.ff},
-              {"bandwidth_gbs", o.board.bandwidth_gbs}}},
-            {"precision", data_type_name(o.type)},
-            {"clock_mhz", o.clock_mhz},
-            {"headroom", o.headroom},
-            {"port_bits", o.port_bits},
-            {"fm_read_ports", o.fm_read_ports},
-            {"fm_write_ports", o.fm_write_ports},
-            {"budget", {{"dsp", r.dsp_budget}, {"bram_18k", r.bram_budget}, {"lut", r.lut_budget}, {"ff", r.ff_budget}}},
-            {"gop", r.gop()},
-            {"search",
-             {{"pairs_enumerated", r.stats.pairs_enumerated},
-              {"pairs_kept", r.stats.pairs_kept},
-              {"builds_fitting", r.stats.builds_fitting},
-              {"layer_estimates", r.stats.layer_estimates},
-              {"seconds", r.stats.seconds}}},
-            {"best", build_json(r, r.best)},
-            {"best_layers", layers},
-            {"pareto_front", front},
-            {"hls_config", hls_config(r)}};
+    return {
+        {"board",
+         {{"name", o.board.name},
+          {"boards", o.board.boards},
+          {"part", o.board.part},
+          {"dsp_kind", o.board.dsp_kind},
+          {"dsp", o.board.dsp},
+          {"bram_18k", o.board.bram_18k},
+          {"uram", o.board.uram},
+          {"lut", o.board.lut},
+          {"ff", o.board.ff},
+          {"bandwidth_gbs", o.board.bandwidth_gbs}}},
+        {"precision", data_type_name(o.type)},
+        {"clock_mhz", o.clock_mhz},
+        {"headroom", o.headroom},
+        {"port_bits", o.port_bits},
+        {"fm_read_ports", o.fm_read_ports},
+        {"fm_write_ports", o.fm_write_ports},
+        {"budget",
+         {{"dsp", r.dsp_budget}, {"bram_18k", r.bram_budget}, {"lut", r.lut_budget}, {"ff", r.ff_budget}}},
+        {"gop", r.gop()},
+        {"search",
+         {{"pairs_enumerated", r.stats.pairs_enumerated},
+          {"pairs_kept", r.stats.pairs_kept},
+          {"builds_fitting", r.stats.builds_fitting},
+          {"layer_estimates", r.stats.layer_estimates},
+          {"seconds", r.stats.seconds}}},
+        {"best", build_json(r, r.best)},
+        {"best_layers", layers},
+        {"pareto_front", front},
+        {"hls_config", hls_config(r)}};
 }
 
 std::string hls_config(const ExploreResult& r) {
@@ -137,12 +142,14 @@ std::string hls_config(const ExploreResult& r) {
         r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride);
     if (o.port_bits != data_bits(o.type) || o.fm_read_ports != 1 || o.fm_write_ports != 1) {
         out += fmt::format(
-            "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel as written has one port each "
+            "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel as written has one port "
+            "each "
             "carrying one element per beat\n",
             o.fm_read_ports, o.fm_write_ports, o.port_bits);
     }
     out += fmt::format(
-        "FPGACNN_PART={}\nFPGACNN_CLOCK_MHZ={:.0f}\nFPGACNN_TM={}\nFPGACNN_TN={}\nFPGACNN_TR={}\nFPGACNN_TC={}\n"
+        "FPGACNN_PART={}\nFPGACNN_CLOCK_MHZ={:.0f}\nFPGACNN_TM={}\nFPGACNN_TN={}\nFPGACNN_TR={}\nFPGACNN_TC={"
+        "}\n"
         "FPGACNN_MAX_K={}\nFPGACNN_MAX_S={}\nFPGACNN_PORT_BITS={}\n",
         o.board.part, o.clock_mhz, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, o.port_bits);
     return out;

@@ -2,7 +2,8 @@
 //
 // Search: exhaustive over (Tm, Tn) within the DSP budget, pruned by the compute roof, then
 // exhaustive over the tile sizes that matter, with a per-layer cache:
-//  1. Every (Tm, Tn) whose DSPs, LUTs and FFs fit is enumerated and given its compute-roof time: the MAC pipeline's
+//  1. Every (Tm, Tn) whose DSPs, LUTs and FFs fit is enumerated and given its compute-roof time: the MAC
+//  pipeline's
 //     cycles alone, sum of ceil(M/Tm) ceil(N/Tn) K^2 R C (a true lower bound of the latency model).
 //  2. A pair is dropped when another pair with no more multipliers has a compute roof at least as
 //     good (the staircase): e.g. Tm = 33 does no better than 32 on power-of-two channel counts.
@@ -161,7 +162,8 @@ std::map<int, GroupSpec> parse_groups(const std::string& text) {
     return groups;
 }
 
-Workload workload_from_network(const Network& network, const std::map<int, GroupSpec>& groups, bool conv_only) {
+Workload workload_from_network(const Network& network, const std::map<int, GroupSpec>& groups,
+                               bool conv_only) {
     Workload w;
     w.name = network.cfg_path;
     for (const Layer& l : network.layers) {
@@ -306,7 +308,8 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
     // 2. The staircase, most promising first.
     pairs = staircase(std::move(pairs));
     r.stats.pairs_kept = static_cast<long long>(pairs.size());
-    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.roof_cycles < b.roof_cycles; });
+    std::sort(pairs.begin(), pairs.end(),
+              [](const Pair& a, const Pair& b) { return a.roof_cycles < b.roof_cycles; });
 
     // 3. Tile sizes that matter.
     const int lo = std::max(1, o.min_tile);
@@ -348,15 +351,16 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
         }
     }
     if (r.builds.empty()) {
-        throw Error("no kernel build fits " + o.board.name + " within " + std::to_string(r.dsp_budget) + " DSPs, " +
-                    std::to_string(r.bram_budget) + " BRAM_18K, " + std::to_string(r.lut_budget) + " LUTs and " +
-                    std::to_string(r.ff_budget) +
+        throw Error("no kernel build fits " + o.board.name + " within " + std::to_string(r.dsp_budget) +
+                    " DSPs, " + std::to_string(r.bram_budget) + " BRAM_18K, " + std::to_string(r.lut_budget) +
+                    " LUTs and " + std::to_string(r.ff_budget) +
                     " FFs (raise --headroom, or the board is too small for this network's windows)");
     }
     std::sort(r.builds.begin(), r.builds.end(), faster);
     // The Pareto front: fastest first, a build joins unless a faster-or-equal one dominates it.
     for (Build& b : r.builds) {
-        const bool dominated = std::any_of(r.front.begin(), r.front.end(), [&](const Build& f) { return dominates(f, b); });
+        const bool dominated =
+            std::any_of(r.front.begin(), r.front.end(), [&](const Build& f) { return dominates(f, b); });
         if (!dominated) {
             b.pareto = true;
             r.front.push_back(b);

@@ -47,7 +47,8 @@ struct GroupSpec {
 /// The device layers of a network, with `groups` (layer index -> split). `conv_only`: leave maxpool /
 /// reorg out (designs that run convolutions only, as Zhang et al. 2015's). Throws Error naming the
 /// layer when a split does not divide its channels.
-Workload workload_from_network(const Network& network, const std::map<int, GroupSpec>& groups, bool conv_only);
+Workload workload_from_network(const Network& network, const std::map<int, GroupSpec>& groups,
+                               bool conv_only);
 
 /// "2:2,4:2o" -> {2: grouped in 2, 4: outputs split over 2 towers}; throws Error on anything else.
 std::map<int, GroupSpec> parse_groups(const std::string& text);
@@ -55,13 +56,13 @@ std::map<int, GroupSpec> parse_groups(const std::string& text);
 struct ExploreOptions {
     Board board;
     DataType type = DataType::Int16;
-    double clock_mhz = 0;       // 0: the board's typical clock
-    double headroom = 0.8;      // share of the board's DSP, BRAM, LUT and FF a build may use
-    int port_bits = 0;          // 0: one element per beat (the kernel as written)
+    double clock_mhz = 0;   // 0: the board's typical clock
+    double headroom = 0.8;  // share of the board's DSP, BRAM, LUT and FF a build may use
+    int port_bits = 0;      // 0: one element per beat (the kernel as written)
     int fm_read_ports = 1;
     int fm_write_ports = 1;
     int burst_overhead_cycles = 8;
-    int min_tile = 4;           // smallest Tr / Tc considered
+    int min_tile = 4;  // smallest Tr / Tc considered
     int max_tn = 64;
     int max_tm = 1024;
 };

@@ -35,9 +35,9 @@ struct PlanOptions {
     // Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
     // float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
     int element_bits = arith::kDataBits;
-    int burst_overhead_cycles = 8;     // cycles per burst not hidden by outstanding transactions
-    int pipeline_depth = 12;           // fill/drain cycles of each pipelined compute loop
-    int alignment_elements = 32;       // arena / parameter offsets are multiples of this (64 bytes)
+    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
+    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
+    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
 };
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,

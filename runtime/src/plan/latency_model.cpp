@@ -85,8 +85,8 @@ void count(LayerEstimate& e, const Transfer& t, bool write) {
 }
 
 /// The bursts of kernel::detail::load_input_tile: one per existing row of each existing map.
-Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int height, int width, int first_row, int first_col, int rows,
-                    int cols) {
+Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int height, int width,
+                    int first_row, int first_col, int rows, int cols) {
     Transfer t;
     const int col_begin = std::max(first_col, 0);
     const int col_end = std::min(first_col + cols, width);
@@ -130,8 +130,9 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
             std::vector<double> load(static_cast<std::size_t>(groups));
             std::vector<Transfer> loads(static_cast<std::size_t>(groups));
             for (int g = 0; g < groups; ++g) {
-                Transfer t = input_tile(element_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h), static_cast<int>(c.in_w),
-                                        row0 * s - pad, col0 * s - pad, win_rows, win_cols);
+                Transfer t =
+                    input_tile(element_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
+                               static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad, win_rows, win_cols);
                 t.param_bytes = block_bytes;
                 t.param_bursts = 1;
                 loads[static_cast<std::size_t>(g)] = t;
@@ -179,9 +180,9 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(c.tile_cols)) {
             const int cols = std::min(static_cast<int>(c.tile_cols), out_w - col0);
             for (int map0 = 0; map0 < maps; map0 += lanes) {
-                const Transfer load =
-                    input_tile(element_bytes, lanes, maps - map0, static_cast<int>(c.in_h), static_cast<int>(c.in_w),
-                               row0 * s - pad, col0 * s - pad, (rows - 1) * s + k, (cols - 1) * s + k);
+                const Transfer load = input_tile(element_bytes, lanes, maps - map0, static_cast<int>(c.in_h),
+                                                 static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad,
+                                                 (rows - 1) * s + k, (cols - 1) * s + k);
                 const Transfer store = output_tile(element_bytes, std::min(lanes, maps - map0), rows, cols);
                 count(e, load, false);
                 count(e, store, true);
