@@ -19,6 +19,8 @@ if ((fast_only)); then
   exit 0
 fi
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+# The kernel at the maxima fpgacnn-plan --explore chooses for the Zedboard (its own build folder).
+bash scripts/test-explored-build.sh build/release xc7z020
 # `cmake --install` to a temporary prefix and examples/detect-minimal built against it (docs/install.md).
 bash tests/install/install_test.sh build/release
 bash scripts/check-tidy.sh build/release

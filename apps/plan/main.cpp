@@ -1,6 +1,8 @@
 // fpgacnn-plan: how a darknet cfg maps onto the accelerator: per-layer tiles, arena offsets, bytes
-// moved, MACs and an estimated latency for a kernel build, clock and memory bandwidth.
+// moved, MACs and an estimated latency for a kernel build, clock and memory bandwidth; with
+// --explore, which kernel build to synthesise for a board (explore/explorer.hpp).
 // Exit codes: 0 success, 1 a model/plan error (message on stderr), 2 bad command line.
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -10,6 +12,9 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "explore/explore_plot.hpp"
+#include "explore/explore_report.hpp"
+#include "explore/explorer.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
@@ -23,12 +28,61 @@ struct Options {
     std::string input_size;
     fpgacnn::PlanOptions plan;
     bool json = false;
+    // --explore
+    bool explore = false;
+    std::string board;
+    std::string boards_dir;
+    std::string precision = "int16";
+    double headroom_percent = 80;
+    std::string groups;
+    bool conv_only = false;
+    std::string plot;
+    std::string config_out;
 };
 
-int run(const Options& options) {
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    if (!out.flush()) throw fpgacnn::Error(path + ": cannot write the build config");
+}
+
+int run_explore(const Options& options, const fpgacnn::Network& network, const CLI::App& app) {
+    namespace ex = fpgacnn::explore;
+    const std::string dir = options.boards_dir.empty() ? ex::default_boards_dir() : options.boards_dir;
+    if (options.board.empty()) {
+        std::string known;
+        for (const ex::Board& b : ex::load_catalogue(dir)) known += " " + b.name;
+        throw fpgacnn::Error("--explore needs --board NAME; the catalogue " + dir + " has:" + known);
+    }
+    ex::ExploreOptions o;
+    o.board = ex::find_board(dir, options.board);
+    o.type = ex::parse_data_type(options.precision);
+    o.clock_mhz = app.count("--clock-mhz") > 0 ? options.plan.clock_mhz : 0.0;
+    o.headroom = options.headroom_percent / 100.0;
+    o.port_bits = app.count("--port-bits") > 0 ? options.plan.port_bits : 0;
+    o.fm_read_ports = options.plan.fm_read_ports;
+    o.fm_write_ports = options.plan.fm_write_ports;
+    o.burst_overhead_cycles = options.plan.burst_overhead_cycles;
+    const ex::Workload workload =
+        ex::workload_from_network(network, ex::parse_groups(options.groups), options.conv_only);
+    const ex::ExploreResult result = ex::explore(workload, o);
+    if (!options.plot.empty()) ex::write_explore_plot(result, options.plot);
+    if (!options.config_out.empty()) write_text(options.config_out, ex::hls_config(result));
+    if (options.json) {
+        std::cout << ex::explore_to_json(result).dump(2) << std::endl;
+    } else {
+        std::cout << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n"
+                  << ex::format_explore_table(result) << "\n"
+                  << ex::hls_config(result) << std::flush;
+    }
+    return 0;
+}
+
+int run(const Options& options, const CLI::App& app) {
     std::optional<fpgacnn::InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
     const fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
+    if (options.explore) return run_explore(options, network, app);
     const fpgacnn::NetworkPlan plan = fpgacnn::plan_network(network, options.plan);
     if (options.json) {
         nlohmann::json out = fpgacnn::plan_app::plan_to_json(plan);
@@ -58,6 +112,13 @@ int plan_main(int argc, char** argv) {
     app.add_option("--port-bits", p.port_bits, "data width of each AXI master port")
         ->capture_default_str()
         ->check(CLI::IsMember({16, 32, 64, 128, 256, 512}));
+    app.add_option("--read-ports", p.fm_read_ports,
+                   "feature-map read ports in parallel (Chen et al. 2019's design: 4, with --port-bits 32)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    app.add_option("--write-ports", p.fm_write_ports, "feature-map write ports in parallel (Chen et al.: 2)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
     app.add_option("--burst-overhead", p.burst_overhead_cycles, "cycles lost per AXI burst")
         ->capture_default_str();
     app.add_option("--tm", p.maxima.tm, "output maps in parallel (kernel build)")
@@ -78,10 +139,35 @@ int plan_main(int argc, char** argv) {
     app.add_option("--max-stride", p.maxima.max_stride, "largest stride of the kernel build")
         ->capture_default_str()
         ->check(CLI::Range(1, 8));
-    app.add_flag("--json", options.json, "print the plan as JSON");
+    app.add_flag("--json", options.json, "print the plan (or the exploration) as JSON");
+    app.add_flag("--explore", options.explore,
+                 "search the kernel builds (Tm, Tn, Tr, Tc) that fit --board for this cfg: Pareto front and "
+                 "the fastest build (--tm/--tn/--tr/--tc are then ignored)");
+    app.add_option(
+        "--board", options.board,
+        "board for --explore: a catalogue name (xc7z020, xc7z045, xczu3eg, xck26, xczu9eg, xc7vx485t, "
+        "u50, u250) or a board name (Zedboard, ZCU102, ...)");
+    app.add_option(
+        "--boards-dir", options.boards_dir,
+        "board catalogue folder (default: $FPGACNN_BOARDS_DIR, the installed or the source tree's)");
+    app.add_option("--precision", options.precision, "data type of the explored builds: int16 or float32")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"int16", "float32"}));
+    app.add_option("--headroom", options.headroom_percent,
+                   "percent of the board's DSP and BRAM a build may use (the rest is the platform's)")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 100.0));
+    app.add_option(
+        "--groups", options.groups,
+        "convolutions the cfg cannot express, LAYER:G[o][,...]: grouped in G, or with o split over G "
+        "towers sharing the inputs (the two-tower AlexNet: 0:2o,2:2,4:2o,5:2,6:2)");
+    app.add_flag("--conv-only", options.conv_only, "explore with the convolutions only (no maxpool / reorg)");
+    app.add_option("--plot", options.plot, "write the roofline and Pareto-front picture (PNG)");
+    app.add_option("--config-out", options.config_out,
+                   "write the best build's config for the HLS scripts (FPGACNN_TM=... lines)");
     return fpgacnn::apps::parse_then_run(app, argc, argv, [&] {
         fpgacnn::set_log_level(fpgacnn::LogLevel::Info);
-        return run(options);
+        return run(options, app);
     });
 }
 
