@@ -12,8 +12,8 @@ namespace fpgacnn::bench {
 
 struct BenchOptions {
     std::string cfg;
-    std::string weights;    // empty: deterministic synthetic weights (speed only, no real detections)
-    std::string quantized;  // int16: a quantized model file; empty: calibrate on darknet's sample images
+    std::string weights;       // empty: deterministic synthetic weights (speed only, no real detections)
+    std::string quantized;     // int16: a quantized model file; empty: calibrate on darknet's sample images
     GoldenTwinOptions verify;  // --verify-every, --on-mismatch
     std::string device = "auto";
     Precision precision = Precision::Auto;

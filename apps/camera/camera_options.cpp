@@ -31,7 +31,9 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
                    "frames queued per client; a slower client loses the oldest")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
-    app.add_option("--max-clients", options.max_clients, "/stream and /events viewers served at once (more get 503; connections that have not sent a request do not count)")
+    app.add_option("--max-clients", options.max_clients,
+                   "/stream and /events viewers served at once (more get 503; connections that have not sent "
+                   "a request do not count)")
         ->check(CLI::Range(1, 10000))
         ->capture_default_str();
     app.add_flag("--show", options.show, "also show the annotated video in a local window (needs a display)");

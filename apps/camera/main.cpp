@@ -126,8 +126,8 @@ int run(const CameraOptions& options) {
     pipeline.join();
     if (options.verify.every > 0) {
         const VerificationStats twin = detector->verification();
-        spdlog::info("golden twin: {} frame(s) verified, {} mismatch(es){}", twin.frames_verified, twin.mismatches,
-                     twin.fell_back ? ", fell back to the CPU" : "");
+        spdlog::info("golden twin: {} frame(s) verified, {} mismatch(es){}", twin.frames_verified,
+                     twin.mismatches, twin.fell_back ? ", fell back to the CPU" : "");
     }
     const ServerStats stats = server.stats();
     spdlog::info("served {} frames; slow clients lost {}, server backlog dropped {}; {} bad requests",

@@ -31,11 +31,11 @@ std::string frame_event_json(const DetectionResult& result, const FrameStats& st
                               {"bottom", d.bottom}});
     }
     nlohmann::json event = {{"frame", stats.number},
-                                  {"fps", rounded(stats.fps, 100)},
-                                  {"ms", rounded(result.milliseconds, 100)},
-                                  {"width", result.image_w},
-                                  {"height", result.image_h},
-                                  {"detections", std::move(detections)}};
+                            {"fps", rounded(stats.fps, 100)},
+                            {"ms", rounded(result.milliseconds, 100)},
+                            {"width", result.image_w},
+                            {"height", result.image_h},
+                            {"detections", std::move(detections)}};
     if (stats.verification) {
         const VerificationStats& v = *stats.verification;
         event["verify"] = {{"every", v.every},

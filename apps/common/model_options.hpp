@@ -66,15 +66,18 @@ inline std::string device_options_problem(Precision precision, const std::string
 
 /// --verify-every and --on-mismatch: golden-twin checking of device results (fpgacnn/golden_twin.hpp).
 inline void add_verify_options(CLI::App& app, GoldenTwinOptions& verify) {
-    app.add_option("--verify-every", verify.every,
-                   "golden twin: recompute one frame in N on the CPU int16 backend and compare every layer of "
-                   "the device's results bit for bit; mismatches are logged with layer, channel and tile "
-                   "(0: off; devices only)")
+    app.add_option(
+           "--verify-every", verify.every,
+           "golden twin: recompute one frame in N on the CPU int16 backend and compare every layer of "
+           "the device's results bit for bit; mismatches are logged with layer, channel and tile "
+           "(0: off; devices only)")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
     app.add_option_function<std::string>(
-           "--on-mismatch", [&verify](const std::string& text) { verify.on_mismatch = parse_on_mismatch(text); },
-           "log | fallback: after a golden-twin mismatch, only log and count it, or also run that frame and the "
+           "--on-mismatch",
+           [&verify](const std::string& text) { verify.on_mismatch = parse_on_mismatch(text); },
+           "log | fallback: after a golden-twin mismatch, only log and count it, or also run that frame and "
+           "the "
            "rest of the run on the CPU int16 backend")
         ->check(CLI::IsMember({on_mismatch_name(OnMismatch::Log), on_mismatch_name(OnMismatch::Fallback)}))
         ->default_str(on_mismatch_name(verify.on_mismatch));

@@ -4,7 +4,8 @@
 
 namespace fpgacnn::emu {
 
-std::size_t bit_flip_element(const std::string& who, const EmuBitFlip& flip, const kernel::LayerCommand& command) {
+std::size_t bit_flip_element(const std::string& who, const EmuBitFlip& flip,
+                             const kernel::LayerCommand& command) {
     const std::string what = who + ": the injected bit flip (flip=" + std::to_string(flip.layer) + "/" +
                              std::to_string(flip.channel) + "/" + std::to_string(flip.tile) + "/" +
                              std::to_string(flip.bit) + ")";

@@ -11,6 +11,7 @@ namespace fpgacnn::emu {
 
 /// The element (int16 index into the arena) `flip` corrupts in `command`'s output. Throws Error
 /// naming `who` when the command is not a conv or maxpool or has no such channel or tile.
-std::size_t bit_flip_element(const std::string& who, const EmuBitFlip& flip, const kernel::LayerCommand& command);
+std::size_t bit_flip_element(const std::string& who, const EmuBitFlip& flip,
+                             const kernel::LayerCommand& command);
 
 }  // namespace fpgacnn::emu

@@ -74,10 +74,10 @@ public:
                         " is still running (ap_idle is low); wait() for it first");
         }
         if (options_.fail_after_commands >= 0 && commands_started_ >= options_.fail_after_commands) {
-            throw DeviceError(who + ": injected failure (fail-after=" +
-                              std::to_string(options_.fail_after_commands) +
-                              "): the device stopped accepting commands after " +
-                              std::to_string(options_.fail_after_commands) + " (EmuOptions::fail_after_commands)");
+            throw DeviceError(
+                who + ": injected failure (fail-after=" + std::to_string(options_.fail_after_commands) +
+                "): the device stopped accepting commands after " +
+                std::to_string(options_.fail_after_commands) + " (EmuOptions::fail_after_commands)");
         }
         Job job;
         job.command = command;

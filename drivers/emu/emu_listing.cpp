@@ -21,7 +21,8 @@ const char* const kOptionsHelp =
 }
 
 /// A decimal number in [0, max]: digits only (no sign, no spaces, no suffix).
-long long parse_count(const std::string& spec, const std::string& what, const std::string& text, long long max) {
+long long parse_count(const std::string& spec, const std::string& what, const std::string& text,
+                      long long max) {
     if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) {
         malformed(spec, what + " must be a number, not '" + text + "'");
     }
@@ -54,7 +55,8 @@ EmuBitFlip parse_flip(const std::string& spec, const std::string& value) {
 }  // namespace
 
 EmuOptions parse_emu_spec(const std::string& spec) {
-    if (spec.rfind("emu", 0) != 0 || (spec.size() > 3 && spec[3] != ':')) malformed(spec, "not an emu device");
+    if (spec.rfind("emu", 0) != 0 || (spec.size() > 3 && spec[3] != ':'))
+        malformed(spec, "not an emu device");
     EmuOptions options;
     bool lenient = false;
     if (spec.size() == 3) return options;
@@ -77,6 +79,18 @@ EmuOptions parse_emu_spec(const std::string& spec) {
         }
     }
     return options;
+}
+
+std::string emu_spec_text(const EmuOptions& options) {
+    std::string spec = "emu";
+    if (!options.strict_sync) spec += ":lenient";
+    if (options.bit_flip) {
+        const EmuBitFlip& flip = *options.bit_flip;
+        spec += ":flip=" + std::to_string(flip.layer) + "/" + std::to_string(flip.channel) + "/" +
+                std::to_string(flip.tile) + "/" + std::to_string(flip.bit);
+    }
+    if (options.fail_after_commands >= 0) spec += ":fail-after=" + std::to_string(options.fail_after_commands);
+    return spec;
 }
 
 std::unique_ptr<Device> open_emu_device(const std::string& spec) {

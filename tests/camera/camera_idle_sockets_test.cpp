@@ -26,8 +26,8 @@ protected:
     /// Opens /stream and returns the connection with the response's status.
     static int open_stream(Connection& viewer) {
         viewer.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-        const std::string received =
-            viewer.read_until([](const std::string& text) { return text.find("\r\n\r\n") != std::string::npos; }, 30s);
+        const std::string received = viewer.read_until(
+            [](const std::string& text) { return text.find("\r\n\r\n") != std::string::npos; }, 30s);
         return status_of(received);
     }
 

@@ -148,7 +148,8 @@ TEST(FrameEvent, JsonCarriesTheGoldenTwinCountersWhenVerifying) {
     twin.frames_verified = 4;
     twin.mismatches = 1;
     twin.fell_back = true;
-    const auto event = nlohmann::json::parse(frame_event_json(fpgacnn::DetectionResult{}, FrameStats{31, 5.0, twin}));
+    const auto event =
+        nlohmann::json::parse(frame_event_json(fpgacnn::DetectionResult{}, FrameStats{31, 5.0, twin}));
     EXPECT_EQ(event["verify"]["every"], 10);
     EXPECT_EQ(event["verify"]["verified"], 4);
     EXPECT_EQ(event["verify"]["mismatches"], 1);

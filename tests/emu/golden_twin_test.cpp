@@ -28,13 +28,13 @@ const Network& twin_network() {
         "golden_twin",
         "[net]\nwidth=64\nheight=56\nchannels=3\n\n"
         "[convolutional]\nfilters=8\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"    // 0: 64x56
-        "[maxpool]\nsize=2\nstride=2\n\n"                                               // 1
+        "[maxpool]\nsize=2\nstride=2\n\n"                                              // 1
         "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 2: 32x28
-        "[maxpool]\nsize=2\nstride=2\n\n"                                               // 3
+        "[maxpool]\nsize=2\nstride=2\n\n"                                              // 3
         "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"   // 4
-        "[route]\nlayers=-3\n\n"                                                        // 5
-        "[reorg]\nstride=2\n\n"                                                         // 6
-        "[route]\nlayers=-1,-3\n\n"                                                     // 7
+        "[route]\nlayers=-3\n\n"                                                       // 5
+        "[reorg]\nstride=2\n\n"                                                        // 6
+        "[route]\nlayers=-1,-3\n\n"                                                    // 7
         "[convolutional]\nfilters=35\nsize=1\nstride=1\npad=1\nactivation=linear\n\n"  // 8
         "[region]\nanchors=1,1,2,2,3,3,4,4,5,5\nclasses=2\ncoords=4\nnum=5\n");        // 9
     return network;
@@ -159,7 +159,8 @@ TEST(GoldenTwin, FallbackGivesTheCpuResultsFromTheFaultyFrameOn) {
         const DetectionResult logged = logging.detect(image);
         EXPECT_NE(logging.region_output(), cpu.region_output()) << "frame " << i << ": the fault must show";
         const DetectionResult fallback = falling_back.detect(image);
-        expect_same_region_and_detections(falling_back, fallback, cpu, reference, "frame " + std::to_string(i));
+        expect_same_region_and_detections(falling_back, fallback, cpu, reference,
+                                          "frame " + std::to_string(i));
     }
     EXPECT_EQ(logging.verification().mismatches, 2u);  // frames 0 and 3
     EXPECT_FALSE(logging.verification().fell_back);
@@ -199,11 +200,15 @@ TEST(EmuFaults, SpecOptionsParseInAnyOrderAndMalformedOnesNameTheGrammar) {
     EXPECT_EQ(both.bit_flip->channel, 2);
     EXPECT_EQ(both.bit_flip->tile, 1);
     EXPECT_EQ(both.bit_flip->bit, 15);
+    EXPECT_EQ(emu_spec_text(both), "emu:lenient:flip=3/2/1/15:fail-after=12");  // canonical order
+    EXPECT_EQ(emu_spec_text(parse_emu_spec(emu_spec_text(both))), emu_spec_text(both));
+    EXPECT_EQ(emu_spec_text(parse_emu_spec("emu")), "emu");
     EXPECT_FALSE(parse_emu_spec("emu").bit_flip);
     EXPECT_EQ(parse_emu_spec("emu").fail_after_commands, -1);
-    for (const char* bad : {"emu:", "emu:flip=1/2/3", "emu:flip=1/2/3/16", "emu:flip=1/2/3/x", "emu:fail-after=-1",
-                            "emu:fail-after=", "emu:lenient:lenient", "emu:flip=1/1/1/1:flip=2/2/2/2", "emu:lenient=1",
-                            "emu::lenient", "emu:fail-after=99999999999999999999"}) {
+    for (const char* bad :
+         {"emu:", "emu:flip=1/2/3", "emu:flip=1/2/3/16", "emu:flip=1/2/3/x", "emu:fail-after=-1",
+          "emu:fail-after=", "emu:lenient:lenient", "emu:flip=1/1/1/1:flip=2/2/2/2", "emu:lenient=1",
+          "emu::lenient", "emu:fail-after=99999999999999999999"}) {
         const std::string message = error_message([bad] { parse_emu_spec(bad); });
         EXPECT_NE(message.find(std::string("device '") + bad + "'"), std::string::npos) << message;
         EXPECT_NE(message.find(kEmuSpecGrammar), std::string::npos) << message;
@@ -240,7 +245,8 @@ TEST(EmuFaults, FailAfterNCommandsIsADeviceErrorForEveryLaterFrame) {
             queue.run(input.data());
             ADD_FAILURE() << "frame " << frame << " ran on a failed device";
         } catch (const DeviceError& e) {
-            EXPECT_NE(std::string(e.what()).find("fail-after=" + std::to_string(per_frame + 2)), std::string::npos)
+            EXPECT_NE(std::string(e.what()).find("fail-after=" + std::to_string(per_frame + 2)),
+                      std::string::npos)
                 << e.what();
         }
     }

@@ -80,7 +80,7 @@ struct DetectionResult {
 namespace pipeline_detail {
 class FramePipeline;
 class GoldenTwinState;
-}
+}  // namespace pipeline_detail
 
 /// Detects objects in images, one at a time (detect) or pipelined (submit).
 ///

@@ -27,7 +27,7 @@ bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
 /// One frame between submit() and collect().
 struct Frame {
     int slot = 0;
-    bool slot_released = false;  // layer 0 has read the input slot
+    bool slot_released = false;   // layer 0 has read the input slot
     bool capture_layers = false;  // keep every layer's output (QueueOptions or this frame asked)
     bool done = false;
     std::exception_ptr error;
@@ -155,8 +155,8 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
                          CommandList commands, QueueOptions options) {
     if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
     // The list may have been built elsewhere; the network it runs must still keep the contract.
-    validate_quantized_network(*network, network->network.cfg_path.empty() ? "quantized network"
-                                                                            : network->network.cfg_path);
+    validate_quantized_network(
+        *network, network->network.cfg_path.empty() ? "quantized network" : network->network.cfg_path);
     const KernelMaxima planned = commands.plan.options.maxima;
     if (!same_maxima(planned, device.maxima())) {
         throw DeviceError(

@@ -42,17 +42,19 @@ std::unique_ptr<Backend> Detector::new_backend() const {
 std::unique_ptr<Backend> Detector::with_golden_twin(std::unique_ptr<Backend> backend) const {
     if (options_.verify.every == 0) return backend;  // off: the device backend as it is, no cost
     if (backend->device() == nullptr) {
-        spdlog::warn("golden twin (--verify-every) not used: {} is not a device (the CPU int16 backend is the "
-                     "reference itself)",
-                     backend->name());
+        spdlog::warn(
+            "golden twin (--verify-every) not used: {} is not a device (the CPU int16 backend is the "
+            "reference itself)",
+            backend->name());
         return backend;
     }
     if (!options_.backend.quantized) {
-        throw Error("golden-twin checking (--verify-every) needs the quantized network the device runs "
-                    "(DetectorOptions::backend.quantized)");
+        throw Error(
+            "golden-twin checking (--verify-every) needs the quantized network the device runs "
+            "(DetectorOptions::backend.quantized)");
     }
-    return std::make_unique<pipeline_detail::GoldenTwinBackend>(std::move(backend), options_.backend.quantized,
-                                                                twin_state_);
+    return std::make_unique<pipeline_detail::GoldenTwinBackend>(std::move(backend),
+                                                                options_.backend.quantized, twin_state_);
 }
 
 VerificationStats Detector::verification() const { return twin_state_->stats(); }

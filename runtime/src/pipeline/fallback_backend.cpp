@@ -38,7 +38,8 @@ const std::vector<float>& FallbackBackend::run_on_device_or_cpu(const float* inp
 }
 
 const std::vector<float>& FallbackBackend::run(const float* input) {
-    return run_on_device_or_cpu(input, [&](Backend& device) -> const std::vector<float>& { return device.run(input); });
+    return run_on_device_or_cpu(
+        input, [&](Backend& device) -> const std::vector<float>& { return device.run(input); });
 }
 
 const std::vector<float>& FallbackBackend::run_capturing(const float* input,

@@ -11,7 +11,8 @@
 namespace fpgacnn::pipeline_detail {
 
 GoldenTwinState::GoldenTwinState(GoldenTwinOptions options) : options_(options) {
-    if (options_.every < 0) throw Error("the golden twin's interval (--verify-every) must be 0 (off) or more");
+    if (options_.every < 0)
+        throw Error("the golden twin's interval (--verify-every) must be 0 (off) or more");
     stats_.every = options_.every;
 }
 
@@ -35,9 +36,10 @@ void GoldenTwinState::record_mismatch(const TwinMismatch& mismatch, const std::s
     if (options_.on_mismatch != OnMismatch::Fallback || stats_.fell_back) return;
     stats_.fell_back = true;
     fell_back_ = true;
-    spdlog::warn("golden twin: switching to the CPU int16 backend for this frame and the rest of the run "
-                 "(--on-mismatch fallback); {} gave wrong results",
-                 device_name);
+    spdlog::warn(
+        "golden twin: switching to the CPU int16 backend for this frame and the rest of the run "
+        "(--on-mismatch fallback); {} gave wrong results",
+        device_name);
 }
 
 VerificationStats GoldenTwinState::stats() const {
@@ -56,7 +58,8 @@ NetworkPlan device_plan(const Backend& device, const QuantizedNetwork& quantized
 
 }  // namespace
 
-GoldenTwinBackend::GoldenTwinBackend(std::unique_ptr<Backend> device, std::shared_ptr<const QuantizedNetwork> quantized,
+GoldenTwinBackend::GoldenTwinBackend(std::unique_ptr<Backend> device,
+                                     std::shared_ptr<const QuantizedNetwork> quantized,
                                      std::shared_ptr<GoldenTwinState> state)
     : device_(std::move(device)),
       state_(std::move(state)),
@@ -86,9 +89,8 @@ const std::vector<float>& GoldenTwinBackend::verify(const float* input, std::uin
     const std::vector<float>* twin_output = twin.get();
     if (device_layers.empty()) return *device_output;  // the device failed over to the CPU (--fallback cpu)
     std::optional<TwinMismatch> mismatch =
-        first_divergence(plan_, device_layers, [this](int i) -> const std::vector<int16_t>& {
-            return twin_.raw_layer_output(i);
-        });
+        first_divergence(plan_, device_layers,
+                         [this](int i) -> const std::vector<int16_t>& { return twin_.raw_layer_output(i); });
     if (!mismatch) {
         state_->record_match();
         return *device_output;

@@ -26,7 +26,8 @@ public:
     /// Numbers one frame; true (and its number) when it is due for verification.
     bool next_frame_due(std::uint64_t& frame);
     void record_match();
-    /// Logs and counts a mismatch; with OnMismatch::Fallback, switches every twin to the CPU (saying so once).
+    /// Logs and counts a mismatch; with OnMismatch::Fallback, switches every twin to the CPU (saying so
+    /// once).
     void record_mismatch(const TwinMismatch& mismatch, const std::string& device_name);
     bool fell_back() const { return fell_back_.load(); }
     VerificationStats stats() const;

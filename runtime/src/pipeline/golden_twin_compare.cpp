@@ -19,17 +19,19 @@ OnMismatch parse_on_mismatch(const std::string& text) {
     for (const OnMismatch value : kOnMismatchValues) {
         if (text == on_mismatch_name(value)) return value;
     }
-    throw Error("--on-mismatch '" + text +
-                "': valid values are log (log and count it) and fallback (also switch to the CPU int16 backend)");
+    throw Error(
+        "--on-mismatch '" + text +
+        "': valid values are log (log and count it) and fallback (also switch to the CPU int16 backend)");
 }
 
 std::string TwinMismatch::text() const {
-    std::string where = fmt::format("frame {}: layer {} ({}) differs from the CPU int16 backend first at channel {}, "
-                                    "row {}, column {} (device {}, cpu {})",
-                                    frame, layer, layer_kind, channel, row, column, device_value, cpu_value);
+    std::string where = fmt::format(
+        "frame {}: layer {} ({}) differs from the CPU int16 backend first at channel {}, "
+        "row {}, column {} (device {}, cpu {})",
+        frame, layer, layer_kind, channel, row, column, device_value, cpu_value);
     if (tile >= 0) {
-        where += fmt::format(", in output tile {} (tile row {}, column {} of {} x {})", tile, tile_row, tile_column,
-                             row_tiles, column_tiles);
+        where += fmt::format(", in output tile {} (tile row {}, column {} of {} x {})", tile, tile_row,
+                             tile_column, row_tiles, column_tiles);
     }
     return where + fmt::format("; {} value(s) of the layer differ", differing_values);
 }
@@ -41,8 +43,8 @@ namespace fpgacnn::pipeline_detail {
 namespace {
 
 void locate_tile(const LayerPlan& layer, TwinMismatch& mismatch) {
-    const bool tiled_by_output = layer.on_device && layer.type != LayerType::Reorg && layer.tile_rows > 0 &&
-                                 layer.tile_cols > 0;
+    const bool tiled_by_output =
+        layer.on_device && layer.type != LayerType::Reorg && layer.tile_rows > 0 && layer.tile_cols > 0;
     if (!tiled_by_output) return;
     mismatch.row_tiles = layer.row_tiles;
     mismatch.column_tiles = layer.col_tiles;
@@ -53,8 +55,9 @@ void locate_tile(const LayerPlan& layer, TwinMismatch& mismatch) {
 
 }  // namespace
 
-std::optional<TwinMismatch> first_divergence(const NetworkPlan& plan, const std::vector<std::vector<int16_t>>& device,
-                                             const std::function<const std::vector<int16_t>&(int)>& cpu_layer) {
+std::optional<TwinMismatch> first_divergence(
+    const NetworkPlan& plan, const std::vector<std::vector<int16_t>>& device,
+    const std::function<const std::vector<int16_t>&(int)>& cpu_layer) {
     for (const LayerPlan& layer : plan.layers) {
         const auto index = static_cast<std::size_t>(layer.index);
         if (index >= device.size() || device[index].empty()) continue;

@@ -14,7 +14,8 @@ namespace fpgacnn::pipeline_detail {
 
 /// Compares every layer in network order: `device[i]` (empty: not captured, skipped) with
 /// `cpu_layer(i)`. Returns the first difference (frame left 0), or nothing when all are equal.
-std::optional<TwinMismatch> first_divergence(const NetworkPlan& plan, const std::vector<std::vector<int16_t>>& device,
-                                             const std::function<const std::vector<int16_t>&(int)>& cpu_layer);
+std::optional<TwinMismatch> first_divergence(
+    const NetworkPlan& plan, const std::vector<std::vector<int16_t>>& device,
+    const std::function<const std::vector<int16_t>&(int)>& cpu_layer);
 
 }  // namespace fpgacnn::pipeline_detail

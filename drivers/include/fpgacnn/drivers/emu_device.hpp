@@ -53,6 +53,9 @@ std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
 inline constexpr const char* kEmuSpecGrammar = "emu[:lenient][:flip=L/C/T/B][:fail-after=N]";
 /// The options an emu spec asks for; throws Error naming the spec and the grammar when malformed.
 EmuOptions parse_emu_spec(const std::string& spec);
+/// The spec parse_emu_spec turns into `options` (their testing hooks aside): "emu", then lenient,
+/// flip=..., fail-after=... in that order.
+std::string emu_spec_text(const EmuOptions& options);
 /// make_emu_device(parse_emu_spec(spec)).
 std::unique_ptr<Device> open_emu_device(const std::string& spec);
 /// The emu device's line of list_devices() (always usable).
