@@ -103,6 +103,7 @@ TEST(GoldenTwin, AnInjectedBitFlipIsCaughtAndLocatedByLayerChannelAndTile) {
 TEST(GoldenTwin, AHealthyDeviceVerifies100PipelinedFramesWithoutAMismatch) {
     Detector detector(twin_network(), {}, twin_options("emu", 1));
     std::vector<std::future<DetectionResult>> results;
+    results.reserve(100);
     for (int i = 0; i < 100; ++i) results.push_back(detector.submit(pattern_image(80, 60, i)));
     for (std::future<DetectionResult>& result : results) result.get();
     const VerificationStats stats = detector.verification();
@@ -116,6 +117,7 @@ TEST(GoldenTwin, OneFrameInNIsVerifiedAcrossDeviceWorkers) {
     options.device_workers = 2;
     Detector detector(twin_network(), {}, options);
     std::vector<std::future<DetectionResult>> results;
+    results.reserve(40);
     for (int i = 0; i < 40; ++i) results.push_back(detector.submit(pattern_image(80, 60, i)));
     for (std::future<DetectionResult>& result : results) result.get();
     EXPECT_EQ(detector.verification().frames_verified, 4u);  // frames 0, 10, 20, 30
