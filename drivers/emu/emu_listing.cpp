@@ -89,7 +89,8 @@ std::string emu_spec_text(const EmuOptions& options) {
         spec += ":flip=" + std::to_string(flip.layer) + "/" + std::to_string(flip.channel) + "/" +
                 std::to_string(flip.tile) + "/" + std::to_string(flip.bit);
     }
-    if (options.fail_after_commands >= 0) spec += ":fail-after=" + std::to_string(options.fail_after_commands);
+    if (options.fail_after_commands >= 0)
+        spec += ":fail-after=" + std::to_string(options.fail_after_commands);
     return spec;
 }
 
