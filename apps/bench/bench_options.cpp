@@ -11,6 +11,7 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
                    "time the same but detect nothing)")
         ->check(CLI::ExistingFile);
     apps::add_device_options(app, options.device, options.precision, options.quantized);
+    apps::add_verify_options(app, options.verify);
     app.add_option("--input", options.input_size,
                    "network input size WxH, overriding the cfg (e.g. 416x416)");
     app.add_option("--frames", options.frames, "frames timed in each mode (single-frame and pipelined)")

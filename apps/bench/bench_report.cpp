@@ -40,6 +40,23 @@ std::string mode_line(const char* name, const ModeResult& m) {
         name, m.fps, m.gops, m.latency.p50, m.latency.p90, m.latency.p99, m.pre_ms, m.device_ms, m.post_ms);
 }
 
+nlohmann::json verification_json(const VerificationStats& v) {
+    return {{"every", v.every},
+            {"frames_verified", v.frames_verified},
+            {"mismatches", v.mismatches},
+            {"fell_back", v.fell_back},
+            {"first_mismatch", v.first_mismatch ? nlohmann::json(v.first_mismatch->text()) : nullptr}};
+}
+
+std::string verification_line(const VerificationStats& v) {
+    if (v.every == 0) return "golden twin  off (--verify-every N to check device results on the CPU)\n";
+    std::string line = fmt::format("golden twin  one frame in {}: {} verified, {} mismatch(es)", v.every,
+                                   v.frames_verified, v.mismatches);
+    if (v.fell_back) line += ", fell back to the CPU";
+    if (v.first_mismatch) line += "; first: " + v.first_mismatch->text();
+    return line + "\n";
+}
+
 }  // namespace
 
 std::string power_summary(const BenchResult& r) {
@@ -61,7 +78,8 @@ std::string result_to_text(const BenchResult& r) {
                         r.frames_source);
     text += mode_line("single-frame", r.single);
     text += mode_line("pipelined", r.pipelined);
-    text += "power        " + power_summary(r) + "\n\n";
+    text += "power        " + power_summary(r) + "\n";
+    text += verification_line(r.verification) + "\n";
     text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "#", "layer", "output",
                         "MMACs", "ms", "planner", "GOP/s", "bytes", "%");
     for (const LayerRow& row : r.layers) {
@@ -125,7 +143,8 @@ nlohmann::json result_to_json(const BenchResult& r) {
              {{"peak_gops", round_to(r.roofs.peak_gops, 2)},
               {"bandwidth_gbs", round_to(r.roofs.bandwidth_gbs, 2)},
               {"basis", r.roofs.basis}}},
-            {"power", power}};
+            {"power", power},
+            {"golden_twin", verification_json(r.verification)}};
 }
 
 std::string layers_to_csv(const BenchResult& r) {

@@ -206,6 +206,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
                                                              options.quantized, !options.quiet);
     detector_options.max_in_flight = options.max_in_flight;
     detector_options.device_workers = options.device_workers;
+    detector_options.verify = options.verify;
     result.device_spec = detector_options.backend.device;
     result.precision = detector_options.backend.precision;
     result.warmup = options.warmup;
@@ -294,6 +295,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
                                       : "tensor bytes: inputs + output + weights at " +
                                             std::to_string(element_bytes) + " bytes per value";
     result.roofs = machine_roofs(detector.device(), result.precision);
+    result.verification = detector.verification();
     return result;
 }
 

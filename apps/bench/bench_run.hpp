@@ -9,6 +9,7 @@
 
 #include "bench_options.hpp"
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/power.hpp"
 #include "machine_roofs.hpp"
@@ -71,6 +72,7 @@ struct BenchResult {
     PowerReport power;  // sampled during the pipelined run
     double joules_per_frame = 0;
     double gops_per_watt = 0;
+    VerificationStats verification;  // golden twin over every frame run (warm-up included)
 };
 
 /// Runs the whole benchmark; throws Error for bad models, devices or inputs.

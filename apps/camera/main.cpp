@@ -42,6 +42,7 @@ std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
                                                              options.quantized, !options.quiet);
     detector_options.thresh = options.thresh;
     detector_options.nms = options.nms;
+    detector_options.verify = options.verify;
     auto detector = std::make_unique<Detector>(std::move(network), std::move(names), detector_options);
     spdlog::info("{}: {} layers, input {}x{}, device {}", options.cfg, detector->network().layers.size(),
                  detector->network().input.w, detector->network().input.h, detector->device_name());
@@ -123,6 +124,11 @@ int run(const CameraOptions& options) {
     server.wait();
     stop.request();
     pipeline.join();
+    if (options.verify.every > 0) {
+        const VerificationStats twin = detector->verification();
+        spdlog::info("golden twin: {} frame(s) verified, {} mismatch(es){}", twin.frames_verified,
+                     twin.mismatches, twin.fell_back ? ", fell back to the CPU" : "");
+    }
     const ServerStats stats = server.stats();
     spdlog::info("served {} frames; slow clients lost {}, server backlog dropped {}; {} bad requests",
                  stats.published, stats.dropped_clients, stats.dropped_backlog, stats.bad_requests);

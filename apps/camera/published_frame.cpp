@@ -30,12 +30,19 @@ std::string frame_event_json(const DetectionResult& result, const FrameStats& st
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    const nlohmann::json event = {{"frame", stats.number},
-                                  {"fps", rounded(stats.fps, 100)},
-                                  {"ms", rounded(result.milliseconds, 100)},
-                                  {"width", result.image_w},
-                                  {"height", result.image_h},
-                                  {"detections", std::move(detections)}};
+    nlohmann::json event = {{"frame", stats.number},
+                            {"fps", rounded(stats.fps, 100)},
+                            {"ms", rounded(result.milliseconds, 100)},
+                            {"width", result.image_w},
+                            {"height", result.image_h},
+                            {"detections", std::move(detections)}};
+    if (stats.verification) {
+        const VerificationStats& v = *stats.verification;
+        event["verify"] = {{"every", v.every},
+                           {"verified", v.frames_verified},
+                           {"mismatches", v.mismatches},
+                           {"fell_back", v.fell_back}};
+    }
     return event.dump();
 }
 

@@ -9,6 +9,7 @@
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::apps {
 
@@ -61,6 +62,25 @@ inline std::string device_options_problem(Precision precision, const std::string
     if (!quantized.empty() && precision == Precision::Float)
         return "--quantized needs --precision int16 (or auto with an accelerator device)";
     return "";
+}
+
+/// --verify-every and --on-mismatch: golden-twin checking of device results (fpgacnn/golden_twin.hpp).
+inline void add_verify_options(CLI::App& app, GoldenTwinOptions& verify) {
+    app.add_option(
+           "--verify-every", verify.every,
+           "golden twin: recompute one frame in N on the CPU int16 backend and compare every layer of "
+           "the device's results bit for bit; mismatches are logged with layer, channel and tile "
+           "(0: off; devices only)")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    app.add_option_function<std::string>(
+           "--on-mismatch",
+           [&verify](const std::string& text) { verify.on_mismatch = parse_on_mismatch(text); },
+           "log | fallback: after a golden-twin mismatch, only log and count it, or also run that frame and "
+           "the "
+           "rest of the run on the CPU int16 backend")
+        ->check(CLI::IsMember({on_mismatch_name(OnMismatch::Log), on_mismatch_name(OnMismatch::Fallback)}))
+        ->default_str(on_mismatch_name(verify.on_mismatch));
 }
 
 /// --thresh and --nms.

@@ -23,6 +23,7 @@ void add_detect_options(CLI::App& app, DetectOptions& options) {
                    "and run this and later frames on the CPU int16 backend (identical results)")
         ->check(CLI::IsMember({"none", "cpu"}))
         ->capture_default_str();
+    apps::add_verify_options(app, options.verify);
     app.add_flag("--list-devices", "print the devices --device can use (and why others cannot), then exit");
     apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_option("--hier", options.hier_thresh, "hierarchy threshold (softmax trees only)")

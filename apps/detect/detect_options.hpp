@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::detect {
 
@@ -18,6 +19,7 @@ struct DetectOptions {
     std::string device = "auto";
     Precision precision = Precision::Auto;
     std::string fallback = "none";  // none | cpu: after a device error, continue on the CPU int16 backend
+    GoldenTwinOptions verify;       // --verify-every, --on-mismatch
     std::string quantized;          // int16: a quantized model file; empty: calibrate on the input images
     float thresh = 0.5f;
     float hier_thresh = 0.5f;

@@ -76,6 +76,15 @@ void detect_video(const DetectOptions& options, Detector& detector, const std::s
     spdlog::info("{}: {} frames", path, frames);
 }
 
+void log_verification(const VerificationStats& stats) {
+    if (stats.mismatches == 0) {
+        spdlog::info("golden twin: {} frame(s) verified, no mismatch", stats.frames_verified);
+        return;
+    }
+    spdlog::error("golden twin: {} of {} verified frame(s) differed from the CPU int16 backend{}",
+                  stats.mismatches, stats.frames_verified, stats.fell_back ? " (fell back to the CPU)" : "");
+}
+
 void check_dump_options(const DetectOptions& options, const std::vector<InputSource>& sources) {
     const bool dumping = !options.dump_region.empty() || !options.dump_layers.empty();
     if (dumping && (sources.size() != 1 || sources.front().kind != SourceKind::Image)) {
@@ -112,6 +121,7 @@ int run(const DetectOptions& options) {
     detector_options.thresh = options.thresh;
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;
+    detector_options.verify = options.verify;
     Detector detector(std::move(network), std::move(names), detector_options);
     spdlog::info("{}: {} layers, input {}x{}, {:.2f} GOP/frame, device {}", options.cfg,
                  detector.network().layers.size(), detector.network().input.w, detector.network().input.h,
@@ -134,6 +144,7 @@ int run(const DetectOptions& options) {
         }
     }
     if (failures > 0) spdlog::error("{} of {} inputs failed", failures, sources.size());
+    if (options.verify.every > 0) log_verification(detector.verification());
     return failures > 0 ? 1 : 0;
 }
 

@@ -34,8 +34,9 @@ struct QuantizedNetwork {
 /// exponent (layer 0: the network's input exponent); a route's inputs sharing its output exponent;
 /// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range.
 /// Throws Error "<where>: layer <i> (<kind>, cfg line <n>): <broken rule>; <fix>". The quantized file
-/// reader and writer, calibrate() and the int16 engine all call it, so a model that breaks the
-/// contract is refused on every backend (the devices run what they are given).
+/// reader and writer, calibrate(), the int16 engine and the device path (build_command_list,
+/// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also
+/// when it was built in memory (the devices run what they are given).
 void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where);
 
 }  // namespace fpgacnn
