@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "../common/json_text.hpp"
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn::camera {
@@ -36,7 +37,7 @@ std::string frame_event_json(const DetectionResult& result, const FrameStats& st
                                   {"width", result.image_w},
                                   {"height", result.image_h},
                                   {"detections", std::move(detections)}};
-    return event.dump();
+    return apps::json_text(event);
 }
 
 namespace {

@@ -1,10 +1,12 @@
 // fpgacnn-plan: how a darknet cfg maps onto the accelerator: per-layer tiles, arena offsets, bytes
 // moved, MACs and an estimated latency for a kernel build, clock and memory bandwidth.
-// Exit codes: 0 success, 1 a model/plan error (message on stderr), 2 bad command line.
+// Exit codes: apps/common/exit_codes.hpp.
 #include <iostream>
 #include <optional>
 #include <string>
+#include "../common/flag_checks.hpp"
 #include "../common/guarded_main.hpp"
+#include "../common/json_text.hpp"
 #include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
@@ -33,7 +35,7 @@ int run(const Options& options) {
     if (options.json) {
         nlohmann::json out = fpgacnn::plan_app::plan_to_json(plan);
         out["cfg"] = options.cfg;
-        std::cout << out.dump(2) << std::endl;
+        std::cout << fpgacnn::apps::json_text(out, 2) << std::endl;
     } else {
         std::cout << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n"
                   << fpgacnn::format_plan_table(plan) << std::flush;
@@ -48,18 +50,21 @@ int plan_main(int argc, char** argv) {
     Options options;
     fpgacnn::PlanOptions& p = options.plan;
     app.add_option("--cfg", options.cfg, "darknet .cfg file")->required()->check(CLI::ExistingFile);
-    app.add_option("--input", options.input_size, "network input size WxH, replaces the cfg's width/height");
+    fpgacnn::apps::add_input_size_option(app, options.input_size,
+                                         "network input size WxH, replaces the cfg's width/height");
+    // Bounded well above any FPGA (clock) or memory system (bandwidth): 0, NaN and inf are refused.
     app.add_option("--clock-mhz", p.clock_mhz, "kernel clock in MHz")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(fpgacnn::apps::finite_range(0.001, 100000.0));
     app.add_option("--bandwidth", p.bandwidth_gbs, "DDR bandwidth shared by the AXI masters, GB/s")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(fpgacnn::apps::finite_range(0.001, 100000.0));
     app.add_option("--port-bits", p.port_bits, "data width of each AXI master port")
         ->capture_default_str()
         ->check(CLI::IsMember({16, 32, 64, 128, 256, 512}));
     app.add_option("--burst-overhead", p.burst_overhead_cycles, "cycles lost per AXI burst")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
     app.add_option("--tm", p.maxima.tm, "output maps in parallel (kernel build)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1024));
