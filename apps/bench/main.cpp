@@ -57,8 +57,8 @@ int bench_main(int argc, char** argv) {
     BenchOptions options;
     add_bench_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
-        check_command_line(options);
         set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+        check_command_line(options);
         return run(options);
     });
 }
