@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
@@ -24,8 +24,7 @@ inline CLI::Validator finite_range(double min, double max) {
             const char* begin = text.c_str();
             char* end = nullptr;
             const double value = std::strtod(begin, &end);
-            if (text.empty() || end != begin + text.size())
-                return fmt::format("'{}' is not a number", text);
+            if (text.empty() || end != begin + text.size()) return fmt::format("'{}' is not a number", text);
             if (!std::isfinite(value)) return fmt::format("'{}' is not a finite number", text);
             if (value < min || value > max)
                 return fmt::format("{} is out of range: give a number from {:g} to {:g}", text, min, max);

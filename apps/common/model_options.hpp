@@ -6,10 +6,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "flag_checks.hpp"
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
-#include "flag_checks.hpp"
 
 namespace fpgacnn::apps {
 

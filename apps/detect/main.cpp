@@ -66,6 +66,7 @@ void detect_image(const DetectOptions& options, Detector& detector, const std::s
     report(options, path, result, image.damaged);
     write_dumps(options, detector);
     if (!options.output_dir.empty()) {
+        fs::create_directories(options.output_dir);  // at the first output: a failed run leaves none
         cv::Mat annotated = bgr_from_image(image);
         draw_detections(annotated, result.detections);
         write_image_file(annotated_path(options.output_dir, path), annotated);
@@ -87,7 +88,7 @@ void check_dump_options(const DetectOptions& options, const std::vector<InputSou
     const bool dumping = !options.dump_region.empty() || !options.dump_layers.empty();
     if (dumping && (sources.size() != 1 || sources.front().kind != SourceKind::Image)) {
         throw apps::CommandLineError("--dump-region / --dump-layers need exactly one input image (got " +
-                    std::to_string(sources.size()) + " inputs)");
+                                     std::to_string(sources.size()) + " inputs)");
     }
 }
 
@@ -127,7 +128,6 @@ int run(const DetectOptions& options) {
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;
     Detector detector(std::move(network), std::move(names), detector_options);
-    if (!options.output_dir.empty()) fs::create_directories(options.output_dir);
     spdlog::info("{}: {} layers, input {}x{}, {:.2f} GOP/frame, device {}", options.cfg,
                  detector.network().layers.size(), detector.network().input.w, detector.network().input.h,
                  2.0 * static_cast<double>(detector.network().conv_macs()) / 1e9, detector.device_name());

@@ -46,12 +46,9 @@ nlohmann::json result_to_json(const std::string& image_name, const DetectionResu
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    return {{"image", image_name},
-            {"width", result.image_w},
-            {"height", result.image_h},
-            {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
-            {"damaged", damaged},
-            {"detections", detections}};
+    return {{"image", image_name},      {"width", result.image_w},
+            {"height", result.image_h}, {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
+            {"damaged", damaged},       {"detections", detections}};
 }
 
 std::string result_to_text(const std::string& image_name, const DetectionResult& result) {

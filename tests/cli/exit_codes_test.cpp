@@ -12,9 +12,9 @@
 
 namespace fs = std::filesystem;
 using fpgacnn::test::app_path;
-using fpgacnn::test::run_command;
 using fpgacnn::test::Files;
 using fpgacnn::test::files;
+using fpgacnn::test::run_command;
 
 namespace {
 
@@ -121,17 +121,17 @@ TEST(ExitCodes, Plan) {
 TEST(ExitCodes, SynthWeights) {
     const Files& f = files();
     const std::string base = "-q --cfg " + f.cfg + " --seed 1 --out ";
-    expect_cases("synth-weights", "fpgacnn-synth-weights",
-                 {{base + f.dir + "/s.weights", 0, ""},
-                  {"-q --cfg " + f.broken_cfg + " --seed 1 --out " + f.dir + "/b.weights", 1, "broken.cfg"},
-                  {base + "/proc/s.weights", 1, "--out"},
-                  {"-q --cfg " + f.cfg + " --seed -5 --out " + f.dir + "/n.weights", 2, "--seed"},
-                  {"-q --cfg " + f.cfg + " --seed 18446744073709551616 --out " + f.dir + "/n.weights", 2,
-                   "--seed"},
-                  {"-q --cfg " + f.cfg + " --seed 1e3 --out " + f.dir + "/n.weights", 2, "--seed"},
-                  {base + f.dir + "/n.weights --input 0x16", 2, "--input"},
-                  {base + "/dev/null", 2, "not a regular file"},
-                  {base + "/no/such/folder/n.weights", 2, "does not exist"}});
+    expect_cases(
+        "synth-weights", "fpgacnn-synth-weights",
+        {{base + f.dir + "/s.weights", 0, ""},
+         {"-q --cfg " + f.broken_cfg + " --seed 1 --out " + f.dir + "/b.weights", 1, "broken.cfg"},
+         {base + "/proc/s.weights", 1, "--out"},
+         {"-q --cfg " + f.cfg + " --seed -5 --out " + f.dir + "/n.weights", 2, "--seed"},
+         {"-q --cfg " + f.cfg + " --seed 18446744073709551616 --out " + f.dir + "/n.weights", 2, "--seed"},
+         {"-q --cfg " + f.cfg + " --seed 1e3 --out " + f.dir + "/n.weights", 2, "--seed"},
+         {base + f.dir + "/n.weights --input 0x16", 2, "--input"},
+         {base + "/dev/null", 2, "not a regular file"},
+         {base + "/no/such/folder/n.weights", 2, "does not exist"}});
     EXPECT_TRUE(fs::exists(f.dir + "/s.weights"));
     EXPECT_FALSE(fs::exists(f.dir + "/b.weights"));
     EXPECT_FALSE(fs::exists(f.dir + "/n.weights"));
