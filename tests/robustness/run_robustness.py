@@ -608,11 +608,13 @@ def write_matrix(cases, path):
                     label = case.what.replace("|", "\\|")
                     if label not in examples:
                         examples.append(label)
-                shown = "; ".join(examples[:6]) + (f"; ... ({len(examples) - 6} more)" if len(examples) > 6 else "")
+                picked = examples if len(examples) <= 8 else [examples[i * len(examples) // 8] for i in range(8)]
+                shown = "; ".join(picked) + (f"; ... ({len(examples) - 8} more)" if len(examples) > 8 else "")
                 message = next((c.result["message"] for c in members if c.result["message"]), "")
                 message = re.sub(r"/tmp/fpgacnn-robustness-[^/ ]+/\w+/", "", message)
                 message = message.replace("|", "\\|")[:160]
-                f.write(f"| {group} | {len(members)} | {code} | {shown} | `{message}` |\n")
+                shown_message = f"`{message}`" if message else "(none: success)"
+                f.write(f"| {group} | {len(members)} | {code} | {shown} | {shown_message} |\n")
 
 
 def png_bytes(width, height):
