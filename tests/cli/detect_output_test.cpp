@@ -14,19 +14,15 @@
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
-using fpgacnn::test::app_path;
-using fpgacnn::test::darknet_file;
-using fpgacnn::test::files;
-using fpgacnn::test::run_command;
-using fpgacnn::test::scratch_dir;
+namespace t = fpgacnn::test;
 
 namespace {
 
 const std::string kReplacement = "\xef\xbf\xbd";  // U+FFFD in UTF-8
 
 std::string detect(const std::string& arguments) {
-    return app_path("detect", "fpgacnn-detect") + " --cfg " + files().cfg + " --weights " + files().weights +
-           " " + arguments;
+    return t::app_path("detect", "fpgacnn-detect") + " --cfg " + t::files().cfg + " --weights " +
+           t::files().weights + " " + arguments;
 }
 
 std::vector<nlohmann::json> json_lines(const std::string& text) {
@@ -46,15 +42,16 @@ void write_truncated_copy(const std::string& from, const std::string& to, std::s
 }  // namespace
 
 TEST(DetectOutput, InvalidUtf8InFileAndClassNamesIsReplacedNotFatal) {
-    const std::string dir = scratch_dir("detect_utf8");
+    const std::string dir = t::scratch_dir("detect_utf8");
     const std::string odd = dir + "/odd\xff\xfe.jpg";  // not UTF-8
-    fs::copy_file(darknet_file("data/dog.jpg"), odd);
-    fs::copy_file(darknet_file("data/person.jpg"), dir + "/plain.jpg");
+    fs::copy_file(t::darknet_file("data/dog.jpg"), odd);
+    fs::copy_file(t::darknet_file("data/person.jpg"), dir + "/plain.jpg");
     const std::string names = dir + "/names.txt";
     std::ofstream(names) << "cat\xc3\x28\n";  // a truncated two-byte sequence
     std::string out, err;
     // --thresh 0: every candidate box is reported, so the class name is printed.
-    ASSERT_EQ(run_command(detect("-q --json --thresh 0 --names " + names + " " + dir), &out, &err), 0) << err;
+    ASSERT_EQ(t::run_command(detect("-q --json --thresh 0 --names " + names + " " + dir), &out, &err), 0)
+        << err;
     const std::vector<nlohmann::json> objects = json_lines(out);
     ASSERT_EQ(objects.size(), 2u);
     EXPECT_EQ(objects[0]["image"], dir + "/odd" + kReplacement + kReplacement + ".jpg");
@@ -64,12 +61,12 @@ TEST(DetectOutput, InvalidUtf8InFileAndClassNamesIsReplacedNotFatal) {
 }
 
 TEST(DetectOutput, DamagedImagesAreWarnedFlaggedOrRefused) {
-    const std::string dir = scratch_dir("detect_damaged");
+    const std::string dir = t::scratch_dir("detect_damaged");
     const std::string damaged = dir + "/truncated.jpg";
-    write_truncated_copy(darknet_file("data/person.jpg"), damaged, 20000);
-    const std::string healthy = darknet_file("data/dog.jpg");
+    write_truncated_copy(t::darknet_file("data/person.jpg"), damaged, 20000);
+    const std::string healthy = t::darknet_file("data/dog.jpg");
     std::string out, err;
-    ASSERT_EQ(run_command(detect("--json " + healthy + " " + damaged), &out, &err), 0) << err;
+    ASSERT_EQ(t::run_command(detect("--json " + healthy + " " + damaged), &out, &err), 0) << err;
     const std::vector<nlohmann::json> objects = json_lines(out);
     ASSERT_EQ(objects.size(), 2u);
     EXPECT_EQ(objects[0]["damaged"], false);
@@ -77,7 +74,7 @@ TEST(DetectOutput, DamagedImagesAreWarnedFlaggedOrRefused) {
     EXPECT_NE(err.find(damaged + ": damaged JPEG"), std::string::npos) << err;
 
     // --strict-images: refused, named, counted as a failed input; the healthy image still runs.
-    ASSERT_EQ(run_command(detect("-q --json --strict-images " + healthy + " " + damaged), &out, &err), 1);
+    ASSERT_EQ(t::run_command(detect("-q --json --strict-images " + healthy + " " + damaged), &out, &err), 1);
     EXPECT_EQ(json_lines(out).size(), 1u);
     EXPECT_NE(err.find(damaged + ": damaged image"), std::string::npos) << err;
     EXPECT_NE(err.find("--strict-images"), std::string::npos) << err;
@@ -86,10 +83,10 @@ TEST(DetectOutput, DamagedImagesAreWarnedFlaggedOrRefused) {
 TEST(DetectOutput, UnwritableOutputIsReportedBeforeTheModelLoads) {
     std::string out, err;
     // A cfg that does not parse: had the model loaded first, its error would be the one reported.
-    const std::string command = app_path("detect", "fpgacnn-detect") + " --cfg " + files().broken_cfg +
-                                " --weights " + files().weights + " --output /proc/fpgacnn-out " +
-                                darknet_file("data/dog.jpg");
-    EXPECT_EQ(run_command(command, &out, &err), 1);
+    const std::string command = t::app_path("detect", "fpgacnn-detect") + " --cfg " + t::files().broken_cfg +
+                                " --weights " + t::files().weights + " --output /proc/fpgacnn-out " +
+                                t::darknet_file("data/dog.jpg");
+    EXPECT_EQ(t::run_command(command, &out, &err), 1);
     EXPECT_NE(err.find("--output /proc/fpgacnn-out: cannot write"), std::string::npos) << err;
     EXPECT_EQ(err.find("broken.cfg"), std::string::npos) << err;
 }

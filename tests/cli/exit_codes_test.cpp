@@ -11,10 +11,7 @@
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
-using fpgacnn::test::app_path;
-using fpgacnn::test::Files;
-using fpgacnn::test::files;
-using fpgacnn::test::run_command;
+namespace t = fpgacnn::test;
 
 namespace {
 
@@ -27,7 +24,7 @@ struct Case {
 void expect_cases(const std::string& folder, const std::string& binary, const std::vector<Case>& cases) {
     for (const Case& c : cases) {
         std::string out, err;
-        const int code = run_command(app_path(folder, binary) + " " + c.arguments, &out, &err);
+        const int code = t::run_command(t::app_path(folder, binary) + " " + c.arguments, &out, &err);
         EXPECT_EQ(code, c.code) << binary << " " << c.arguments << "\n" << err;
         if (!c.message.empty()) {
             EXPECT_NE(err.find(c.message), std::string::npos) << binary << " " << c.arguments << "\n" << err;
@@ -41,14 +38,14 @@ void expect_cases(const std::string& folder, const std::string& binary, const st
     }
 }
 
-std::string model(const std::string& cfg = files().cfg) {
-    return "-q --cfg " + cfg + " --weights " + files().weights;
+std::string model(const std::string& cfg = t::files().cfg) {
+    return "-q --cfg " + cfg + " --weights " + t::files().weights;
 }
 
 }  // namespace
 
 TEST(ExitCodes, Detect) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     expect_cases("detect", "fpgacnn-detect",
                  {{model() + " " + f.image, 0, ""},
                   {"--help", 0, ""},
@@ -69,7 +66,7 @@ TEST(ExitCodes, Detect) {
 }
 
 TEST(ExitCodes, Bench) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     const std::string base = "-q --cfg " + f.cfg + " --weights " + f.weights + " --images " + f.dir;
     // The folder holds clip.avi only: bench reads images, so give it one.
     fs::copy_file(f.image, f.dir + "/bench.jpg", fs::copy_options::skip_existing);
@@ -85,7 +82,7 @@ TEST(ExitCodes, Bench) {
 }
 
 TEST(ExitCodes, Quantize) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     const std::string base = "-q --cfg " + f.cfg + " --weights " + f.weights + " --images " + f.image;
     expect_cases("quantize", "fpgacnn-quantize",
                  {{base + " --out " + f.dir + "/tiny.fq16", 0, ""},
@@ -104,7 +101,7 @@ TEST(ExitCodes, Quantize) {
 }
 
 TEST(ExitCodes, Plan) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     const std::string base = "--cfg " + f.cfg;
     expect_cases("plan", "fpgacnn-plan",
                  {{base, 0, ""},
@@ -119,7 +116,7 @@ TEST(ExitCodes, Plan) {
 }
 
 TEST(ExitCodes, SynthWeights) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     const std::string base = "-q --cfg " + f.cfg + " --seed 1 --out ";
     expect_cases(
         "synth-weights", "fpgacnn-synth-weights",
@@ -138,7 +135,7 @@ TEST(ExitCodes, SynthWeights) {
 }
 
 TEST(ExitCodes, Camera) {
-    const Files& f = files();
+    const t::Files& f = t::files();
     const std::string base = model() + " --device cpu --precision float --port 0 --input " + f.video;
     expect_cases("camera", "fpgacnn-camera",
                  {{base + " --once", 0, ""},
