@@ -1,5 +1,6 @@
 #include "camera_options.hpp"
 
+#include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 
 namespace fpgacnn::camera {
@@ -16,7 +17,7 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
     app.add_flag("--once", options.once, "play a video file once, then exit (default: loop it)");
     app.add_option("--max-fps", options.max_fps,
                    "at most this many frames per second (0: a camera's own rate, a file's recorded rate)")
-        ->check(CLI::Range(0.0, 1000.0))
+        ->check(apps::finite_range(0.0, 1000.0))
         ->capture_default_str();
     app.add_option("--bind", options.bind,
                    "address to listen on; 0.0.0.0 to be reachable from other machines")

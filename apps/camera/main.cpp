@@ -1,7 +1,7 @@
 // fpgacnn-camera: runs the detector on a camera, video file or GStreamer pipeline and serves the
 // annotated video (MJPEG), the detections (Server-Sent Events) and a viewer page over HTTP.
-// Exit codes: 0 clean stop (SIGINT/SIGTERM, end of a --once file, window closed), 1 a model, input
-// or server error (message on stderr), 2 bad command line.
+// Exit codes (apps/common/exit_codes.hpp): 0 also for a clean stop (SIGINT/SIGTERM, end of a --once
+// file, window closed); 1 also for a server error.
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <opencv2/highgui.hpp>
 
+#include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/load_or_calibrate.hpp"
 #include "../common/model_options.hpp"
@@ -141,10 +142,8 @@ int camera_main(int argc, char** argv) {
     add_camera_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
         if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
-            !problem.empty()) {
-            std::cerr << problem << "\n";
-            return 2;
-        }
+            !problem.empty())
+            throw apps::CommandLineError(problem);
         set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
         return run(options);
     });

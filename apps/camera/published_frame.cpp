@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "../common/json_text.hpp"
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn::camera {
@@ -43,7 +44,7 @@ std::string frame_event_json(const DetectionResult& result, const FrameStats& st
                            {"mismatches", v.mismatches},
                            {"fell_back", v.fell_back}};
     }
-    return event.dump();
+    return apps::json_text(event);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "flag_checks.hpp"
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
@@ -86,10 +87,10 @@ inline void add_verify_options(CLI::App& app, GoldenTwinOptions& verify) {
 /// --thresh and --nms.
 inline void add_threshold_options(CLI::App& app, float& thresh, float& nms) {
     app.add_option("--thresh", thresh, "detection probability threshold")
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(finite_range(0.0, 1.0))
         ->capture_default_str();
     app.add_option("--nms", nms, "per-class NMS IoU threshold (0 disables NMS)")
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(finite_range(0.0, 1.0))
         ->capture_default_str();
 }
 

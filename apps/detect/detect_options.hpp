@@ -25,6 +25,7 @@ struct DetectOptions {
     float hier_thresh = 0.5f;
     float nms = 0.45f;
     bool json = false;
+    bool strict_images = false;  // refuse damaged images (exit 1) instead of warning
     std::string output_dir;
     std::string dump_region;
     std::string dump_layers;

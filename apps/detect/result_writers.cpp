@@ -35,7 +35,7 @@ void commit_or_discard(const std::string& temporary, const std::string& path, bo
 
 }  // namespace
 
-nlohmann::json result_to_json(const std::string& image_name, const DetectionResult& result) {
+nlohmann::json result_to_json(const std::string& image_name, const DetectionResult& result, bool damaged) {
     nlohmann::json detections = nlohmann::json::array();
     for (const Detection& d : result.detections) {
         detections.push_back({{"class", d.class_name},
@@ -46,11 +46,9 @@ nlohmann::json result_to_json(const std::string& image_name, const DetectionResu
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    return {{"image", image_name},
-            {"width", result.image_w},
-            {"height", result.image_h},
-            {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
-            {"detections", detections}};
+    return {{"image", image_name},      {"width", result.image_w},
+            {"height", result.image_h}, {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
+            {"damaged", damaged},       {"detections", detections}};
 }
 
 std::string result_to_text(const std::string& image_name, const DetectionResult& result) {
@@ -109,6 +107,23 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
         ok = static_cast<bool>(out);
     }
     commit_or_discard(temporary, path, ok, "the annotated image");
+}
+
+cv::Mat bgr_from_image(const Image& image) {
+    cv::Mat bgr(image.h, image.w, CV_8UC3);
+    const std::size_t plane = static_cast<std::size_t>(image.w) * image.h;
+    for (int y = 0; y < image.h; ++y) {
+        auto* row = bgr.ptr<unsigned char>(y);
+        for (int x = 0; x < image.w; ++x) {
+            const std::size_t at = static_cast<std::size_t>(y) * image.w + x;
+            // RGB planes of value/255 back to BGR bytes: exact for images decoded from 8 bits.
+            for (int ch = 0; ch < 3; ++ch) {
+                const float value = image.data[static_cast<std::size_t>(ch) * plane + at] * 255.0f;
+                row[3 * x + (2 - ch)] = cv::saturate_cast<unsigned char>(value);
+            }
+        }
+    }
+    return bgr;
 }
 
 std::string annotated_path(const std::string& output_dir, const std::string& input) {

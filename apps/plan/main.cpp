@@ -1,12 +1,16 @@
 // fpgacnn-plan: how a darknet cfg maps onto the accelerator: per-layer tiles, arena offsets, bytes
 // moved, MACs and an estimated latency for a kernel build, clock and memory bandwidth; with
 // --explore, which kernel build to synthesise for a board (explore/explorer.hpp).
-// Exit codes: 0 success, 1 a model/plan error (message on stderr), 2 bad command line.
+// Exit codes: apps/common/exit_codes.hpp.
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
+#include "../common/flag_checks.hpp"
 #include "../common/guarded_main.hpp"
+#include "../common/json_text.hpp"
+#include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 
 #include <spdlog/spdlog.h>
@@ -40,10 +44,21 @@ struct Options {
     std::string config_out;
 };
 
+// Written to a temporary sibling and renamed, so a failed write leaves no partial config behind.
 void write_text(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    if (!out.flush()) throw fpgacnn::Error(path + ": cannot write the build config");
+    const std::string temporary = path + ".partial";
+    {
+        std::ofstream out(temporary);
+        out << text;
+        if (!out.flush()) {
+            std::remove(temporary.c_str());
+            throw fpgacnn::Error(path + ": cannot write the build config");
+        }
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        std::remove(temporary.c_str());
+        throw fpgacnn::Error(path + ": cannot write the build config");
+    }
 }
 
 int run_explore(const Options& options, const fpgacnn::Network& network, const CLI::App& app) {
@@ -69,7 +84,7 @@ int run_explore(const Options& options, const fpgacnn::Network& network, const C
     if (!options.plot.empty()) ex::write_explore_plot(result, options.plot);
     if (!options.config_out.empty()) write_text(options.config_out, ex::hls_config(result));
     if (options.json) {
-        std::cout << ex::explore_to_json(result).dump(2) << std::endl;
+        std::cout << fpgacnn::apps::json_text(ex::explore_to_json(result), 2) << std::endl;
     } else {
         std::cout << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n"
                   << ex::format_explore_table(result) << "\n"
@@ -79,6 +94,8 @@ int run_explore(const Options& options, const fpgacnn::Network& network, const C
 }
 
 int run(const Options& options, const CLI::App& app) {
+    if (!options.plot.empty()) fpgacnn::apps::check_output_file(options.plot, "--plot");
+    if (!options.config_out.empty()) fpgacnn::apps::check_output_file(options.config_out, "--config-out");
     std::optional<fpgacnn::InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
     const fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
@@ -87,7 +104,7 @@ int run(const Options& options, const CLI::App& app) {
     if (options.json) {
         nlohmann::json out = fpgacnn::plan_app::plan_to_json(plan);
         out["cfg"] = options.cfg;
-        std::cout << out.dump(2) << std::endl;
+        std::cout << fpgacnn::apps::json_text(out, 2) << std::endl;
     } else {
         std::cout << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n"
                   << fpgacnn::format_plan_table(plan) << std::flush;
@@ -102,13 +119,15 @@ int plan_main(int argc, char** argv) {
     Options options;
     fpgacnn::PlanOptions& p = options.plan;
     app.add_option("--cfg", options.cfg, "darknet .cfg file")->required()->check(CLI::ExistingFile);
-    app.add_option("--input", options.input_size, "network input size WxH, replaces the cfg's width/height");
+    fpgacnn::apps::add_input_size_option(app, options.input_size,
+                                         "network input size WxH, replaces the cfg's width/height");
+    // Bounded well above any FPGA (clock) or memory system (bandwidth): 0, NaN and inf are refused.
     app.add_option("--clock-mhz", p.clock_mhz, "kernel clock in MHz")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(fpgacnn::apps::finite_range(0.001, 100000.0));
     app.add_option("--bandwidth", p.bandwidth_gbs, "DDR bandwidth shared by the AXI masters, GB/s")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(fpgacnn::apps::finite_range(0.001, 100000.0));
     app.add_option("--port-bits", p.port_bits, "data width of each AXI master port")
         ->capture_default_str()
         ->check(CLI::IsMember({16, 32, 64, 128, 256, 512}));
@@ -120,7 +139,8 @@ int plan_main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
     app.add_option("--burst-overhead", p.burst_overhead_cycles, "cycles lost per AXI burst")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
     app.add_option("--tm", p.maxima.tm, "output maps in parallel (kernel build)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1024));
@@ -156,7 +176,7 @@ int plan_main(int argc, char** argv) {
     app.add_option("--headroom", options.headroom_percent,
                    "percent of the board's DSP and BRAM a build may use (the rest is the platform's)")
         ->capture_default_str()
-        ->check(CLI::Range(1.0, 100.0));
+        ->check(fpgacnn::apps::finite_range(1.0, 100.0));
     app.add_option(
         "--groups", options.groups,
         "convolutions the cfg cannot express, LAYER:G[o][,...]: grouped in G, or with o split over G "
