@@ -43,7 +43,7 @@ int run(const BenchOptions& options) {
     const BenchResult result = run_benchmark(options);
     if (!options.csv.empty())
         detect::write_text_file(options.csv, layers_to_csv(result), "the per-layer CSV");
-    if (!options.plot.empty()) detect::write_image_file(options.plot, draw_bench_plot(result));
+    if (!options.plot.empty()) detect::write_image_file(options.plot, draw_bench_plot(result), "the plot");
     if (options.json) {
         std::cout << apps::json_text(result_to_json(result), 2) << std::endl;
     } else {

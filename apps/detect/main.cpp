@@ -69,7 +69,7 @@ void detect_image(const DetectOptions& options, Detector& detector, const std::s
         fs::create_directories(options.output_dir);  // at the first output: a failed run leaves none
         cv::Mat annotated = bgr_from_image(image);
         draw_detections(annotated, result.detections);
-        write_image_file(annotated_path(options.output_dir, path), annotated);
+        write_image_file(annotated_path(options.output_dir, path), annotated, "the annotated image");
     }
 }
 

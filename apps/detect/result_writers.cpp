@@ -89,7 +89,7 @@ void write_text_file(const std::string& path, const std::string& text, const std
     commit_or_discard(temporary, path, ok, what);
 }
 
-void write_image_file(const std::string& path, const cv::Mat& image) {
+void write_image_file(const std::string& path, const cv::Mat& image, const std::string& what) {
     const std::string extension = fs::path(path).extension().string();
     std::vector<unsigned char> encoded;
     bool ok = false;
@@ -98,7 +98,7 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
     } catch (const cv::Exception&) {
         ok = false;
     }
-    if (!ok) throw Error(path + ": cannot encode the annotated image as '" + extension + "'");
+    if (!ok) throw Error(path + ": cannot encode " + what + " as '" + extension + "'");
     const std::string temporary = temporary_sibling(path);
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -106,7 +106,7 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
                   static_cast<std::streamsize>(encoded.size()));
         ok = static_cast<bool>(out);
     }
-    commit_or_discard(temporary, path, ok, "the annotated image");
+    commit_or_discard(temporary, path, ok, what);
 }
 
 cv::Mat bgr_from_image(const Image& image) {

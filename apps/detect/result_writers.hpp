@@ -27,8 +27,9 @@ void write_float32_file(const std::string& path, const std::vector<float>& float
 /// Writes `text` to `path` atomically; `what` names the content in error messages.
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
-/// Writes an encoded image atomically; the format follows the path's extension.
-void write_image_file(const std::string& path, const cv::Mat& image);
+/// Writes an encoded image atomically; the format follows the path's extension; `what` names the
+/// picture in error messages.
+void write_image_file(const std::string& path, const cv::Mat& image, const std::string& what);
 
 /// The 8-bit BGR picture of a loaded image (for drawing), without decoding the file a second time.
 cv::Mat bgr_from_image(const Image& image);

@@ -2,8 +2,6 @@
 // moved, MACs and an estimated latency for a kernel build, clock and memory bandwidth; with
 // --explore, which kernel build to synthesise for a board (explore/explorer.hpp).
 // Exit codes: apps/common/exit_codes.hpp.
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -12,6 +10,7 @@
 #include "../common/json_text.hpp"
 #include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
+#include "../detect/result_writers.hpp"
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -44,23 +43,6 @@ struct Options {
     std::string config_out;
 };
 
-// Written to a temporary sibling and renamed, so a failed write leaves no partial config behind.
-void write_text(const std::string& path, const std::string& text) {
-    const std::string temporary = path + ".partial";
-    {
-        std::ofstream out(temporary);
-        out << text;
-        if (!out.flush()) {
-            std::remove(temporary.c_str());
-            throw fpgacnn::Error(path + ": cannot write the build config");
-        }
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        std::remove(temporary.c_str());
-        throw fpgacnn::Error(path + ": cannot write the build config");
-    }
-}
-
 int run_explore(const Options& options, const fpgacnn::Network& network, const CLI::App& app) {
     namespace ex = fpgacnn::explore;
     const std::string dir = options.boards_dir.empty() ? ex::default_boards_dir() : options.boards_dir;
@@ -81,8 +63,10 @@ int run_explore(const Options& options, const fpgacnn::Network& network, const C
     const ex::Workload workload =
         ex::workload_from_network(network, ex::parse_groups(options.groups), options.conv_only);
     const ex::ExploreResult result = ex::explore(workload, o);
-    if (!options.plot.empty()) ex::write_explore_plot(result, options.plot);
-    if (!options.config_out.empty()) write_text(options.config_out, ex::hls_config(result));
+    if (!options.plot.empty())
+        fpgacnn::detect::write_image_file(options.plot, ex::draw_explore_plot(result), "the plot");
+    if (!options.config_out.empty())
+        fpgacnn::detect::write_text_file(options.config_out, ex::hls_config(result), "the build config");
     if (options.json) {
         std::cout << fpgacnn::apps::json_text(ex::explore_to_json(result), 2) << std::endl;
     } else {

@@ -5,10 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-
-#include "fpgacnn/error.hpp"
 
 namespace fpgacnn::explore {
 
@@ -162,7 +159,7 @@ void front(cv::Mat& img, const ExploreResult& r, const cv::Rect& area) {
 
 }  // namespace
 
-void write_explore_plot(const ExploreResult& r, const std::string& path) {
+cv::Mat draw_explore_plot(const ExploreResult& r) {
     cv::Mat img(620, 1500, CV_8UC3, cv::Scalar(255, 255, 255));
     roofline(img, r, cv::Rect(90, 60, 600, 480));
     front(img, r, cv::Rect(850, 60, 600, 480));
@@ -170,13 +167,7 @@ void write_explore_plot(const ExploreResult& r, const std::string& path) {
          fmt::format("fpgacnn-plan --explore: {} on {}, {}", r.workload.name, r.options.board.name,
                      data_type_name(r.options.type)),
          {10, 20}, 0.5);
-    bool ok = false;
-    try {
-        ok = cv::imwrite(path, img);
-    } catch (const cv::Exception& e) {
-        throw Error(path + ": cannot write the plot (" + e.what() + ")");
-    }
-    if (!ok) throw Error(path + ": cannot write the plot (use a .png path in a writable folder)");
+    return img;
 }
 
 }  // namespace fpgacnn::explore

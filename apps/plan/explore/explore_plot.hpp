@@ -2,13 +2,13 @@
 // every layer on it, and the Pareto front of latency against DSPs (BRAM as colour).
 #pragma once
 
-#include <string>
+#include <opencv2/core.hpp>
 
 #include "explorer.hpp"
 
 namespace fpgacnn::explore {
 
-/// Writes the PNG; throws Error naming the file when it cannot be written.
-void write_explore_plot(const ExploreResult& result, const std::string& path);
+/// The picture; fpgacnn-plan writes it with the tools' atomic image writer.
+cv::Mat draw_explore_plot(const ExploreResult& result);
 
 }  // namespace fpgacnn::explore
