@@ -18,6 +18,12 @@ struct QuantizedLayer {
     // Convolutional layers only:
     int weight_q = 0;
     int bias_q = 0;
+    /// Storage widths (arith::kDataBits or arith::kNarrowBits, docs/arithmetic.md "Per-layer
+    /// widths"): of this layer's output activations (every layer kind; route / reorg / maxpool /
+    /// region carry their input's) and, on conv layers, of the weights. The values stay int16 in
+    /// memory here; an 8-bit one lies in [-128, 127].
+    int output_bits = 16;
+    int weight_bits = 16;
     std::vector<int16_t> weights;  // [filters][channels][size][size], darknet order
     std::vector<int16_t> biases;   // [filters]
 };
