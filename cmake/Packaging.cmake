@@ -85,6 +85,22 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/runtime)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# Cross builds: no package of this machine owns the target's libraries, so dpkg-shlibdeps finds them
+# in the sysroot's library folders (given as private folders) and reads their dependency information
+# from the sysroot's DEBIAN/{symbols,shlibs}, which scripts/make-sysroot.sh collects from the target's
+# packages (dpkg-shlibdeps's lookup for libraries under a folder holding DEBIAN/). DEB_HOST_ARCH, set
+# in cpack's environment by the project config file, makes it read the ELF files with
+# <triplet>-objdump and search the target's multiarch folders.
+if(CMAKE_CROSSCOMPILING AND CMAKE_SYSROOT AND FPGACNN_DEB_ARCHITECTURE)
+  if(NOT EXISTS ${CMAKE_SYSROOT}/DEBIAN/symbols)
+    message(WARNING "fpgacnn: ${CMAKE_SYSROOT}/DEBIAN/symbols is missing (a sysroot made by an older "
+                    "scripts/make-sysroot.sh): remake it, or cpack -G DEB cannot compute the packages' Depends")
+  endif()
+  list(APPEND CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_SYSROOT}/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}
+       ${CMAKE_SYSROOT}/lib/${CMAKE_LIBRARY_ARCHITECTURE})
+  set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/packaging/cpack-cross-environment.cmake)
+  file(WRITE ${CPACK_PROJECT_CONFIG_FILE} "set(ENV{DEB_HOST_ARCH} ${FPGACNN_DEB_ARCHITECTURE})\n")
+endif()
 
 set(fpgacnn_lib_exact "${fpgacnn_deb_name_lib} (= ${fpgacnn_deb_version})")
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)

@@ -28,7 +28,7 @@ std::vector<DeviceDriver> build_drivers() {
          nullptr});
     drivers.push_back({"emu", kEmuSpecGrammar,
                        "the FPGA kernel in-process, for testing; lenient: unsynced data reaches it as poison "
-                       "instead of failing",
+                       "instead of failing; flip, fail-after: injected faults (docs/drivers.md)",
                        "emu:lenient", false, [](const std::string& spec) { parse_emu_spec(spec); },
                        list_emu_devices, open_emu_device});
 #ifdef FPGACNN_HAVE_XRT

@@ -6,6 +6,9 @@
 #          kernel-vs-int16 tests, the UIO driver against the simulated IP (in-process tests),
 #          fpgacnn-detect --list-devices, and the int16 layer dumps of YOLO-LITE against the native
 #          build (tests/cross/compare-int16-dumps.sh; needs build/release, made here if missing).
+#   then:  the .deb packages (scripts/cross-package.sh: the other tools, cpack) and their checks
+#          (tests/cross/check-debs.sh: architecture, files, ELF machine, Depends, lintian, the
+#          packaged tools under qemu).
 #   not run here: UioCli.* (they start fpgacnn-detect and fpgacnn-sim-uio as child processes, which
 #   qemu-user cannot follow without binfmt_misc); everything else of the cross build is run with
 #   `scripts/cross-build.sh <arch>` then `ctest --test-dir build/cross-<arch> -E '^UioCli\.'`.
@@ -54,3 +57,8 @@ grep -Eq 'cross\.int16_dumps_match_native \.+ +Passed' "$log" || {
   exit 1
 }
 phase "$(grep -Eo '[0-9]+% tests passed.*' "$log")"
+
+bash scripts/cross-package.sh "$arch"
+phase "packaged"
+bash tests/cross/check-debs.sh "$arch"
+phase "packages checked"

@@ -9,6 +9,9 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           libopenblas-dev libopenblas0-pthread
           libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server; also XRT's headers
           libxrt-dev uuid-dev  # the XRT driver (built when libxrt-dev is present)
+          # fpgacnn-serve: the inference protocol's gRPC service, its .proto compiled at build time,
+          # the Prometheus metrics
+          libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc prometheus-cpp-dev
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 for option in "$@"; do
   case "$option" in
@@ -17,7 +20,10 @@ for option in "$@"; do
                  chromium  # chromium: fpgacnn-camera's page checked in a headless browser
                  device-tree-compiler  # the board overlays' test (packaging/dts)
                  lintian  # the Debian packages (tests/install/deb_test.sh)
-                 clang)  # libFuzzer harnesses (scripts/run-fuzzers.sh)
+                 clang  # libFuzzer harnesses (scripts/run-fuzzers.sh)
+                 # fpgacnn-serve's conformance tests: a Python client generated from the .proto,
+                 # curl for REST, the Kubernetes manifests parsed
+                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl)
       ;;
     --with-cross)
       # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.

@@ -8,6 +8,12 @@
 # to co-install libopencv-dev:<arch> beside the host's packages. Extracting into a folder needs no
 # agreement with the host, but runs no maintainer scripts, so the BLAS/LAPACK alternatives' links
 # are made here by hand.
+#
+# The packages' shared-library dependency data (their `symbols` and `shlibs` control files) is kept
+# in build/sysroot-<arch>/DEBIAN/: dpkg-shlibdeps, run by `cpack -G DEB` on a cross build
+# (scripts/cross-package.sh), reads a library's dependency information from the DEBIAN folder above
+# it when no installed package owns the file, so the cross packages' Depends come from the target's
+# own packages (docs/install.md). Extracting installs nothing, so there is no dpkg database to ask.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 arch="${1:-}"
@@ -25,7 +31,8 @@ packages=(libc6-dev libstdc++-12-dev
           libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread libboost-dev
           libgtest-dev libgmock-dev libbenchmark-dev libstb-dev)
-want="$(printf '%s\n' "$arch" "${packages[@]}")"
+# The marker's first line names the layout: a sysroot made before DEBIAN/ was kept is made again.
+want="$(printf '%s\n' "layout 2: DEBIAN/symbols, DEBIAN/shlibs" "$arch" "${packages[@]}")"
 if [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; then
   echo "make-sysroot: $sysroot is complete"
   exit 0
@@ -87,8 +94,9 @@ echo "make-sysroot: unpacking ${#packages[@]} packages and their dependencies fo
 include="$(IFS=,; echo "${packages[*]}")"
 unpack() {
   rm -rf "$sysroot.partial"
+  # The downloaded .debs are kept (skip cleanup/apt/cache) for their control files, read below.
   mmdebstrap --quiet --variant=extract --architectures="$arch" --include="$include" \
-    "$suite" "$sysroot.partial" "$sources"
+    --skip=cleanup/apt/cache "$suite" "$sysroot.partial" "$sources"
 }
 if ! unpack; then
   # mmdebstrap refuses any index that fails to download, and a mirror caught mid-sync (seen here:
@@ -97,6 +105,31 @@ if ! unpack; then
   release_sources 1 >"$sources"
   unpack
 fi
+
+# Every unpacked package's symbols and shlibs files, concatenated (both formats are lists of
+# per-library entries); its name, version and architecture (DEBIAN/packages) and the virtual packages
+# it provides (DEBIAN/provides: name and version, "-" when unversioned), so that a package's Depends
+# can be checked against the target's archive (tests/cross/check-debs.sh); then the .debs go.
+debian="$sysroot.partial/DEBIAN"
+mkdir -p "$debian"
+: >"$debian/symbols"
+: >"$debian/shlibs"
+: >"$debian/provides"
+# shellcheck disable=SC2016  # ${Package} and the like are dpkg-deb's fields, not the shell's
+for deb in "$sysroot.partial"/var/cache/apt/archives/*.deb; do
+  dpkg-deb --show --showformat='${Package} ${Version} ${Architecture}\n' "$deb" >>"$debian/packages"
+  dpkg-deb --show --showformat='${Provides}\n' "$deb" | tr ',' '\n' |
+    sed -nE 's/^ *([^ (]+) *(\(= *([^)]+)\))?.*$/\1 \3/p' | awk 'NF { print $1, (NF > 1 ? $2 : "-") }' \
+    >>"$debian/provides"
+  members="$(dpkg-deb --ctrl-tarfile "$deb" | tar -t)"
+  for kind in symbols shlibs; do
+    if grep -qx "\./$kind" <<<"$members"; then
+      dpkg-deb --info "$deb" "$kind" >>"$debian/$kind"
+    fi
+  done
+done
+[[ -s "$debian/packages" ]] || { echo "make-sysroot: no packages were downloaded into $sysroot.partial" >&2; exit 1; }
+rm -f "$sysroot.partial"/var/cache/apt/archives/*.deb
 
 # The alternatives libopenblas0-pthread's and libopenblas-pthread-dev's maintainer scripts would
 # have set up (libblas.so.3 -> openblas-pthread/libblas.so.3, ...), as relative links so they

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(cfg weights quantized image http_request)
+((${#harnesses[@]})) || harnesses=(cfg weights quantized image http_request device_spec)
 
 launcher=()
 if command -v ccache >/dev/null; then

@@ -19,6 +19,8 @@ if ((fast_only)); then
   exit 0
 fi
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+# The kernel at the maxima fpgacnn-plan --explore chooses for the Zedboard (its own build folder).
+bash scripts/test-explored-build.sh build/release xc7z020
 # `cmake --install` to a temporary prefix and examples/detect-minimal built against it (docs/install.md).
 bash tests/install/install_test.sh build/release
 bash scripts/check-tidy.sh build/release
@@ -35,18 +37,20 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # with the emu device's kernel thread, the uio driver against the simulated IP's thread (in-process
 # tests; the uio CLI tests spawn other processes), the detector's pipeline (its tests use test backends
 # and the int16 / emu backends; PipelineFloat.* is left out: its image loading through OpenCV reports a
-# lock-order inversion inside the uninstrumented libgdal) and the power sampler.
+# lock-order inversion inside the uninstrumented libgdal), the power sampler, and the golden twin (its CPU
+# twin thread beside the device stage and the emu's kernel thread; the emu's injected faults).
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFPGACNN_SANITIZE=thread \
   -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF >/dev/null
 cmake --build build/tsan --parallel "$jobs" --target test_int16 test_float test_emu test_uio test_pipeline test_power
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
-  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.)' \
+  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.)' \
   --output-on-failure -j "$jobs"
 
 # --- ARM cross legs (issue 12; docs/boards.md) ---
 # Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
 # only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
-# YOLO-LITE against build/release's. The rest of the cross build is scripts/cross-build.sh + ctest.
+# YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
+# (tests/cross/check-debs.sh). The rest of the cross build is scripts/cross-build.sh + ctest.
 bash scripts/install-deps.sh --with-cross
 for arch in arm64 armhf; do
   bash scripts/cross-test.sh "$arch"

@@ -1,5 +1,6 @@
 #include "bench_options.hpp"
 
+#include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 
 namespace fpgacnn::bench {
@@ -11,8 +12,9 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
                    "time the same but detect nothing)")
         ->check(CLI::ExistingFile);
     apps::add_device_options(app, options.device, options.precision, options.quantized);
-    app.add_option("--input", options.input_size,
-                   "network input size WxH, overriding the cfg (e.g. 416x416)");
+    apps::add_verify_options(app, options.verify);
+    apps::add_input_size_option(app, options.input_size,
+                                "network input size WxH, overriding the cfg (e.g. 416x416)");
     app.add_option("--frames", options.frames, "frames timed in each mode (single-frame and pipelined)")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();

@@ -6,13 +6,15 @@
 #include <CLI/CLI.hpp>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::bench {
 
 struct BenchOptions {
     std::string cfg;
-    std::string weights;    // empty: deterministic synthetic weights (speed only, no real detections)
-    std::string quantized;  // int16: a quantized model file; empty: calibrate on darknet's sample images
+    std::string weights;       // empty: deterministic synthetic weights (speed only, no real detections)
+    std::string quantized;     // int16: a quantized model file; empty: calibrate on darknet's sample images
+    GoldenTwinOptions verify;  // --verify-every, --on-mismatch
     std::string device = "auto";
     Precision precision = Precision::Auto;
     std::string input_size;  // "WxH", empty: the cfg's

@@ -41,6 +41,22 @@ std::string mode_line(const char* name, const ModeResult& m) {
 }
 
 double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+nlohmann::json verification_json(const VerificationStats& v) {
+    return {{"every", v.every},
+            {"frames_verified", v.frames_verified},
+            {"mismatches", v.mismatches},
+            {"fell_back", v.fell_back},
+            {"first_mismatch", v.first_mismatch ? nlohmann::json(v.first_mismatch->text()) : nullptr}};
+}
+
+std::string verification_line(const VerificationStats& v) {
+    if (v.every == 0) return "golden twin  off (--verify-every N to check device results on the CPU)\n";
+    std::string line = fmt::format("golden twin  one frame in {}: {} verified, {} mismatch(es)", v.every,
+                                   v.frames_verified, v.mismatches);
+    if (v.fell_back) line += ", fell back to the CPU";
+    if (v.first_mismatch) line += "; first: " + v.first_mismatch->text();
+    return line + "\n";
+}
 
 }  // namespace
 
@@ -72,7 +88,8 @@ std::string result_to_text(const BenchResult& r) {
     text += mode_line("single-frame", r.single);
     text += mode_line("pipelined", r.pipelined);
     text += "power        " + power_summary(r) + "\n";
-    text += "memory       " + memory_summary(r) + "\n\n";
+    text += "memory       " + memory_summary(r) + "\n";
+    text += verification_line(r.verification) + "\n";
     text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "#", "layer", "output",
                         "MMACs", "ms", "planner", "GOP/s", "bytes", "%");
     for (const LayerRow& row : r.layers) {
@@ -137,7 +154,8 @@ nlohmann::json result_to_json(const BenchResult& r) {
               {"bandwidth_gbs", round_to(r.roofs.bandwidth_gbs, 2)},
               {"basis", r.roofs.basis}}},
             {"power", power},
-            {"memory", {{"startup_rss_bytes", r.startup_rss_bytes}, {"peak_rss_bytes", r.peak_rss_bytes}}}};
+            {"memory", {{"startup_rss_bytes", r.startup_rss_bytes}, {"peak_rss_bytes", r.peak_rss_bytes}}},
+            {"golden_twin", verification_json(r.verification)}};
 }
 
 std::string layers_to_csv(const BenchResult& r) {

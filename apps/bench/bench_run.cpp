@@ -214,6 +214,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
                                                              options.quantized, !options.quiet);
     detector_options.max_in_flight = options.max_in_flight;
     detector_options.device_workers = options.device_workers;
+    detector_options.verify = options.verify;
     result.device_spec = detector_options.backend.device;
     result.precision = detector_options.backend.precision;
     result.warmup = options.warmup;
@@ -304,6 +305,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     // Before the roofs: their memcpy bandwidth probe copies 64 MiB buffers that are no part of the model.
     result.peak_rss_bytes = peak_rss_bytes();
     result.roofs = machine_roofs(detector.device(), result.precision);
+    result.verification = detector.verification();
     return result;
 }
 

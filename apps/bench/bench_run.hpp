@@ -9,6 +9,7 @@
 
 #include "bench_options.hpp"
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/power.hpp"
 #include "machine_roofs.hpp"
@@ -75,6 +76,7 @@ struct BenchResult {
     /// end of the run; the difference is what the model, the backend and the frames cost.
     std::uint64_t startup_rss_bytes = 0;
     std::uint64_t peak_rss_bytes = 0;
+    VerificationStats verification;  // golden twin over every frame run (warm-up included)
 };
 
 /// Runs the whole benchmark; throws Error for bad models, devices or inputs.

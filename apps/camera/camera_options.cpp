@@ -1,5 +1,6 @@
 #include "camera_options.hpp"
 
+#include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 
 namespace fpgacnn::camera {
@@ -11,11 +12,12 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
         ->required();
     apps::add_model_file_options(app, options.cfg, options.weights, options.names);
     apps::add_device_options(app, options.device, options.precision, options.quantized);
+    apps::add_verify_options(app, options.verify);
     apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_flag("--once", options.once, "play a video file once, then exit (default: loop it)");
     app.add_option("--max-fps", options.max_fps,
                    "at most this many frames per second (0: a camera's own rate, a file's recorded rate)")
-        ->check(CLI::Range(0.0, 1000.0))
+        ->check(apps::finite_range(0.0, 1000.0))
         ->capture_default_str();
     app.add_option("--bind", options.bind,
                    "address to listen on; 0.0.0.0 to be reachable from other machines")
@@ -30,7 +32,9 @@ void add_camera_options(CLI::App& app, CameraOptions& options) {
                    "frames queued per client; a slower client loses the oldest")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
-    app.add_option("--max-clients", options.max_clients, "connections served at once (more get 503)")
+    app.add_option("--max-clients", options.max_clients,
+                   "/stream and /events viewers served at once (more get 503; connections that have not sent "
+                   "a request do not count)")
         ->check(CLI::Range(1, 10000))
         ->capture_default_str();
     app.add_flag("--show", options.show, "also show the annotated video in a local window (needs a display)");

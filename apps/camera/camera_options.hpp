@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::camera {
 
@@ -16,6 +17,7 @@ struct CameraOptions {
     std::string names;
     std::string device = "auto";
     Precision precision = Precision::Auto;
+    GoldenTwinOptions verify;  // --verify-every, --on-mismatch
     std::string quantized;
     float thresh = 0.5f;
     float nms = 0.45f;

@@ -42,6 +42,8 @@ std::uint64_t run_frame_pipeline(FrameSource& source, DetectionStep& detection, 
     const auto publish_done = [&](DetectionStep::Done& done) {
         ++stats.number;
         stats.fps = meter.tick(FpsMeter::Clock::now());
+        if (detection.detector().options().verify.every > 0)
+            stats.verification = detection.detector().verification();
         publish(publish_frame(done.frame, done.result, stats, options.classes, options.jpeg_quality));
         if (options.show != nullptr) options.show->store(done.frame);
         if (stats.number == 1 || stats.number % 300 == 0) {

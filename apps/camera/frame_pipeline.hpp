@@ -35,6 +35,7 @@ public:
     std::optional<Done> push(const cv::Mat& bgr);
     /// The oldest queued frame, or nothing when none is left (at the end of the source).
     std::optional<Done> pop();
+    const Detector& detector() const { return detector_; }
 
 private:
     struct Pending {

@@ -89,6 +89,7 @@ public:
     void keep_alive();
     void begin_shutdown(const std::string& reason);
     std::size_t live_sessions();
+    std::size_t streaming_clients();
     template <typename Change>
     void mark(Change change) {
         {
@@ -231,7 +232,9 @@ private:
     }
 
     void subscribe(Feed feed) {
-        if (server_.live_sessions() > server_.options_.max_clients) {
+        // Only feeds occupy slots: connections that have not sent a complete request yet (idle or
+        // slow sockets, bounded by kRequestTimeout) must not lock viewers out.
+        if (server_.streaming_clients() >= server_.options_.max_clients) {
             respond_error(http::status::service_unavailable, "too many clients", false);
             return;
         }
@@ -355,6 +358,16 @@ std::size_t HttpServer::Impl::live_sessions() {
         it = it->second.expired() ? sessions_.erase(it) : std::next(it);
     }
     return sessions_.size();
+}
+
+std::size_t HttpServer::Impl::streaming_clients() {
+    live_sessions();  // drops the closed ones
+    std::size_t feeds = 0;
+    for (auto& [raw, weak] : sessions_) {
+        const std::shared_ptr<Session> session = weak.lock();
+        if (session && session->feed() != Feed::None) ++feeds;
+    }
+    return feeds;
 }
 
 void HttpServer::Impl::publish(PublishedFrame frame) {

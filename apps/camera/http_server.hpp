@@ -18,7 +18,7 @@ struct ServerOptions {
     std::string bind = "127.0.0.1";
     unsigned short port = 8080;           // 0: the system picks a free port (see HttpServer::port)
     std::size_t client_queue = 2;         // pending frames per client before the oldest is dropped
-    std::size_t max_clients = 100;        // connections beyond this get 503
+    std::size_t max_clients = 100;        // /stream and /events feeds at once; more get 503
     std::chrono::seconds keep_alive{15};  // SSE comment interval, so proxies keep idle feeds open
 };
 

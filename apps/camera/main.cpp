@@ -1,7 +1,7 @@
 // fpgacnn-camera: runs the detector on a camera, video file or GStreamer pipeline and serves the
 // annotated video (MJPEG), the detections (Server-Sent Events) and a viewer page over HTTP.
-// Exit codes: 0 clean stop (SIGINT/SIGTERM, end of a --once file, window closed), 1 a model, input
-// or server error (message on stderr), 2 bad command line.
+// Exit codes (apps/common/exit_codes.hpp): 0 also for a clean stop (SIGINT/SIGTERM, end of a --once
+// file, window closed); 1 also for a server error.
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <opencv2/highgui.hpp>
 
+#include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/load_or_calibrate.hpp"
 #include "../common/model_options.hpp"
@@ -42,6 +43,7 @@ std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
                                                              options.quantized, !options.quiet);
     detector_options.thresh = options.thresh;
     detector_options.nms = options.nms;
+    detector_options.verify = options.verify;
     auto detector = std::make_unique<Detector>(std::move(network), std::move(names), detector_options);
     spdlog::info("{}: {} layers, input {}x{}, device {}", options.cfg, detector->network().layers.size(),
                  detector->network().input.w, detector->network().input.h, detector->device_name());
@@ -123,6 +125,11 @@ int run(const CameraOptions& options) {
     server.wait();
     stop.request();
     pipeline.join();
+    if (options.verify.every > 0) {
+        const VerificationStats twin = detector->verification();
+        spdlog::info("golden twin: {} frame(s) verified, {} mismatch(es){}", twin.frames_verified,
+                     twin.mismatches, twin.fell_back ? ", fell back to the CPU" : "");
+    }
     const ServerStats stats = server.stats();
     spdlog::info("served {} frames; slow clients lost {}, server backlog dropped {}; {} bad requests",
                  stats.published, stats.dropped_clients, stats.dropped_backlog, stats.bad_requests);
@@ -136,10 +143,8 @@ int camera_main(int argc, char** argv) {
     return apps::parse_then_run(app, argc, argv, [&] {
         if (const std::string problem =
                 apps::model_flags_problem(options.weights, options.precision, options.quantized);
-            !problem.empty()) {
-            std::cerr << problem << "\n";
-            return 2;
-        }
+            !problem.empty())
+            throw apps::CommandLineError(problem);
         set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
         return run(options);
     });

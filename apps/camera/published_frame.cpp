@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "../common/json_text.hpp"
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn::camera {
@@ -30,13 +31,20 @@ std::string frame_event_json(const DetectionResult& result, const FrameStats& st
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    const nlohmann::json event = {{"frame", stats.number},
-                                  {"fps", rounded(stats.fps, 100)},
-                                  {"ms", rounded(result.milliseconds, 100)},
-                                  {"width", result.image_w},
-                                  {"height", result.image_h},
-                                  {"detections", std::move(detections)}};
-    return event.dump();
+    nlohmann::json event = {{"frame", stats.number},
+                            {"fps", rounded(stats.fps, 100)},
+                            {"ms", rounded(result.milliseconds, 100)},
+                            {"width", result.image_w},
+                            {"height", result.image_h},
+                            {"detections", std::move(detections)}};
+    if (stats.verification) {
+        const VerificationStats& v = *stats.verification;
+        event["verify"] = {{"every", v.every},
+                           {"verified", v.frames_verified},
+                           {"mismatches", v.mismatches},
+                           {"fell_back", v.fell_back}};
+    }
+    return apps::json_text(event);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fpgacnn/detector.hpp"
@@ -27,6 +28,7 @@ struct PublishedFrame {
 struct FrameStats {
     std::uint64_t number = 0;
     double fps = 0;
+    std::optional<VerificationStats> verification;  // --verify-every: the detector's golden-twin counters
 };
 
 /// Draws the detections and a "frame N, X fps" caption onto `bgr` (in place), JPEG-encodes it at
@@ -34,7 +36,8 @@ struct FrameStats {
 PublishedFrame publish_frame(cv::Mat& bgr, const DetectionResult& result, const FrameStats& stats,
                              int classes, int jpeg_quality);
 
-/// The SSE payload for one frame: {"frame","fps","ms","width","height","detections":[...]}.
+/// The SSE payload for one frame: {"frame","fps","ms","width","height","detections":[...]}, and with
+/// golden-twin checking "verify": {"every","verified","mismatches","fell_back"}.
 std::string frame_event_json(const DetectionResult& result, const FrameStats& stats);
 
 }  // namespace fpgacnn::camera

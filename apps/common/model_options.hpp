@@ -6,9 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "flag_checks.hpp"
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::apps {
 
@@ -80,13 +82,32 @@ inline std::string model_flags_problem(const std::string& weights, Precision pre
     return problem.empty() ? model_files_problem(weights, quantized) : problem;
 }
 
+/// --verify-every and --on-mismatch: golden-twin checking of device results (fpgacnn/golden_twin.hpp).
+inline void add_verify_options(CLI::App& app, GoldenTwinOptions& verify) {
+    app.add_option(
+           "--verify-every", verify.every,
+           "golden twin: recompute one frame in N on the CPU int16 backend and compare every layer of "
+           "the device's results bit for bit; mismatches are logged with layer, channel and tile "
+           "(0: off; devices only)")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    app.add_option_function<std::string>(
+           "--on-mismatch",
+           [&verify](const std::string& text) { verify.on_mismatch = parse_on_mismatch(text); },
+           "log | fallback: after a golden-twin mismatch, only log and count it, or also run that frame and "
+           "the "
+           "rest of the run on the CPU int16 backend")
+        ->check(CLI::IsMember({on_mismatch_name(OnMismatch::Log), on_mismatch_name(OnMismatch::Fallback)}))
+        ->default_str(on_mismatch_name(verify.on_mismatch));
+}
+
 /// --thresh and --nms.
 inline void add_threshold_options(CLI::App& app, float& thresh, float& nms) {
     app.add_option("--thresh", thresh, "detection probability threshold")
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(finite_range(0.0, 1.0))
         ->capture_default_str();
     app.add_option("--nms", nms, "per-class NMS IoU threshold (0 disables NMS)")
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(finite_range(0.0, 1.0))
         ->capture_default_str();
 }
 

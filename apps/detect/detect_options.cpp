@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 
 namespace fpgacnn::detect {
@@ -15,20 +16,25 @@ bool wants_device_list(int argc, char** argv) {
 
 void add_detect_options(CLI::App& app, DetectOptions& options) {
     apps::add_model_file_options(app, options.cfg, options.weights, options.names);
-    app.add_option("--input", options.input_size,
-                   "network input size WxH, overriding the cfg (e.g. 416x416)");
+    apps::add_input_size_option(app, options.input_size,
+                                "network input size WxH, overriding the cfg (e.g. 416x416)");
     apps::add_device_options(app, options.device, options.precision, options.quantized);
     app.add_option("--fallback", options.fallback,
                    "none | cpu: when the device fails (cannot open, a layer times out, it vanishes), log it "
                    "and run this and later frames on the CPU int16 backend (identical results)")
         ->check(CLI::IsMember({"none", "cpu"}))
         ->capture_default_str();
+    apps::add_verify_options(app, options.verify);
     app.add_flag("--list-devices", "print the devices --device can use (and why others cannot), then exit");
     apps::add_threshold_options(app, options.thresh, options.nms);
     app.add_option("--hier", options.hier_thresh, "hierarchy threshold (softmax trees only)")
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(apps::finite_range(0.0, 1.0))
         ->capture_default_str();
-    app.add_flag("--json", options.json, "print one JSON object per image on stdout");
+    app.add_flag("--json", options.json,
+                 "print one JSON object per image on stdout (invalid UTF-8 in names becomes U+FFFD)");
+    app.add_flag("--strict-images", options.strict_images,
+                 "refuse damaged images (a truncated JPEG, a corrupt scan) instead of warning and "
+                 "detecting on what decodes");
     app.add_option("--output", options.output_dir, "write annotated images (and videos) into this folder");
     app.add_option("--dump-region", options.dump_region,
                    "write the region layer's output as raw float32 LE (darknet's l.output); one image only");

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 
 namespace fpgacnn::detect {
 
@@ -18,11 +19,13 @@ struct DetectOptions {
     std::string device = "auto";
     Precision precision = Precision::Auto;
     std::string fallback = "none";  // none | cpu: after a device error, continue on the CPU int16 backend
+    GoldenTwinOptions verify;       // --verify-every, --on-mismatch
     std::string quantized;          // int16: a quantized model file; empty: calibrate on the input images
     float thresh = 0.5f;
     float hier_thresh = 0.5f;
     float nms = 0.45f;
     bool json = false;
+    bool strict_images = false;  // refuse damaged images (exit 1) instead of warning
     std::string output_dir;
     std::string dump_region;
     std::string dump_layers;

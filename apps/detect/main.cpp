@@ -1,16 +1,18 @@
 // fpgacnn-detect: darknet YOLOv2 detection on images, folders and videos.
-// Exit codes: 0 success, 1 a model/input/output error (message on stderr), 2 bad command line.
+// Exit codes: apps/common/exit_codes.hpp.
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
-#include <opencv2/imgcodecs.hpp>
 
+#include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
+#include "../common/json_text.hpp"
 #include "../common/load_or_calibrate.hpp"
 #include "../common/model_options.hpp"
+#include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 #include "detect_options.hpp"
 #include "fpgacnn/darknet.hpp"
@@ -32,9 +34,10 @@ LogLevel log_level(const DetectOptions& options) {
     return log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info);
 }
 
-void report(const DetectOptions& options, const std::string& name, const DetectionResult& result) {
+void report(const DetectOptions& options, const std::string& name, const DetectionResult& result,
+            bool damaged = false) {
     if (options.json) {
-        std::cout << result_to_json(name, result).dump() << std::endl;
+        std::cout << apps::json_text(result_to_json(name, result, damaged)) << std::endl;
     } else {
         std::cout << result_to_text(name, result) << std::flush;
     }
@@ -54,14 +57,19 @@ void write_dumps(const DetectOptions& options, const Detector& detector) {
 }
 
 void detect_image(const DetectOptions& options, Detector& detector, const std::string& path) {
-    const Image image = load_image(path);
+    const Image image = load_image(path);  // a damaged image is logged as a warning naming the file
+    if (image.damaged && options.strict_images) {
+        throw Error(path + ": damaged image (" + image.damage +
+                    "), refused by --strict-images; run without it to detect on the part that decodes");
+    }
     const DetectionResult result = detector.detect(image);
-    report(options, path, result);
+    report(options, path, result, image.damaged);
     write_dumps(options, detector);
     if (!options.output_dir.empty()) {
-        cv::Mat annotated = cv::imread(path, cv::IMREAD_COLOR);
+        fs::create_directories(options.output_dir);  // at the first output: a failed run leaves none
+        cv::Mat annotated = bgr_from_image(image);
         draw_detections(annotated, result.detections);
-        write_image_file(annotated_path(options.output_dir, path), annotated);
+        write_image_file(annotated_path(options.output_dir, path), annotated, "the annotated image");
     }
 }
 
@@ -76,11 +84,20 @@ void detect_video(const DetectOptions& options, Detector& detector, const std::s
     spdlog::info("{}: {} frames", path, frames);
 }
 
+void log_verification(const VerificationStats& stats) {
+    if (stats.mismatches == 0) {
+        spdlog::info("golden twin: {} frame(s) verified, no mismatch", stats.frames_verified);
+        return;
+    }
+    spdlog::error("golden twin: {} of {} verified frame(s) differed from the CPU int16 backend{}",
+                  stats.mismatches, stats.frames_verified, stats.fell_back ? " (fell back to the CPU)" : "");
+}
+
 void check_dump_options(const DetectOptions& options, const std::vector<InputSource>& sources) {
     const bool dumping = !options.dump_region.empty() || !options.dump_layers.empty();
     if (dumping && (sources.size() != 1 || sources.front().kind != SourceKind::Image)) {
-        throw Error("--dump-region / --dump-layers need exactly one input image (got " +
-                    std::to_string(sources.size()) + " inputs)");
+        throw apps::CommandLineError("--dump-region / --dump-layers need exactly one input image (got " +
+                                     std::to_string(sources.size()) + " inputs)");
     }
 }
 
@@ -93,10 +110,17 @@ std::vector<std::string> input_images(const std::vector<InputSource>& sources) {
     return images;
 }
 
+// Before the model loads: every output can be written.
+void check_outputs(const DetectOptions& options) {
+    if (!options.output_dir.empty()) apps::check_output_folder(options.output_dir, "--output");
+    if (!options.dump_layers.empty()) apps::check_output_folder(options.dump_layers, "--dump-layers");
+    if (!options.dump_region.empty()) apps::check_output_file(options.dump_region, "--dump-region");
+}
+
 int run(const DetectOptions& options) {
     const std::vector<InputSource> sources = collect_input_sources(options.inputs);
     check_dump_options(options, sources);
-    if (!options.output_dir.empty()) fs::create_directories(options.output_dir);
+    check_outputs(options);
 
     std::optional<InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
@@ -112,6 +136,7 @@ int run(const DetectOptions& options) {
     detector_options.thresh = options.thresh;
     detector_options.hier_thresh = options.hier_thresh;
     detector_options.nms = options.nms;
+    detector_options.verify = options.verify;
     Detector detector(std::move(network), std::move(names), detector_options);
     spdlog::info("{}: {} layers, input {}x{}, {:.2f} GOP/frame, device {}", options.cfg,
                  detector.network().layers.size(), detector.network().input.w, detector.network().input.h,
@@ -134,7 +159,8 @@ int run(const DetectOptions& options) {
         }
     }
     if (failures > 0) spdlog::error("{} of {} inputs failed", failures, sources.size());
-    return failures > 0 ? 1 : 0;
+    if (options.verify.every > 0) log_verification(detector.verification());
+    return failures > 0 ? apps::kExitFailure : apps::kExitSuccess;
 }
 
 // One line per device: "spec  usable|unusable  name" and the reason or details indented below.
@@ -156,10 +182,8 @@ int detect_main(int argc, char** argv) {
     return apps::parse_then_run(app, argc, argv, [&] {
         if (const std::string problem =
                 apps::model_flags_problem(options.weights, options.precision, options.quantized);
-            !problem.empty()) {
-            std::cerr << problem << "\n";
-            return 2;
-        }
+            !problem.empty())
+            throw apps::CommandLineError(problem);
         set_log_level(log_level(options));
         return run(options);
     });

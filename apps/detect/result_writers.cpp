@@ -35,7 +35,7 @@ void commit_or_discard(const std::string& temporary, const std::string& path, bo
 
 }  // namespace
 
-nlohmann::json result_to_json(const std::string& image_name, const DetectionResult& result) {
+nlohmann::json result_to_json(const std::string& image_name, const DetectionResult& result, bool damaged) {
     nlohmann::json detections = nlohmann::json::array();
     for (const Detection& d : result.detections) {
         detections.push_back({{"class", d.class_name},
@@ -46,11 +46,9 @@ nlohmann::json result_to_json(const std::string& image_name, const DetectionResu
                               {"right", d.right},
                               {"bottom", d.bottom}});
     }
-    return {{"image", image_name},
-            {"width", result.image_w},
-            {"height", result.image_h},
-            {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
-            {"detections", detections}};
+    return {{"image", image_name},      {"width", result.image_w},
+            {"height", result.image_h}, {"ms", std::round(result.milliseconds * 1000.0) / 1000.0},
+            {"damaged", damaged},       {"detections", detections}};
 }
 
 std::string result_to_text(const std::string& image_name, const DetectionResult& result) {
@@ -91,7 +89,7 @@ void write_text_file(const std::string& path, const std::string& text, const std
     commit_or_discard(temporary, path, ok, what);
 }
 
-void write_image_file(const std::string& path, const cv::Mat& image) {
+void write_image_file(const std::string& path, const cv::Mat& image, const std::string& what) {
     const std::string extension = fs::path(path).extension().string();
     std::vector<unsigned char> encoded;
     bool ok = false;
@@ -100,7 +98,7 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
     } catch (const cv::Exception&) {
         ok = false;
     }
-    if (!ok) throw Error(path + ": cannot encode the annotated image as '" + extension + "'");
+    if (!ok) throw Error(path + ": cannot encode " + what + " as '" + extension + "'");
     const std::string temporary = temporary_sibling(path);
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -108,7 +106,24 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
                   static_cast<std::streamsize>(encoded.size()));
         ok = static_cast<bool>(out);
     }
-    commit_or_discard(temporary, path, ok, "the annotated image");
+    commit_or_discard(temporary, path, ok, what);
+}
+
+cv::Mat bgr_from_image(const Image& image) {
+    cv::Mat bgr(image.h, image.w, CV_8UC3);
+    const std::size_t plane = static_cast<std::size_t>(image.w) * image.h;
+    for (int y = 0; y < image.h; ++y) {
+        auto* row = bgr.ptr<unsigned char>(y);
+        for (int x = 0; x < image.w; ++x) {
+            const std::size_t at = static_cast<std::size_t>(y) * image.w + x;
+            // RGB planes of value/255 back to BGR bytes: exact for images decoded from 8 bits.
+            for (int ch = 0; ch < 3; ++ch) {
+                const float value = image.data[static_cast<std::size_t>(ch) * plane + at] * 255.0f;
+                row[3 * x + (2 - ch)] = cv::saturate_cast<unsigned char>(value);
+            }
+        }
+    }
+    return bgr;
 }
 
 std::string annotated_path(const std::string& output_dir, const std::string& input) {

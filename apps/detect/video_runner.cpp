@@ -27,6 +27,8 @@ int run_video(Detector& detector, const std::string& video_path, const std::stri
             on_frame(video_path + "#" + std::to_string(frames), result);
             if (!temporary.empty()) {
                 if (!writer.isOpened()) {
+                    // The folder at the first frame written: a video that fails to open leaves none.
+                    fs::create_directories(fs::path(temporary).parent_path());
                     const double fps =
                         capture.get(cv::CAP_PROP_FPS) > 0 ? capture.get(cv::CAP_PROP_FPS) : 25.0;
                     if (!writer.open(temporary, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps,

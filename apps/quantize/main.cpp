@@ -1,6 +1,6 @@
 // fpgacnn-quantize: calibrates a darknet model to int16 dynamic fixed point and writes the
 // quantized model file that fpgacnn-detect --precision int16 --quantized FILE runs.
-// Exit codes: 0 success, 1 a model/image/output error (message on stderr), 2 bad command line.
+// Exit codes: apps/common/exit_codes.hpp.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -9,7 +9,10 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
+#include "../common/json_text.hpp"
+#include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
@@ -52,6 +55,7 @@ AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vec
 }
 
 int run(const QuantizeOptions& options) {
+    apps::check_output_file(options.out, "--out");  // before minutes of calibration
     std::optional<InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
     const Network network = load_darknet_model(options.cfg, options.weights, input_override);
@@ -72,11 +76,11 @@ int run(const QuantizeOptions& options) {
     if (options.report)
         outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
     if (options.json) {
-        std::cout << outcome_to_json(outcome).dump(2) << std::endl;
+        std::cout << apps::json_text(outcome_to_json(outcome), 2) << std::endl;
     } else {
         std::cout << outcome_to_text(outcome) << std::flush;
     }
-    return 0;
+    return apps::kExitSuccess;
 }
 
 int quantize_main(int argc, char** argv) {

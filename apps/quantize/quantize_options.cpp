@@ -1,5 +1,7 @@
 #include "quantize_options.hpp"
 
+#include "../common/flag_checks.hpp"
+
 namespace fpgacnn::quantize {
 
 void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
@@ -7,8 +9,8 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
     app.add_option("--weights", options.weights, "darknet .weights matching the cfg")
         ->required()
         ->check(CLI::ExistingFile);
-    app.add_option("--input", options.input_size,
-                   "network input size WxH, overriding the cfg (e.g. 416x416)");
+    apps::add_input_size_option(app, options.input_size,
+                                "network input size WxH, overriding the cfg (e.g. 416x416)");
     app.add_option("--images", options.images,
                    "calibration images: files and/or folders (default: darknet's dog, person, horses, kite, "
                    "eagle, giraffe samples)")
@@ -16,7 +18,7 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
     app.add_option(
            "--percentile", options.percentile,
            "per layer, the % of float activations that must fit without saturating (100 = the maximum)")
-        ->check(CLI::Range(50.0, 100.0))
+        ->check(apps::finite_range(50.0, 100.0))
         ->capture_default_str();
     app.add_option(
            "--activation-margin", options.activation_margin_bits,
@@ -25,7 +27,7 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
         ->capture_default_str();
     app.add_option("--accumulator-margin", options.accumulator_margin_bits,
                    "bits the int32 accumulators stay below the wrap on the calibration images")
-        ->check(CLI::Range(0.0, 8.0))
+        ->check(apps::finite_range(0.0, 8.0))
         ->capture_default_str();
     app.add_option("--out", options.out, "the quantized model file to write")->required();
     app.add_flag("--report", options.report,

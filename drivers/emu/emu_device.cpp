@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/owned_memory.hpp"
+#include "emu/bit_flip.hpp"
 #include "emu/emu_memory.hpp"
 #include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
@@ -78,12 +79,21 @@ public:
             throw Error(who + ": cannot start while " + job_->command.description +
                         " is still running (ap_idle is low); wait() for it first");
         }
+        if (options_.fail_after_commands >= 0 && commands_started_ >= options_.fail_after_commands) {
+            throw DeviceError(
+                who + ": injected failure (fail-after=" + std::to_string(options_.fail_after_commands) +
+                "): the device stopped accepting commands after " +
+                std::to_string(options_.fail_after_commands) + " (EmuOptions::fail_after_commands)");
+        }
         Job job;
         job.command = command;
         job.arena = owned_memory<emu::EmuBuffer>(arena, token_, who, name());
         job.params = owned_memory<emu::EmuBuffer>(parameters, token_, who, name());
         job.footprint = check_command_fits(who, command.command, maxima_, arena, parameters);
         require_synced(who, job);
+        if (options_.bit_flip && command.layer == options_.bit_flip->layer)
+            job.flip_element = emu::bit_flip_element(who, *options_.bit_flip, command.command);
+        ++commands_started_;
         job_ = job;
         job_taken_ = false;
         job_done_ = false;
@@ -133,6 +143,7 @@ private:
         std::shared_ptr<emu::EmuBuffer> arena;
         std::shared_ptr<emu::EmuBuffer> params;
         CommandFootprint footprint;
+        std::optional<std::size_t> flip_element;  // arena element whose bit EmuOptions::bit_flip flips
     };
 
     /// The check hardware cannot make on top of check_command_fits (strict mode): the command reads
@@ -174,6 +185,10 @@ private:
             kernel::TrafficCounters traffic{};
             kernel::run_layer(job.command.command, job.arena->device_copy.data(),
                               job.arena->device_copy.data(), job.params->device_copy.data(), &traffic);
+            if (job.flip_element) {
+                int16_t& value = job.arena->device_copy.at(*job.flip_element);
+                value = static_cast<int16_t>(static_cast<uint16_t>(value) ^ (1u << options_.bit_flip->bit));
+            }
             const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
             lock.lock();
             result_ = CommandStats{job.command.layer,         traffic.fm_read_bytes,
@@ -200,6 +215,7 @@ private:
     CommandStats result_;
     std::uint32_t control_ = regs::kApIdle;
     std::uint64_t completed_ = 0;
+    long long commands_started_ = 0;  // commands accepted (EmuOptions::fail_after_commands)
     std::uint64_t bytes_read_ = 0;
     std::uint64_t bytes_written_ = 0;
     std::thread worker_;

@@ -27,6 +27,12 @@ UioSpec parse_uio_spec(const std::string& spec) {
         } else if (parts[i] == "poll") {
             parsed.options.poll = true;
         } else if (parts[i].rfind("udmabuf", 0) == 0) {
+            // The driver opens /dev/<this> and reads /sys/class/u-dma-buf/<this>/: one file name.
+            if (parts[i].find('/') != std::string::npos) {
+                throw Error(
+                    "device '" + spec + "': '" + parts[i] +
+                    "' is not a u-dma-buf device name (a name under /dev such as udmabuf0, without '/')");
+            }
             parsed.options.udmabuf = parts[i];
         } else {
             throw Error("device '" + spec + "': unknown option '" + parts[i] +

@@ -14,6 +14,11 @@ int16_t quantize(float value, int q) {
     return static_cast<int16_t>(scaled);
 }
 
+int16_t quantize_to_width(float value, int q, int bits) {
+    const int16_t wide = quantize(value, q);
+    return saturate_to_width(wide, bits);
+}
+
 float dequantize(int16_t value, int q) { return ldexpf(static_cast<float>(value), -q); }
 
 }  // namespace arith

@@ -149,6 +149,29 @@ TEST(BenchCli, TableOnStdoutAndDeviceTimesOnEmu) {
         EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
 }
 
+TEST(BenchCli, GoldenTwinCountsAreReportedAndAFaultIsLocated) {
+    std::string out, err;
+    // Frames 0, 2, 4 of 6 (2 single-frame, 2 pipelined, 2 warm-up) are verified; layer 0 (a conv of
+    // every model here) gets a bit flipped in its first tile, channel 1.
+    const std::string run = " --device emu:flip=0/1/0/3 --frames 2 --warmup 2 --verify-every 2 --json";
+    ASSERT_EQ(run_command(bench(run, "128x128"), &out, &err), 0) << err;
+    const nlohmann::json twin = nlohmann::json::parse(out)["golden_twin"];
+    EXPECT_EQ(twin["every"], 2);
+    EXPECT_EQ(twin["frames_verified"], 3);
+    EXPECT_EQ(twin["mismatches"], 3);
+    EXPECT_EQ(twin["fell_back"], false);
+    const std::string first = twin["first_mismatch"].get<std::string>();
+    EXPECT_NE(first.find("frame 0: layer 0 (convolutional)"), std::string::npos) << first;
+    EXPECT_NE(first.find("channel 1, row 0, column 0"), std::string::npos) << first;
+    EXPECT_NE(first.find("output tile 0"), std::string::npos) << first;
+    EXPECT_NE(err.find("golden twin: frame 0: layer 0"), std::string::npos) << err;
+
+    ASSERT_EQ(run_command(bench(" --device emu --frames 1 --warmup 0", "128x128"), &out, &err), 0) << err;
+    EXPECT_NE(out.find("golden twin  off"), std::string::npos) << out;
+    EXPECT_NE(run_command(bench(" --device emu --on-mismatch cpu", "128x128"), &out, &err), 0);
+    EXPECT_NE(err.find("--on-mismatch"), std::string::npos) << err;
+}
+
 TEST(BenchCli, HelpOffersEveryDeviceDriverAndPrecision) {
     std::string out;
     ASSERT_EQ(run_command(app_path("bench", "fpgacnn-bench") + " --help", &out), 0);

@@ -131,7 +131,7 @@ TEST(FrameEvent, JsonCarriesFrameFpsAndDetections) {
     dog.right = 300;
     dog.bottom = 400;
     result.detections.push_back(dog);
-    const auto event = nlohmann::json::parse(frame_event_json(result, FrameStats{7, 9.5}));
+    const auto event = nlohmann::json::parse(frame_event_json(result, FrameStats{7, 9.5, std::nullopt}));
     EXPECT_EQ(event["frame"], 7);
     EXPECT_DOUBLE_EQ(event["fps"].get<double>(), 9.5);
     EXPECT_EQ(event["width"], 640);
@@ -139,4 +139,19 @@ TEST(FrameEvent, JsonCarriesFrameFpsAndDetections) {
     EXPECT_EQ(event["detections"][0]["class"], "dog");
     EXPECT_EQ(event["detections"][0]["right"], 300);
     EXPECT_NEAR(event["detections"][0]["prob"].get<double>(), 0.75, 1e-6);
+    EXPECT_FALSE(event.contains("verify"));  // only with --verify-every
+}
+
+TEST(FrameEvent, JsonCarriesTheGoldenTwinCountersWhenVerifying) {
+    fpgacnn::VerificationStats twin;
+    twin.every = 10;
+    twin.frames_verified = 4;
+    twin.mismatches = 1;
+    twin.fell_back = true;
+    const auto event =
+        nlohmann::json::parse(frame_event_json(fpgacnn::DetectionResult{}, FrameStats{31, 5.0, twin}));
+    EXPECT_EQ(event["verify"]["every"], 10);
+    EXPECT_EQ(event["verify"]["verified"], 4);
+    EXPECT_EQ(event["verify"]["mismatches"], 1);
+    EXPECT_EQ(event["verify"]["fell_back"], true);
 }

@@ -54,7 +54,8 @@ TEST(CpuFallback, AKernelBuildThatCannotRunTheNetworkIsADeviceErrorAndFallsBack)
 }
 
 TEST(CpuFallback, AModelErrorIsRethrownNotFallenBackFrom) {
-    // An output shift no arithmetic can keep exact: the device path refuses it, and so would the CPU.
+    // An output shift no arithmetic can keep exact (its output exponent leaves the contract's range):
+    // the device path's contract check refuses it, and so would the CPU.
     const Network network = small_test_network();
     QuantizedNetwork broken = naive_quantize(network);
     QuantizedLayer& first = broken.layers[0];
@@ -69,7 +70,7 @@ TEST(CpuFallback, AModelErrorIsRethrownNotFallenBackFrom) {
     } catch (const Error& e) {
         const std::string message = e.what();
         EXPECT_NE(message.find("layer 0"), std::string::npos) << message;
-        EXPECT_NE(message.find("output shift"), std::string::npos) << message;
+        EXPECT_NE(message.find("output exponent"), std::string::npos) << message;
     }
 }
 

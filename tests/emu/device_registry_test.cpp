@@ -79,6 +79,14 @@ TEST(DeviceRegistry, UioSpecSuffixesBecomeOptions) {
     EXPECT_TRUE(parse_emu_spec("emu").strict_sync);
 }
 
+// Found by fuzz_device_spec: the u-dma-buf name becomes /dev/<name>, so a '/' would leave /dev.
+TEST(DeviceRegistry, UdmabufOptionIsOneFileName) {
+    const std::string message = error_message([] { resolve_device("uio:accel:udmabuf0/../../tmp/x"); });
+    EXPECT_NE(message.find("'udmabuf0/../../tmp/x' is not a u-dma-buf device name"), std::string::npos)
+        << message;
+    EXPECT_EQ(parse_uio_spec("uio:accel:udmabuf-ddr").options.udmabuf, "udmabuf-ddr");
+}
+
 TEST(DeviceRegistry, ListDevicesFollowsTheTableOrder) {
     const std::vector<DeviceInfo> devices = list_devices();
     ASSERT_GE(devices.size(), 2u);

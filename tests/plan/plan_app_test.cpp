@@ -51,7 +51,8 @@ TEST(PlanApp, ErrorsExitNonZeroWithAMessage) {
     EXPECT_NE(err.find("layer 0"), std::string::npos) << err;
     EXPECT_EQ(
         run_command(plan_app() + " --cfg " + darknet_file("cfg/yolov2.cfg") + " --input bogus", &out, &err),
-        1);
+        2);  // a malformed flag value: the command line (apps/common/exit_codes.hpp)
+    EXPECT_NE(err.find("--input"), std::string::npos) << err;
     EXPECT_EQ(run_command(plan_app() + " --no-such-option", &out, &err), 2);
 }
 

@@ -37,6 +37,14 @@ public:
     virtual std::vector<LayerTiming> layer_times() const { return {}; }
     /// The accelerator this backend runs on (for telemetry), or null for CPU backends.
     virtual const Device* device() const { return nullptr; }
+    /// Golden-twin checking (DetectorOptions::verify_every): run() that also hands back every layer's
+    /// int16 output of this frame as the device computed it, indexed by network layer (one extra
+    /// sync per layer, this frame only). Backends not on a device leave `layers` empty.
+    virtual const std::vector<float>& run_capturing(const float* input,
+                                                    std::vector<std::vector<int16_t>>& layers) {
+        layers.clear();
+        return run(input);
+    }
 };
 
 /// The arithmetic of a backend (--precision): Float is darknet's float32 reference, Int16 the

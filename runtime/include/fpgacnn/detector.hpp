@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/golden_twin.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
 #include "fpgacnn/vision.hpp"
@@ -61,6 +62,9 @@ struct DetectorOptions {
     int device_workers = 1;
     /// When set, every Backend is made by this instead of make_backend() (custom devices, tests).
     BackendFactory backend_factory;
+    /// Golden-twin checking of device results (fpgacnn/golden_twin.hpp); needs backend.quantized.
+    /// Has no effect on the CPU backends.
+    GoldenTwinOptions verify;
 };
 
 struct DetectionResult {
@@ -77,7 +81,8 @@ struct DetectionResult {
 
 namespace pipeline_detail {
 class FramePipeline;
-}
+class GoldenTwinState;
+}  // namespace pipeline_detail
 
 /// Detects objects in images, one at a time (detect) or pipelined (submit).
 ///
@@ -115,16 +120,22 @@ public:
     /// The accelerator detect() runs on, or null on the CPU.
     const Device* device() const { return backend_->device(); }
 
+    /// Golden-twin counters (thread-safe; frames verified so far, mismatches, fallback).
+    VerificationStats verification() const;
+
     const Network& network() const { return network_; }
     const DetectorOptions& options() const { return options_; }
     std::string device_name() const { return backend_->name(); }
 
 private:
     std::unique_ptr<Backend> new_backend() const;
+    /// `backend` wrapped in the golden twin when options_.verify asks for it and it runs on a device.
+    std::unique_ptr<Backend> with_golden_twin(std::unique_ptr<Backend> backend) const;
 
     Network network_;
     std::vector<std::string> class_names_;
     DetectorOptions options_;
+    std::shared_ptr<pipeline_detail::GoldenTwinState> twin_state_;  // shared by every worker's twin
     std::unique_ptr<Backend> backend_;
     std::vector<float> region_output_;
     mutable std::mutex calls_;  // detect() against submit(): they share backend_

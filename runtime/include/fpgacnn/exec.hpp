@@ -32,7 +32,8 @@ CommandList build_command_list(const QuantizedNetwork& network, const PlanOption
 struct QueueOptions {
     /// Per-command deadline; a layer that takes longer fails the frame with an Error naming it.
     std::chrono::milliseconds layer_timeout{60000};
-    /// Sync every layer's output back and keep it (layer_output()); costs one sync per layer.
+    /// Sync every layer's output back and keep it for every frame (layer_output()); costs one sync
+    /// per layer. A single frame can ask for the same with submit(input, true).
     bool capture_layers = false;
     /// Testing the drivers' ownership checks: skip the input sync before the first command.
     bool skip_input_sync = false;
@@ -66,20 +67,27 @@ public:
     /// One frame, synchronously: `input` holds network.input.size() int16 values at the network's
     /// input exponent. Returns the last layer's output (for YOLOv2: the region layer's int16 input).
     /// Needs no frame in flight from submit().
-    const std::vector<int16_t>& run(const int16_t* input);
+    /// With capture_layers, this frame's layer outputs are kept (as QueueOptions::capture_layers
+    /// does for every frame).
+    const std::vector<int16_t>& run(const int16_t* input, bool capture_layers = false);
 
     /// Pipelined: copies `input` into a free input slot, syncs it to the device and queues the whole
     /// network for it. Blocks while kInputSlots frames are in flight (back-pressure), at most for the
     /// time those frames take. Safe to call while the submission thread runs another frame.
-    void submit(const int16_t* input);
+    /// capture_layers: keep this frame's layer outputs (one extra sync per layer for this frame only).
+    void submit(const int16_t* input, bool capture_layers = false);
     /// The oldest submitted frame's output; blocks until it is done. Rethrows that frame's Error
     /// (naming the device and the failing layer); later frames are unaffected by the throw itself.
     const std::vector<int16_t>& collect();
     /// Frames submitted and not yet collected.
     int in_flight() const;
 
-    /// Output of layer i from the last collected frame (needs QueueOptions::capture_layers).
+    /// Output of layer i from the last collected frame (needs QueueOptions::capture_layers, or that
+    /// frame submitted with capture_layers).
     const std::vector<int16_t>& layer_output(int i) const;
+    /// Every layer's output of the last collected frame, indexed by network layer; empty when that
+    /// frame kept none. Routes hold their concatenation, the region layer its int16 input.
+    const std::vector<std::vector<int16_t>>& layer_outputs() const;
     /// Per device command of the last collected frame: traffic and time.
     const std::vector<CommandStats>& last_stats() const;
     const CommandList& commands() const;

@@ -28,10 +28,25 @@ struct PlanOptions {
     double clock_mhz = 150.0;          // kernel clock
     double bandwidth_gbs = 4.2;        // DDR bandwidth shared by the AXI masters, GB/s
     int port_bits = arith::kDataBits;  // data width of each AXI master (the kernel's ports carry int16)
-    int burst_overhead_cycles = 8;     // cycles per burst not hidden by outstanding transactions
-    int pipeline_depth = 12;           // fill/drain cycles of each pipelined compute loop
-    int alignment_elements = 32;       // arena / parameter offsets are multiples of this (64 bytes)
+    // The port arrangement of a design: feature-map read / write ports working in parallel, each
+    // port_bits wide (this kernel: one each; Chen et al. 2019: four read and two write ports).
+    int fm_read_ports = 1;
+    int fm_write_ports = 1;
+    // Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
+    // float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
+    int element_bits = arith::kDataBits;
+    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
+    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
+    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
 };
+
+/// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
+/// not 26 + 14, so the input halo and the loop bounds stay even).
+struct TileSplit {
+    int tile = 0;   // rows (columns) per tile
+    int tiles = 0;  // number of tiles
+};
+TileSplit balanced_tiles(int extent, int maximum);
 
 /// `value` rounded up to a multiple of `alignment` (> 0): arena, parameter and input-slot offsets.
 constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {

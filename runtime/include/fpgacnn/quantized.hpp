@@ -20,6 +20,12 @@ struct QuantizedLayer {
     // Convolutional layers only:
     int weight_q = 0;
     int bias_q = 0;
+    /// Storage widths (arith::kDataBits or arith::kNarrowBits, docs/arithmetic.md "Per-layer
+    /// widths"): of this layer's output activations (every layer kind; route / reorg / maxpool /
+    /// region carry their input's) and, on conv layers, of the weights. The values stay int16 in
+    /// memory here; an 8-bit one lies in [-128, 127].
+    int output_bits = 16;
+    int weight_bits = 16;
     std::vector<int16_t> weights;  // [filters][channels][size][size], darknet order
     std::vector<int16_t> biases;   // [filters]
 };
@@ -75,8 +81,9 @@ private:
 /// exponent (layer 0: the network's input exponent); a route's inputs sharing its output exponent;
 /// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range.
 /// Throws Error "<where>: layer <i> (<kind>, cfg line <n>): <broken rule>; <fix>". The quantized file
-/// reader and writer, calibrate() and the int16 engine all call it, so a model that breaks the
-/// contract is refused on every backend (the devices run what they are given).
+/// reader and writer, calibrate(), the int16 engine and the device path (build_command_list,
+/// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also
+/// when it was built in memory (the devices run what they are given).
 void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where);
 
 }  // namespace fpgacnn

@@ -12,6 +12,9 @@ CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions
                     std::to_string(network.layers.size()) + " quantized layers for " +
                     std::to_string(network.network.layers.size()) + " network layers; re-run calibration");
     }
+    // A network built in memory has not met the file reader's checks: the device runs what it is given.
+    validate_quantized_network(
+        network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
     CommandList list;
     list.plan = plan_network(network.network, options);
     const std::vector<kernel::LayerCommand> commands = with_exponents(list.plan, network);

@@ -27,15 +27,13 @@ public:
         }
     }
 
-    const std::vector<float>& run(const float* input) override {
-        quantize_tensor(input, input_.size(), network_->input_q, input_.data());
-        const std::vector<int16_t>& raw = queue_.run(input_.data());
-        const Layer& region = network_->network.layers[static_cast<std::size_t>(region_index_)];
-        dequantize_tensor(raw.data(), raw.size(),
-                          network_->layers[static_cast<std::size_t>(region_index_)].output_q,
-                          region_output_.data());
-        region_activate(region.region(), region.output, region_output_.data());
-        return region_output_;
+    const std::vector<float>& run(const float* input) override { return run_frame(input, false); }
+
+    const std::vector<float>& run_capturing(const float* input,
+                                            std::vector<std::vector<int16_t>>& layers) override {
+        const std::vector<float>& output = run_frame(input, true);
+        layers = queue_.layer_outputs();
+        return output;
     }
 
     std::vector<float> layer_output(int i) const override {
@@ -65,6 +63,17 @@ public:
     const Device* device() const override { return device_.get(); }
 
 private:
+    const std::vector<float>& run_frame(const float* input, bool capture_layers) {
+        quantize_tensor(input, input_.size(), network_->input_q, input_.data());
+        const std::vector<int16_t>& raw = queue_.run(input_.data(), capture_layers);
+        const Layer& region = network_->network.layers[static_cast<std::size_t>(region_index_)];
+        dequantize_tensor(raw.data(), raw.size(),
+                          network_->layers[static_cast<std::size_t>(region_index_)].output_q,
+                          region_output_.data());
+        region_activate(region.region(), region.output, region_output_.data());
+        return region_output_;
+    }
+
     static QueueOptions queue_options(bool capture) {
         QueueOptions options;
         options.capture_layers = capture;

@@ -26,7 +26,8 @@ bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
 /// One frame between submit() and collect().
 struct Frame {
     int slot = 0;
-    bool slot_released = false;  // layer 0 has read the input slot
+    bool slot_released = false;   // layer 0 has read the input slot
+    bool capture_layers = false;  // keep every layer's output (QueueOptions or this frame asked)
     bool done = false;
     std::exception_ptr error;
     std::vector<int16_t> output;
@@ -99,7 +100,7 @@ struct DeviceQueue::Impl {
     /// Every layer of one frame, on the submission thread. Layer 0 reads the frame's input slot.
     void run_frame(Frame& frame) {
         const NetworkPlan& plan = list.plan;
-        if (options.capture_layers) frame.layer_outputs.assign(plan.layers.size(), {});
+        if (frame.capture_layers) frame.layer_outputs.assign(plan.layers.size(), {});
         std::size_t next = 0;
         for (const LayerPlan& lp : plan.layers) {
             if (lp.on_device) {
@@ -112,7 +113,7 @@ struct DeviceQueue::Impl {
                 if (lp.index == 0) release_slot(frame);
             }
             // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
-            if (options.capture_layers)
+            if (frame.capture_layers)
                 read_back(lp.output, frame.layer_outputs[static_cast<std::size_t>(lp.index)]);
         }
         read_back(plan.output, frame.output);
@@ -163,6 +164,9 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
 DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network,
                          CommandList commands, QueueOptions options) {
     if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
+    // The list may have been built elsewhere; the network it runs must still keep the contract.
+    validate_quantized_network(
+        *network, network->network.cfg_path.empty() ? "quantized network" : network->network.cfg_path);
     const KernelMaxima planned = commands.plan.options.maxima;
     if (!same_maxima(planned, device.maxima())) {
         throw DeviceError(
@@ -191,7 +195,7 @@ DeviceQueue::~DeviceQueue() {
     // The buffers go with impl_; a command that timed out keeps them alive in the device meanwhile.
 }
 
-void DeviceQueue::submit(const int16_t* input) {
+void DeviceQueue::submit(const int16_t* input, bool capture_layers) {
     Impl& d = *impl_;
     int slot = -1;
     {
@@ -220,6 +224,7 @@ void DeviceQueue::submit(const int16_t* input) {
         std::lock_guard<std::mutex> lock(d.mutex);
         Frame frame;
         frame.slot = slot;
+        frame.capture_layers = capture_layers || d.options.capture_layers;
         d.frames.push_back(std::move(frame));
     }
     d.changed.notify_all();
@@ -237,6 +242,7 @@ const std::vector<int16_t>& DeviceQueue::collect() {
         --d.next_to_run;
     }
     d.stats = std::move(frame.stats);
+    d.layer_outputs.clear();  // a failed frame leaves none, rather than an older frame's
     if (frame.error) std::rethrow_exception(frame.error);
     d.output = std::move(frame.output);
     d.layer_outputs = std::move(frame.layer_outputs);
@@ -248,19 +254,21 @@ int DeviceQueue::in_flight() const {
     return static_cast<int>(impl_->frames.size());
 }
 
-const std::vector<int16_t>& DeviceQueue::run(const int16_t* input) {
+const std::vector<int16_t>& DeviceQueue::run(const int16_t* input, bool capture_layers) {
     if (in_flight() != 0) {
         throw Error(impl_->device.name() + ": run() while " + std::to_string(in_flight()) +
                     " submitted frame(s) are not collected; collect() them first");
     }
-    submit(input);
+    submit(input, capture_layers);
     return collect();
 }
 
 const std::vector<int16_t>& DeviceQueue::layer_output(int i) const {
     const Impl& d = *impl_;
-    if (!d.options.capture_layers) {
-        throw Error(d.device.name() + ": layer outputs are kept only with QueueOptions::capture_layers");
+    if (d.layer_outputs.empty()) {
+        throw Error(d.device.name() +
+                    ": the last collected frame kept no layer outputs (QueueOptions::capture_layers, or "
+                    "submit() with capture_layers)");
     }
     if (i < 0 || static_cast<std::size_t>(i) >= d.layer_outputs.size()) {
         throw Error(d.device.name() + ": no layer " + std::to_string(i) + " (the last collected frame has " +
@@ -269,6 +277,7 @@ const std::vector<int16_t>& DeviceQueue::layer_output(int i) const {
     return d.layer_outputs[static_cast<std::size_t>(i)];
 }
 
+const std::vector<std::vector<int16_t>>& DeviceQueue::layer_outputs() const { return impl_->layer_outputs; }
 const std::vector<CommandStats>& DeviceQueue::last_stats() const { return impl_->stats; }
 const CommandList& DeviceQueue::commands() const { return impl_->list; }
 Device& DeviceQueue::device() const { return impl_->device; }

@@ -2,9 +2,12 @@
 
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
 #include "fpgacnn/error.hpp"
 #include "pipeline/detection_steps.hpp"
 #include "pipeline/frame_pipeline.hpp"
+#include "pipeline/golden_twin_backend.hpp"
 
 namespace fpgacnn {
 
@@ -21,6 +24,7 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
     network_.region_layer_index();  // throws with a clear message for non-detector cfgs
     if (options_.max_in_flight < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");
     if (options_.device_workers < 1) throw Error("DetectorOptions::device_workers must be at least 1");
+    twin_state_ = std::make_shared<pipeline_detail::GoldenTwinState>(options_.verify);
     backend_ = new_backend();
 }
 
@@ -33,10 +37,30 @@ std::unique_ptr<Backend> Detector::new_backend() const {
     if (options_.backend_factory) {
         std::unique_ptr<Backend> backend = options_.backend_factory();
         if (!backend) throw Error("DetectorOptions::backend_factory returned no backend");
+        return with_golden_twin(std::move(backend));
+    }
+    return with_golden_twin(make_backend(network_, options_.backend));
+}
+
+std::unique_ptr<Backend> Detector::with_golden_twin(std::unique_ptr<Backend> backend) const {
+    if (options_.verify.every == 0) return backend;  // off: the device backend as it is, no cost
+    if (backend->device() == nullptr) {
+        spdlog::warn(
+            "golden twin (--verify-every) not used: {} is not a device (the CPU int16 backend is the "
+            "reference itself)",
+            backend->name());
         return backend;
     }
-    return make_backend(network_, options_.backend);
+    if (!options_.backend.quantized) {
+        throw Error(
+            "golden-twin checking (--verify-every) needs the quantized network the device runs "
+            "(DetectorOptions::backend.quantized)");
+    }
+    return std::make_unique<pipeline_detail::GoldenTwinBackend>(std::move(backend),
+                                                                options_.backend.quantized, twin_state_);
 }
+
+VerificationStats Detector::verification() const { return twin_state_->stats(); }
 
 DetectionResult Detector::detect(const Image& image) {
     std::lock_guard<std::mutex> lock(calls_);

@@ -25,15 +25,29 @@ void FallbackBackend::switch_to_cpu(const std::string& reason) {
     cpu_ = std::make_unique<Int16Backend>(quantized_, best_int16_isa(), 0, keep_layer_outputs_);
 }
 
-const std::vector<float>& FallbackBackend::run(const float* input) {
+template <typename OnDevice>
+const std::vector<float>& FallbackBackend::run_on_device_or_cpu(const float* input, OnDevice on_device) {
     if (device_) {
         try {
-            return device_->run(input);
+            return on_device(*device_);
         } catch (const DeviceError& e) {
             switch_to_cpu(e.what());
         }
     }
     return cpu_->run(input);
+}
+
+const std::vector<float>& FallbackBackend::run(const float* input) {
+    return run_on_device_or_cpu(
+        input, [&](Backend& device) -> const std::vector<float>& { return device.run(input); });
+}
+
+const std::vector<float>& FallbackBackend::run_capturing(const float* input,
+                                                         std::vector<std::vector<int16_t>>& layers) {
+    layers.clear();  // stays empty on the CPU: it is the reference itself, nothing to check
+    return run_on_device_or_cpu(input, [&](Backend& device) -> const std::vector<float>& {
+        return device.run_capturing(input, layers);
+    });
 }
 
 std::vector<float> FallbackBackend::layer_output(int i) const {

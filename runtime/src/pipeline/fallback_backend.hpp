@@ -18,6 +18,8 @@ public:
     FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
                     std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs);
     const std::vector<float>& run(const float* input) override;
+    const std::vector<float>& run_capturing(const float* input,
+                                            std::vector<std::vector<int16_t>>& layers) override;
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
     std::vector<LayerTiming> layer_times() const override;
@@ -25,6 +27,9 @@ public:
 
 private:
     void switch_to_cpu(const std::string& reason);
+    /// on_device(*device_) while the device works; after a DeviceError (now or earlier) the CPU.
+    template <typename OnDevice>
+    const std::vector<float>& run_on_device_or_cpu(const float* input, OnDevice on_device);
 
     std::shared_ptr<const QuantizedNetwork> quantized_;
     bool keep_layer_outputs_;

@@ -20,6 +20,8 @@ public:
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
     std::vector<LayerTiming> layer_times() const override;
+    /// Layer i's int16 output of the last run, as the engine computed it (the golden twin's reference).
+    const std::vector<int16_t>& raw_layer_output(int i) const { return engine_.layer_output(i); }
 
 private:
     std::shared_ptr<const QuantizedNetwork> quantized_;

@@ -1,6 +1,7 @@
 // The latency model: walks the kernel's own loops (kernels/src/*_layer.hpp) for one command,
 // counting every burst exactly as the native kernel counts it, and charges cycles per step:
-//   transfer = max(bytes / port width + bursts * overhead per port, all bytes / DDR bandwidth)
+//   transfer = max(bytes / port width + bursts * overhead per port, all bytes / DDR bandwidth), the
+//              feature-map bytes and bursts spread over the design's read (write) ports
 //   conv:    per output-map group, load(0) + sum max(compute, load(next)) + compute, and the store of
 //            the previous group overlapped with it (ping-pong on inputs/weights and on outputs)
 //   maxpool: load + compare + store per tile (no overlap)
@@ -43,13 +44,18 @@ class Model {
 public:
     explicit Model(const PlanOptions& o)
         : port_bytes_per_cycle_(std::max(1, o.port_bits / 8)),
+          read_ports_(std::max(1, o.fm_read_ports)),
+          write_ports_(std::max(1, o.fm_write_ports)),
           ddr_bytes_per_cycle_(o.bandwidth_gbs * 1e9 / (o.clock_mhz * 1e6)),
           overhead_(o.burst_overhead_cycles),
           depth_(o.pipeline_depth) {}
 
-    double cycles(const Transfer& t) const {
-        const double fm = static_cast<double>(t.fm_bytes) / port_bytes_per_cycle_ +
-                          static_cast<double>(t.fm_bursts) * overhead_;
+    /// Cycles of one step; `write`: its feature-map bytes go out over the write ports.
+    double cycles(const Transfer& t, bool write = false) const {
+        const double ports = write ? write_ports_ : read_ports_;
+        const double fm = (static_cast<double>(t.fm_bytes) / port_bytes_per_cycle_ +
+                           static_cast<double>(t.fm_bursts) * overhead_) /
+                          ports;
         const double params = static_cast<double>(t.param_bytes) / port_bytes_per_cycle_ +
                               static_cast<double>(t.param_bursts) * overhead_;
         const double ddr = static_cast<double>(t.fm_bytes + t.param_bytes) / ddr_bytes_per_cycle_;
@@ -59,6 +65,8 @@ public:
 
 private:
     double port_bytes_per_cycle_;
+    double read_ports_;
+    double write_ports_;
     double ddr_bytes_per_cycle_;
     double overhead_;
     double depth_;
@@ -77,8 +85,8 @@ void count(LayerEstimate& e, const Transfer& t, bool write) {
 }
 
 /// The bursts of kernel::detail::load_input_tile: one per existing row of each existing map.
-Transfer input_tile(int lanes, int valid_maps, int height, int width, int first_row, int first_col, int rows,
-                    int cols) {
+Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int height, int width,
+                    int first_row, int first_col, int rows, int cols) {
     Transfer t;
     const int col_begin = std::max(first_col, 0);
     const int col_end = std::min(first_col + cols, width);
@@ -88,14 +96,14 @@ Transfer input_tile(int lanes, int valid_maps, int height, int width, int first_
     const int existing_rows = std::max(0, row_end - row_begin);
     const int maps = std::min(lanes, valid_maps);
     t.fm_bursts = static_cast<std::uint64_t>(maps) * existing_rows;
-    t.fm_bytes = t.fm_bursts * 2u * static_cast<std::uint64_t>(col_end - col_begin);
+    t.fm_bytes = t.fm_bursts * element_bytes * static_cast<std::uint64_t>(col_end - col_begin);
     return t;
 }
 
-Transfer output_tile(int maps, int rows, int cols) {
+Transfer output_tile(std::uint64_t element_bytes, int maps, int rows, int cols) {
     Transfer t;
     t.fm_bursts = static_cast<std::uint64_t>(maps) * rows;
-    t.fm_bytes = t.fm_bursts * 2u * static_cast<std::uint64_t>(cols);
+    t.fm_bytes = t.fm_bursts * element_bytes * static_cast<std::uint64_t>(cols);
     return t;
 }
 
@@ -108,7 +116,8 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
               pad = static_cast<int>(c.pad);
     const int in_c = static_cast<int>(c.in_c);
     const int groups = (in_c + tn - 1) / tn;
-    const std::uint64_t block_bytes = 2u * static_cast<std::uint64_t>(tm) * tn * k * k;
+    const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
+    const std::uint64_t block_bytes = element_bytes * static_cast<std::uint64_t>(tm) * tn * k * k;
     e.macs = static_cast<std::uint64_t>(out_c) * out_h * out_w * in_c * k * k;
 
     double pending_store = 0;
@@ -121,8 +130,9 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
             std::vector<double> load(static_cast<std::size_t>(groups));
             std::vector<Transfer> loads(static_cast<std::size_t>(groups));
             for (int g = 0; g < groups; ++g) {
-                Transfer t = input_tile(tn, in_c - g * tn, static_cast<int>(c.in_h), static_cast<int>(c.in_w),
-                                        row0 * s - pad, col0 * s - pad, win_rows, win_cols);
+                Transfer t =
+                    input_tile(element_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
+                               static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad, win_rows, win_cols);
                 t.param_bytes = block_bytes;
                 t.param_bursts = 1;
                 loads[static_cast<std::size_t>(g)] = t;
@@ -131,7 +141,7 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
             const double compute = static_cast<double>(k) * k * rows * cols + model.depth();
             for (int map0 = 0; map0 < out_c; map0 += tm) {
                 Transfer bias;
-                bias.param_bytes = 2u * static_cast<std::uint64_t>(tm);
+                bias.param_bytes = element_bytes * static_cast<std::uint64_t>(tm);
                 bias.param_bursts = 1;
                 count(e, bias, false);
                 double group_loop = model.cycles(bias) + load[0];
@@ -142,9 +152,9 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
                     const double next = g + 1 < groups ? load[static_cast<std::size_t>(g) + 1] : 0.0;
                     group_loop += std::max(compute, next);
                 }
-                const Transfer store = output_tile(std::min(tm, out_c - map0), rows, cols);
+                const Transfer store = output_tile(element_bytes, std::min(tm, out_c - map0), rows, cols);
                 count(e, store, true);
-                const double store_cycles = model.cycles(store);
+                const double store_cycles = model.cycles(store, true);
                 e.store_cycles += store_cycles;
                 e.total_cycles += std::max(group_loop, pending_store);
                 pending_store = store_cycles;
@@ -158,6 +168,7 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
 LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model) {
     LayerEstimate e;
     const int lanes = std::min(o.maxima.tn, o.maxima.tm);
+    const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
     const int out_h = static_cast<int>(c.out_h), out_w = static_cast<int>(c.out_w),
               maps = static_cast<int>(c.in_c);
     const int k = static_cast<int>(c.kernel_size), s = static_cast<int>(c.stride),
@@ -169,39 +180,40 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(c.tile_cols)) {
             const int cols = std::min(static_cast<int>(c.tile_cols), out_w - col0);
             for (int map0 = 0; map0 < maps; map0 += lanes) {
-                const Transfer load =
-                    input_tile(lanes, maps - map0, static_cast<int>(c.in_h), static_cast<int>(c.in_w),
-                               row0 * s - pad, col0 * s - pad, (rows - 1) * s + k, (cols - 1) * s + k);
-                const Transfer store = output_tile(std::min(lanes, maps - map0), rows, cols);
+                const Transfer load = input_tile(element_bytes, lanes, maps - map0, static_cast<int>(c.in_h),
+                                                 static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad,
+                                                 (rows - 1) * s + k, (cols - 1) * s + k);
+                const Transfer store = output_tile(element_bytes, std::min(lanes, maps - map0), rows, cols);
                 count(e, load, false);
                 count(e, store, true);
                 const double compute = std::ceil(k * k / taps_per_cycle) * rows * cols + model.depth();
                 e.load_cycles += model.cycles(load);
-                e.store_cycles += model.cycles(store);
+                e.store_cycles += model.cycles(store, true);
                 e.compute_cycles += compute;
-                e.total_cycles += model.cycles(load) + compute + model.cycles(store);
+                e.total_cycles += model.cycles(load) + compute + model.cycles(store, true);
             }
         }
     }
     return e;
 }
 
-LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const Model& model) {
+LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model) {
     LayerEstimate e;
+    const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
     const std::uint64_t s = c.stride, w = c.in_w, segment = c.tile_cols;
     const std::uint64_t rows = static_cast<std::uint64_t>(c.in_c) * c.in_h;
     for (std::uint64_t i0 = 0; i0 < w; i0 += segment) {
         const std::uint64_t n = std::min(segment, w - i0);
         Transfer read, write;
-        read.fm_bytes = 2 * ((n - 1) * s + 1);
+        read.fm_bytes = element_bytes * ((n - 1) * s + 1);
         read.fm_bursts = 1;
-        write.fm_bytes = 2 * n;
+        write.fm_bytes = element_bytes * n;
         write.fm_bursts = 1;
         for (std::uint64_t r = 0; r < rows; ++r) {
             count(e, read, false);
             count(e, write, true);
         }
-        const double per_row_load = model.cycles(read), per_row_store = model.cycles(write);
+        const double per_row_load = model.cycles(read), per_row_store = model.cycles(write, true);
         const double per_row_compute = static_cast<double>(n) + model.depth();
         e.load_cycles += per_row_load * static_cast<double>(rows);
         e.store_cycles += per_row_store * static_cast<double>(rows);
@@ -221,7 +233,7 @@ LayerEstimate estimate_command(const kernel::LayerCommand& command, const PlanOp
     } else if (command.op == kernel::kOpMaxPool) {
         e = estimate_pool(command, options, model);
     } else if (command.op == kernel::kOpReorg) {
-        e = estimate_reorg(command, model);
+        e = estimate_reorg(command, options, model);
     }
     e.milliseconds = e.total_cycles / (options.clock_mhz * 1e3);
     return e;

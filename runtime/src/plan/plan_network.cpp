@@ -17,13 +17,6 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
-/// Equal tiles no larger than the maximum: 40 rows with Tr = 26 become 2 x 20, not 26 + 14, so the
-/// input halo and the loop bounds stay even.
-void balanced_tiles(int extent, int maximum, int& tile, int& tiles) {
-    tiles = (extent + maximum - 1) / maximum;
-    tile = (extent + tiles - 1) / tiles;
-}
-
 void check_options(const PlanOptions& o) {
     const KernelMaxima& m = o.maxima;
     if (m.tm < 1 || m.tn < 1 || m.tr < 1 || m.tc < 1 || m.max_kernel < 1 || m.max_stride < 1) {
@@ -31,8 +24,11 @@ void check_options(const PlanOptions& o) {
                     " Tn=" + std::to_string(m.tn) + " Tr=" + std::to_string(m.tr) +
                     " Tc=" + std::to_string(m.tc) + ")");
     }
-    if (!(o.clock_mhz > 0) || !(o.bandwidth_gbs > 0) || o.port_bits < 8 || o.burst_overhead_cycles < 0) {
-        throw Error("plan: clock (MHz), bandwidth (GB/s) and port width (>= 8 bits) must be positive");
+    if (!(o.clock_mhz > 0) || !(o.bandwidth_gbs > 0) || o.port_bits < 8 || o.burst_overhead_cycles < 0 ||
+        o.fm_read_ports < 1 || o.fm_write_ports < 1 || o.element_bits < 8 || o.element_bits % 8 != 0) {
+        throw Error(
+            "plan: clock (MHz), bandwidth (GB/s), port width (>= 8 bits), port counts (>= 1) and element "
+            "width (whole bytes) must be positive");
     }
 }
 
@@ -78,8 +74,9 @@ void plan_window_layer(const Layer& layer, int size, int stride, int pad, const 
         throw Error(describe(layer) + ": padding " + std::to_string(pad) + " must be in 0.." +
                     std::to_string(size - 1) + " for the kernel");
     }
-    balanced_tiles(layer.output.h, m.tr, lp.tile_rows, lp.row_tiles);
-    balanced_tiles(layer.output.w, m.tc, lp.tile_cols, lp.col_tiles);
+    const TileSplit rows = balanced_tiles(layer.output.h, m.tr), cols = balanced_tiles(layer.output.w, m.tc);
+    lp.tile_rows = rows.tile, lp.row_tiles = rows.tiles;
+    lp.tile_cols = cols.tile, lp.col_tiles = cols.tiles;
     lp.input_tile_rows = (lp.tile_rows - 1) * stride + size;
     lp.input_tile_cols = (lp.tile_cols - 1) * stride + size;
     lp.command.kernel_size = static_cast<uint32_t>(size);
@@ -133,16 +130,23 @@ void plan_reorg(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
                     " needs channels divisible by stride^2 and height/width divisible by the stride");
     }
     lp.command.stride = static_cast<uint32_t>(s);
-    int segments = 0;
-    balanced_tiles(layer.input.w, m.tc, lp.tile_cols, segments);
+    const TileSplit segments = balanced_tiles(layer.input.w, m.tc);
+    lp.tile_cols = segments.tile;
     lp.tile_rows = 1;
     lp.row_tiles = layer.input.c * layer.input.h;
-    lp.col_tiles = segments;
+    lp.col_tiles = segments.tiles;
     lp.command.tile_rows = 1;
     lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
 }
 
 }  // namespace
+
+TileSplit balanced_tiles(int extent, int maximum) {
+    TileSplit split;
+    split.tiles = (extent + maximum - 1) / maximum;
+    split.tile = (extent + split.tiles - 1) / split.tiles;
+    return split;
+}
 
 NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     check_options(options);

@@ -8,12 +8,24 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fpgacnn/device.hpp"
 
 namespace fpgacnn {
+
+/// Fault injection for golden-twin tests: bit `bit` (0 = least significant) of one int16 output value
+/// of layer `layer` flipped every time the layer runs. The value is the first one (top-left) of tile
+/// `tile` (row-major over the command's output tiles: tile_rows x tile_cols) in output channel
+/// `channel`. Conv and maxpool layers only (reorg is not tiled by output rows and columns).
+struct EmuBitFlip {
+    int layer = -1;
+    int channel = 0;
+    int tile = 0;
+    int bit = 0;
+};
 
 struct EmuOptions {
     /// start() throws when a command reads bytes that were never synced to the device (or written
@@ -26,14 +38,24 @@ struct EmuOptions {
     /// Testing: called on the kernel's thread when it accepts a command, before it computes (e.g. to
     /// hold a layer while a test uploads the next frame). Must return; the wait() deadline still runs.
     std::function<void(const DeviceCommand&)> on_command_accepted;
+    /// Testing: a silent wrong result (EmuBitFlip); none by default.
+    std::optional<EmuBitFlip> bit_flip;
+    /// Testing device failures: once this many commands were started, every later start() throws
+    /// DeviceError, as a device that vanished would. -1: never.
+    long long fail_after_commands = -1;
 };
 
 std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
 
-/// Every --device value of the emu driver: "emu", or "emu:lenient" (strict_sync off).
-inline constexpr const char* kEmuSpecGrammar = "emu[:lenient]";
+/// Every --device value of the emu driver: "emu", options after colons in any order, each at most
+/// once: lenient (strict_sync off), flip=LAYER/CHANNEL/TILE/BIT (bit_flip), fail-after=N
+/// (fail_after_commands).
+inline constexpr const char* kEmuSpecGrammar = "emu[:lenient][:flip=L/C/T/B][:fail-after=N]";
 /// The options an emu spec asks for; throws Error naming the spec and the grammar when malformed.
 EmuOptions parse_emu_spec(const std::string& spec);
+/// The spec parse_emu_spec turns into `options` (their testing hooks aside): "emu", then lenient,
+/// flip=..., fail-after=... in that order.
+std::string emu_spec_text(const EmuOptions& options);
 /// make_emu_device(parse_emu_spec(spec)).
 std::unique_ptr<Device> open_emu_device(const std::string& spec);
 /// The emu device's line of list_devices() (always usable).

@@ -44,6 +44,17 @@ inline int16_t saturate16(int64_t v) {
     return static_cast<int16_t>(v);
 }
 
+/// Clamps to a signed `bits`-wide value (bits = kDataBits or kNarrowBits), held in an int16: an
+/// 8-bit output saturates to [-128, 127] and is stored as int8 by the caller.
+inline int16_t saturate_to_width(int64_t v, int bits) {
+    if (bits == kNarrowBits) {
+        if (v > 127) return 127;
+        if (v < -128) return -128;
+        return static_cast<int16_t>(v);
+    }
+    return saturate16(v);
+}
+
 /// From the accumulator (exponent Qacc = Qw + Qin) to the output (exponent Qout), with the
 /// activation folded into the same single rounding: shift = Qacc - Qout.
 ///   linear:            round(acc / 2^shift)
@@ -56,9 +67,22 @@ inline int16_t requantize(int32_t acc, int shift, bool leaky) {
     return saturate16(round_shift(acc, shift));
 }
 
+/// requantize() with the output saturated to `bits` (16 or 8) instead of 16: the same single
+/// rounding, so an 8-bit output is exactly requantize()'s value clamped to [-128, 127].
+inline int16_t requantize_to_width(int32_t acc, int shift, bool leaky, int bits) {
+    if (leaky && acc < 0) {
+        return saturate_to_width(
+            round_shift(static_cast<int64_t>(acc) * kLeakyMultiplier, kLeakyShift + shift), bits);
+    }
+    return saturate_to_width(round_shift(acc, shift), bits);
+}
+
 /// Float to fixed point at exponent q: round half up, saturate (used for weights, biases, input).
 /// Written with a double multiply and floor so that every compiler gives the same bits.
 int16_t quantize(float value, int q);
+
+/// quantize() saturated to `bits` (16 or 8): the same rounding, then the narrower clamp.
+int16_t quantize_to_width(float value, int q, int bits);
 
 /// Fixed point back to float: v * 2^-q (exact in float for |v| < 2^24).
 float dequantize(int16_t value, int q);

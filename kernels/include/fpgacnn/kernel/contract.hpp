@@ -15,6 +15,16 @@ static const int kContractVersion = 1;
 /// Bits per feature-map / weight / bias element: in memory, on the kernel's ports, in model files.
 static const int kDataBits = 16;
 
+/// Per-layer storage widths (issue 16, docs/arithmetic.md "Per-layer widths"): a conv layer's
+/// weights and its output activations are each stored in kDataBits (16) or kNarrowBits (8) bits.
+/// Biases always stay 16-bit. A layer's input width is its producer's output width (the network
+/// input: the first conv layer's input width, chosen by calibration); route, reorg and maxpool
+/// carry their input's width. A width change is a requantisation inside the producing layer.
+static const int kNarrowBits = 8;
+
+/// True for the storage widths the contract knows (16 and 8).
+inline bool is_storage_width(int bits) { return bits == kDataBits || bits == kNarrowBits; }
+
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;
 static const int kMaxExponent = 24;

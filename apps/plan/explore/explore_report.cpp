@@ -1,0 +1,158 @@
+// The explorer's reports (explore_report.hpp).
+#include "explore_report.hpp"
+
+#include <fmt/format.h>
+
+namespace fpgacnn::explore {
+
+namespace {
+
+std::string maxima_text(const kernel::Maxima& m) {
+    return fmt::format("Tm={} Tn={} Tr={} Tc={}", m.tm, m.tn, m.tr, m.tc);
+}
+
+std::string percent(int used, int available) {
+    return fmt::format("{:.0f}%", 100.0 * used / std::max(1, available));
+}
+
+nlohmann::json build_json(const ExploreResult& r, const Build& b) {
+    return {{"tm", b.maxima.tm},
+            {"tn", b.maxima.tn},
+            {"tr", b.maxima.tr},
+            {"tc", b.maxima.tc},
+            {"max_kernel", b.maxima.max_kernel},
+            {"max_stride", b.maxima.max_stride},
+            {"dsp", b.resources.dsp},
+            {"bram_18k", b.resources.bram_18k},
+            {"lut", b.resources.lut},
+            {"ff", b.resources.ff},
+            {"milliseconds", b.milliseconds},
+            {"conv_milliseconds", b.conv_milliseconds},
+            {"compute_roof_ms", b.lower_bound_ms},
+            {"gops", r.gops(b)},
+            {"conv_gops", r.conv_gops(b)}};
+}
+
+}  // namespace
+
+std::string format_explore_table(const ExploreResult& r) {
+    const ExploreOptions& o = r.options;
+    const Board& board = o.board;
+    const Build& b = r.best;
+    std::string out = fmt::format(
+        "board {} ({}): {} {} x{}, {} BRAM_18K, {} URAM, {} LUT, {} FF, {:.1f} GB/s\n"
+        "budget {:.0f}%: {} DSP, {} BRAM_18K, {} LUT, {} FF; {}, {:.0f} MHz, {} fm read / {} fm write "
+        "port(s) of {} bits\n"
+        "search: {} (Tm, Tn) pairs in the DSP / LUT / FF budget, {} on the compute-roof staircase, {} builds "
+        "fit, "
+        "{} layer estimates, {:.2f} s\n\n",
+        board.name, fmt::join(board.boards, ", "), board.family, board.dsp_kind, board.dsp, board.bram_18k,
+        board.uram, board.lut, board.ff, board.bandwidth_gbs, o.headroom * 100, r.dsp_budget, r.bram_budget,
+        r.lut_budget, r.ff_budget, data_type_name(o.type), o.clock_mhz, o.fm_read_ports, o.fm_write_ports,
+        o.port_bits, r.stats.pairs_enumerated, r.stats.pairs_kept, r.stats.builds_fitting,
+        r.stats.layer_estimates, r.stats.seconds);
+    out += fmt::format(
+        "best: {} (max window {}, stride {}): {:.1f} ms/frame, {:.2f} GOP/s ({:.2f} GOP; compute roof {:.1f} "
+        "ms, {:.1f} GOP/s peak)\n"
+        "      DSP {} ({}), BRAM_18K {} ({}), LUT {} ({}), FF {} ({})\n\n",
+        maxima_text(b.maxima), b.maxima.max_kernel, b.maxima.max_stride, b.milliseconds, r.gops(b), r.gop(),
+        b.lower_bound_ms, r.compute_roof_gops(b), b.resources.dsp, percent(b.resources.dsp, board.dsp),
+        b.resources.bram_18k, percent(b.resources.bram_18k, board.bram_18k), b.resources.lut,
+        percent(b.resources.lut, board.lut), b.resources.ff, percent(b.resources.ff, board.ff));
+    out += fmt::format("{:>5} {:>8} {:>8} {:>10} {:>9} {:>9} {:>8}  {}\n", "layer", "GOP", "ms", "MB moved",
+                       "op/byte", "GOP/s", "busy", "bound");
+    for (const LayerPoint& l : r.best_layers) {
+        const bool compute = l.compute_ms >= 0.8 * l.milliseconds;
+        out += fmt::format("{:>5} {:>8.3f} {:>8.2f} {:>10.2f} {:>9.1f} {:>9.2f} {:>7.0f}%  {}\n", l.index,
+                           l.gop, l.milliseconds, l.megabytes, l.ctc, l.gops,
+                           l.milliseconds > 0 ? 100.0 * l.compute_ms / l.milliseconds : 0.0,
+                           compute ? "compute" : "memory");
+    }
+    out += fmt::format("\nPareto front (latency, DSP, BRAM_18K): {} builds\n", r.front.size());
+    out += fmt::format("{:>4} {:>4} {:>4} {:>4} {:>6} {:>6} {:>7} {:>7} {:>9} {:>8}\n", "Tm", "Tn", "Tr",
+                       "Tc", "DSP", "BRAM", "LUT", "FF", "ms", "GOP/s");
+    const std::size_t shown = std::min<std::size_t>(r.front.size(), 15);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const Build& f = r.front[i];
+        out += fmt::format("{:>4} {:>4} {:>4} {:>4} {:>6} {:>6} {:>7} {:>7} {:>9.1f} {:>8.2f}\n", f.maxima.tm,
+                           f.maxima.tn, f.maxima.tr, f.maxima.tc, f.resources.dsp, f.resources.bram_18k,
+                           f.resources.lut, f.resources.ff, f.milliseconds, r.gops(f));
+    }
+    if (shown < r.front.size())
+        out += fmt::format("  ... {} more (--json lists all)\n", r.front.size() - shown);
+    return out;
+}
+
+nlohmann::json explore_to_json(const ExploreResult& r) {
+    const ExploreOptions& o = r.options;
+    nlohmann::json front = nlohmann::json::array();
+    for (const Build& f : r.front) front.push_back(build_json(r, f));
+    nlohmann::json layers = nlohmann::json::array();
+    for (const LayerPoint& l : r.best_layers) {
+        layers.push_back({{"index", l.index},
+                          {"type", layer_type_name(l.type)},
+                          {"gop", l.gop},
+                          {"milliseconds", l.milliseconds},
+                          {"compute_ms", l.compute_ms},
+                          {"megabytes", l.megabytes},
+                          {"ops_per_byte", l.ctc},
+                          {"gops", l.gops}});
+    }
+    return {
+        {"board",
+         {{"name", o.board.name},
+          {"boards", o.board.boards},
+          {"part", o.board.part},
+          {"dsp_kind", o.board.dsp_kind},
+          {"dsp", o.board.dsp},
+          {"bram_18k", o.board.bram_18k},
+          {"uram", o.board.uram},
+          {"lut", o.board.lut},
+          {"ff", o.board.ff},
+          {"bandwidth_gbs", o.board.bandwidth_gbs}}},
+        {"precision", data_type_name(o.type)},
+        {"clock_mhz", o.clock_mhz},
+        {"headroom", o.headroom},
+        {"port_bits", o.port_bits},
+        {"fm_read_ports", o.fm_read_ports},
+        {"fm_write_ports", o.fm_write_ports},
+        {"budget",
+         {{"dsp", r.dsp_budget}, {"bram_18k", r.bram_budget}, {"lut", r.lut_budget}, {"ff", r.ff_budget}}},
+        {"gop", r.gop()},
+        {"search",
+         {{"pairs_enumerated", r.stats.pairs_enumerated},
+          {"pairs_kept", r.stats.pairs_kept},
+          {"builds_fitting", r.stats.builds_fitting},
+          {"layer_estimates", r.stats.layer_estimates},
+          {"seconds", r.stats.seconds}}},
+        {"best", build_json(r, r.best)},
+        {"best_layers", layers},
+        {"pareto_front", front},
+        {"hls_config", hls_config(r)}};
+}
+
+std::string hls_config(const ExploreResult& r) {
+    const ExploreOptions& o = r.options;
+    const kernel::Maxima& m = r.best.maxima;
+    std::string out = fmt::format(
+        "# fpgacnn-plan --explore: {} for {} on {} ({}), {}, {:.0f} MHz: {:.1f} ms/frame predicted\n"
+        "# Vivado HLS: set -a; . this-file; set +a; vivado_hls -f kernels/hls/vivado/build_ip.tcl\n"
+        "# Vitis:      make -C kernels/hls/vitis xclbin TM={} TN={} TR={} TC={} MAX_K={} MAX_S={}\n",
+        maxima_text(m), r.workload.name, o.board.name, o.board.part, data_type_name(o.type), o.clock_mhz,
+        r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride);
+    if (o.port_bits != data_bits(o.type) || o.fm_read_ports != 1 || o.fm_write_ports != 1) {
+        out += fmt::format(
+            "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel as written has one port "
+            "each "
+            "carrying one element per beat\n",
+            o.fm_read_ports, o.fm_write_ports, o.port_bits);
+    }
+    out += fmt::format(
+        "FPGACNN_PART={}\nFPGACNN_CLOCK_MHZ={:.0f}\nFPGACNN_TM={}\nFPGACNN_TN={}\nFPGACNN_TR={}\nFPGACNN_TC={"
+        "}\n"
+        "FPGACNN_MAX_K={}\nFPGACNN_MAX_S={}\nFPGACNN_PORT_BITS={}\n",
+        o.board.part, o.clock_mhz, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, o.port_bits);
+    return out;
+}
+
+}  // namespace fpgacnn::explore

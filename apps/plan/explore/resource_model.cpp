@@ -1,0 +1,157 @@
+// The resource model (resource_model.hpp). Each constant says where it comes from: the kernel's own
+// arrays and pragmas (kernels/src), the FPGA primitives, or a fit on the published designs.
+#include "resource_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "fpgacnn/error.hpp"
+
+namespace fpgacnn::explore {
+
+namespace {
+
+// Control and requantization (the int16 store's rounding / leaky products, address arithmetic): the
+// published Zedboard design's 153 DSPs minus its 128 multipliers, fitted on Chen et al. 2019. Zhang's
+// float32 design reports exactly 64 x 7 x 5 = 2240, so its control took none.
+constexpr int kControlDspInt16 = 25;
+constexpr int kControlDspFloat32 = 0;
+// Outstanding AXI transactions per port (HLS default num_read_outstanding / num_write_outstanding):
+// the port's data FIFO holds this many bursts.
+constexpr long long kOutstanding = 16;
+// LUT / FF: the AXI adapter of one m_axi port and the control (AXI-Lite registers, FSM) of an HLS
+// kernel (typical figures of small HLS IPs), then one slope per data type fitted on the published
+// design of that type (int16: Chen et al. 2019; float32: Zhang et al. 2015).
+constexpr int kLutPerPort = 1000;
+constexpr int kFfPerPort = 1200;
+constexpr int kLutControl = 3000;
+constexpr int kFfControl = 3000;
+constexpr double kLutPerMacInt16 = 195.1;    // (35977 - 3000 - 8 * 1000) / 128
+constexpr double kFfPerMacInt16 = 184.7;     // (36247 - 3000 - 8 * 1200) / 128
+constexpr double kLutPerMacFloat32 = 402.3;  // (186251 - 3000 - 3 * 1000) / 448
+constexpr double kFfPerMacFloat32 = 444.4;   // (205704 - 3000 - 3 * 1200) / 448
+// The accumulators are int32 (int16 build) or float (float32 designs).
+constexpr int kAccumulatorBits = 32;
+
+struct Aspect {
+    long long depth;
+    int width;
+};
+// The BRAM18 primitive's aspect ratios (7 series and UltraScale alike; 36 bits = simple dual port).
+constexpr Aspect kBram18Aspects[] = {{16384, 1}, {8192, 2}, {4096, 4}, {2048, 9}, {1024, 18}, {512, 36}};
+
+int port_count(const DesignShape& d) {
+    int n = 0;
+    for (const PortGroup& g : d.ports) n += g.count;
+    return n;
+}
+
+}  // namespace
+
+const char* data_type_name(DataType type) { return type == DataType::Int16 ? "int16" : "float32"; }
+
+DataType parse_data_type(const std::string& text) {
+    if (text == "int16") return DataType::Int16;
+    if (text == "float32") return DataType::Float32;
+    throw Error("precision '" + text + "' is not modelled: use int16 (this kernel) or float32");
+}
+
+int data_bits(DataType type) { return type == DataType::Int16 ? 16 : 32; }
+
+// 16-bit operands fit one DSP48E1 (25 x 18) or DSP48E2 (27 x 18) multiplier with its post-adder; a
+// single-precision multiply takes 3 DSPs and an add 2 (HLS's full-DSP floating-point cores):
+// Zhang's 2240 DSPs = 64 x 7 x 5.
+int dsp_per_mac(DataType type) { return type == DataType::Int16 ? 1 : 5; }
+
+int bram18_for(long long depth, int width_bits) {
+    if (depth <= 0 || width_bits <= 0) return 0;
+    if (depth * width_bits <= kLutRamBits) return 0;
+    long long best = -1;
+    for (const Aspect& a : kBram18Aspects) {
+        const long long n = ((depth + a.depth - 1) / a.depth) * ((width_bits + a.width - 1) / a.width);
+        if (best < 0 || n < best) best = n;
+    }
+    return static_cast<int>(best);
+}
+
+DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bits) {
+    DesignShape d;
+    d.maxima = maxima;
+    d.type = type;
+    d.pool = PoolBuffers::Separate;
+    d.reorg_lines = true;
+    d.ports = {PortGroup{3, port_bits, 256}};
+    return d;
+}
+
+Resources estimate_resources(const DesignShape& d) {
+    const kernel::Maxima& m = d.maxima;
+    const int bits = data_bits(d.type);
+    const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
+    const long long in_cols = static_cast<long long>(m.tc - 1) * m.max_stride + m.max_kernel;
+    const long long taps = static_cast<long long>(m.max_kernel) * m.max_kernel;
+    const long long pixels = static_cast<long long>(m.tr) * m.tc;
+    const int macs = m.tm * m.tn;
+
+    // conv_layer.hpp: ping-pong input tiles (partitioned along n), weight blocks (along the Tm x Tn
+    // lanes) and int32 output tiles (along m).
+    long long bram = 2LL * m.tn * bram18_for(in_rows * in_cols, bits);
+    bram += 2LL * macs * bram18_for(taps, bits);
+    bram += 2LL * m.tm * bram18_for(pixels, kAccumulatorBits);
+    if (d.pool == PoolBuffers::Separate) {  // pool_layer.hpp: one input tile, one output tile
+        bram += static_cast<long long>(m.tn) * bram18_for(in_rows * in_cols, bits);
+        bram += static_cast<long long>(m.tm) * bram18_for(pixels, kAccumulatorBits);
+    }
+    if (d.reorg_lines) bram += bram18_for(in_cols, bits) + bram18_for(m.tc, bits);
+    for (const PortGroup& g : d.ports) {
+        bram += static_cast<long long>(g.count) * bram18_for(kOutstanding * g.max_burst, g.bits);
+    }
+
+    Resources r;
+    r.dsp = macs * dsp_per_mac(d.type) + (d.type == DataType::Int16 ? kControlDspInt16 : kControlDspFloat32);
+    r.bram_18k = static_cast<int>(bram);
+    const bool fixed = d.type == DataType::Int16;
+    const int ports = port_count(d);
+    r.lut = static_cast<int>(std::lround(kLutControl + kLutPerPort * ports +
+                                         (fixed ? kLutPerMacInt16 : kLutPerMacFloat32) * macs));
+    r.ff = static_cast<int>(
+        std::lround(kFfControl + kFfPerPort * ports + (fixed ? kFfPerMacInt16 : kFfPerMacFloat32) * macs));
+    return r;
+}
+
+std::vector<PublishedDesign> published_designs() {
+    std::vector<PublishedDesign> designs;
+    {
+        // Chen, Chai, Xia 2019 (dhm2013724/yolov2_xilinx_fpga): Zedboard, 150 MHz, 16-bit; four input
+        // ports and two output ports, one weight and one bias port, 32 bits each with HLS's default
+        // bursts; maxpool runs in the convolution's buffers. Reported: DSP 153, BRAM_36K 88, LUT 35977,
+        // FF 36247.
+        PublishedDesign chen;
+        chen.name = "Chen et al. 2019, Zedboard (xc7z020), YOLOv2";
+        chen.shape.maxima = kernel::Maxima{32, 4, 26, 26, 3, 2};
+        chen.shape.type = DataType::Int16;
+        chen.shape.pool = PoolBuffers::SharedWithConv;
+        chen.shape.reorg_lines = true;
+        chen.shape.ports = {PortGroup{8, 32, 16}};
+        chen.reported = Resources{153, 2 * 88, 35977, 36247};
+        designs.push_back(chen);
+    }
+    {
+        // Zhang et al. FPGA'15: VC707, 100 MHz, float32, <Tm, Tn> = <64, 7>, AlexNet's windows up to
+        // 11 x 11 at stride 4, convolutions only; tiles of 13 x 13 (assumed: the paper gives the unroll
+        // factors, not Tr / Tc); three 32-bit ports (input, weights, output). Reported: DSP 2240,
+        // BRAM_18K 1024, LUT 186251, FF 205704.
+        PublishedDesign zhang;
+        zhang.name = "Zhang et al. 2015, VC707 (xc7vx485t), AlexNet";
+        zhang.shape.maxima = kernel::Maxima{64, 7, 13, 13, 11, 4};
+        zhang.shape.type = DataType::Float32;
+        zhang.shape.pool = PoolBuffers::None;
+        zhang.shape.reorg_lines = false;
+        zhang.shape.ports = {PortGroup{3, 32, 16}};
+        zhang.reported = Resources{2240, 1024, 186251, 205704};
+        designs.push_back(zhang);
+    }
+    return designs;
+}
+
+}  // namespace fpgacnn::explore

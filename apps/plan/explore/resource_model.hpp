@@ -1,0 +1,70 @@
+// Resource model of the accelerator kernel (kernels/src): DSP slices, BRAM_18K, LUT and FF as
+// functions of the build's maxima, data type and AXI ports, calibrated on two published designs
+// (Chen, Chai, Xia 2019 on the Zedboard; Zhang et al. FPGA'15 on the VC707; docs/tools/fpgacnn-plan.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fpgacnn/kernel/config.hpp"
+
+namespace fpgacnn::explore {
+
+enum class DataType { Int16, Float32 };
+const char* data_type_name(DataType type);
+/// "int16" | "float32"; throws Error naming the accepted values otherwise.
+DataType parse_data_type(const std::string& text);
+int data_bits(DataType type);
+
+/// How a design holds its maxpool tiles: in buffers of its own (this kernel: pool_layer.hpp declares
+/// them), in the convolution's buffers (the published Zedboard design), or not at all (Zhang's design
+/// computes convolutions only).
+enum class PoolBuffers { Separate, SharedWithConv, None };
+
+/// One group of AXI master ports of the same width and burst length.
+struct PortGroup {
+    int count = 1;
+    int bits = 16;
+    int max_burst = 256;  // beats (HLS max_read_burst_length / max_write_burst_length; HLS default 16)
+};
+
+/// Everything the resource model needs to know about one design.
+struct DesignShape {
+    kernel::Maxima maxima;
+    DataType type = DataType::Int16;
+    PoolBuffers pool = PoolBuffers::Separate;
+    bool reorg_lines = true;  // the reorg's two line buffers (reorg_layer.hpp)
+    std::vector<PortGroup> ports;
+};
+
+/// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,
+/// bursts of up to 256 beats (accel_top.cpp), separate maxpool buffers, reorg line buffers.
+DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bits);
+
+struct Resources {
+    int dsp = 0;
+    int bram_18k = 0;
+    int lut = 0;
+    int ff = 0;
+};
+
+/// Block RAMs (18 Kb) of one memory of depth x width bits: the cheapest BRAM18 aspect ratio
+/// (16K x 1 ... 512 x 36); memories of at most kLutRamBits go to LUTRAM / registers (0 BRAM).
+int bram18_for(long long depth, int width_bits);
+inline constexpr long long kLutRamBits = 1024;
+
+/// Multipliers (Tm x Tn) of a build and the DSP slices one multiply-add costs for a data type.
+int dsp_per_mac(DataType type);
+
+Resources estimate_resources(const DesignShape& design);
+
+/// A published design the model was calibrated on, with what its authors report.
+struct PublishedDesign {
+    std::string name;
+    DesignShape shape;
+    Resources reported;
+    bool lut_ff_reported = true;
+};
+std::vector<PublishedDesign> published_designs();
+
+}  // namespace fpgacnn::explore

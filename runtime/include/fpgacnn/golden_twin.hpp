@@ -1,0 +1,63 @@
+// Golden-twin checking (DetectorOptions::verify): one frame in N is recomputed on the CPU int16
+// backend, which is bit-exact with the kernel by contract (docs/arithmetic.md), and every layer's
+// device output is compared with it bit for bit. What a mismatch looks like, and the counters a
+// caller (fpgacnn-bench, fpgacnn-camera, a server's metrics) reads from Detector::verification().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace fpgacnn {
+
+/// What the detector does after a mismatch (--on-mismatch).
+enum class OnMismatch {
+    Log,       // log and count it; keep running on the device
+    Fallback,  // also run this frame and every later one on the CPU int16 backend
+};
+
+/// "log" or "fallback": the --on-mismatch value.
+std::string on_mismatch_name(OnMismatch value);
+/// The inverse of on_mismatch_name; throws Error listing the valid values.
+OnMismatch parse_on_mismatch(const std::string& text);
+
+struct GoldenTwinOptions {
+    /// Verify one frame in `every` (frames 0, N, 2N, ... of the detector); 0: off, at no cost.
+    int every = 0;
+    OnMismatch on_mismatch = OnMismatch::Log;
+};
+
+/// Where a device's results first differ from the CPU int16 backend's.
+struct TwinMismatch {
+    std::uint64_t frame = 0;  // the detector's frame number (0-based, counting every frame it ran)
+    int layer = -1;
+    std::string layer_kind;  // e.g. "convolutional"
+    int channel = 0;         // the first differing value of the layer's CHW output
+    int row = 0;
+    int column = 0;
+    /// The planner's output tile holding that value, row-major (tile_row * column_tiles +
+    /// tile_column); -1 for layers not tiled by output rows and columns (route, reorg, region).
+    int tile = -1;
+    int tile_row = -1;
+    int tile_column = -1;
+    int row_tiles = 0;
+    int column_tiles = 0;
+    int16_t device_value = 0;
+    int16_t cpu_value = 0;
+    std::size_t differing_values = 0;  // in this layer
+    /// One line: frame, layer, channel, position, tile, both values.
+    std::string text() const;
+};
+
+/// Detector::verification(): counts since the detector was made.
+struct VerificationStats {
+    int every = 0;  // GoldenTwinOptions::every; 0: checking is off
+    std::uint64_t frames_verified = 0;
+    std::uint64_t mismatches = 0;  // frames whose device results differed
+    bool fell_back = false;        // OnMismatch::Fallback switched to the CPU
+    std::optional<TwinMismatch> first_mismatch;
+    std::optional<TwinMismatch> last_mismatch;
+};
+
+}  // namespace fpgacnn

@@ -1,0 +1,157 @@
+// The explorer (fpgacnn-plan --explore): the board catalogue, the resource model against the two
+// published designs, the reproduction of Zhang et al. 2015 and Chen et al. 2019, and the search.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "explore/board_catalog.hpp"
+#include "explore/explore_report.hpp"
+#include "explore/explorer.hpp"
+#include "explore/resource_model.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/plan.hpp"
+#include "test_paths.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+using namespace fpgacnn::explore;
+
+double relative_error(double estimate, double reported) { return std::abs(estimate - reported) / reported; }
+
+TEST(BoardCatalog, HasEveryTargetBoardWithItsSources) {
+    const std::vector<Board> boards = load_catalogue(default_boards_dir());
+    std::set<std::string> names;
+    for (const Board& b : boards) {
+        names.insert(b.name);
+        EXPECT_FALSE(b.sources.empty()) << b.name;
+        EXPECT_TRUE(b.dsp_kind == "DSP48E1" || b.dsp_kind == "DSP48E2") << b.name;
+        EXPECT_GT(b.bandwidth_gbs, 0) << b.name;
+    }
+    for (const char* n : {"xc7z020", "xc7z045", "xczu3eg", "xck26", "xczu9eg", "xc7vx485t", "u50", "u250"}) {
+        EXPECT_EQ(names.count(n), 1u) << n;
+    }
+    EXPECT_EQ(find_board(default_boards_dir(), "zedboard").name, "xc7z020");
+    EXPECT_EQ(find_board(default_boards_dir(), "VC707").dsp, 2800);
+    EXPECT_THROW(find_board(default_boards_dir(), "no-such-board"), Error);
+}
+
+TEST(ResourceModel, Bram18CountsAspectRatiosAndLutRam) {
+    EXPECT_EQ(bram18_for(9, 16), 0);     // 144 bits: registers / LUTRAM
+    EXPECT_EQ(bram18_for(2809, 16), 3);  // 1K x 18 three times
+    EXPECT_EQ(bram18_for(676, 32), 2);   // 512 x 36 twice
+    EXPECT_EQ(bram18_for(121, 32), 1);   // a small float bank still costs one BRAM
+    EXPECT_EQ(bram18_for(4096, 16), 4);
+}
+
+TEST(ResourceModel, FitsThePublishedDesignsWithin15Percent) {
+    for (const PublishedDesign& d : published_designs()) {
+        const Resources r = estimate_resources(d.shape);
+        EXPECT_LE(relative_error(r.dsp, d.reported.dsp), 0.15) << d.name << ": DSP " << r.dsp;
+        EXPECT_LE(relative_error(r.bram_18k, d.reported.bram_18k), 0.15)
+            << d.name << ": BRAM_18K " << r.bram_18k;
+        EXPECT_LE(relative_error(r.lut, d.reported.lut), 0.15) << d.name << ": LUT " << r.lut;
+        EXPECT_LE(relative_error(r.ff, d.reported.ff), 0.15) << d.name << ": FF " << r.ff;
+    }
+}
+
+TEST(ResourceModel, GrowsWithParallelismAndTiles) {
+    const Resources small =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Int16, 16));
+    const Resources wide =
+        estimate_resources(this_kernel(kernel::Maxima{32, 4, 13, 13, 3, 2}, DataType::Int16, 16));
+    const Resources tall =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 26, 26, 3, 2}, DataType::Int16, 16));
+    EXPECT_EQ(wide.dsp - small.dsp, 64);
+    EXPECT_GT(tall.bram_18k, small.bram_18k);
+    EXPECT_EQ(tall.dsp, small.dsp);
+    const Resources fp =
+        estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Float32, 32));
+    EXPECT_EQ(fp.dsp, 16 * 4 * 5);
+}
+
+// Zhang et al. FPGA'15: AlexNet (two towers) on the VC707 at 100 MHz in float32 -> <Tm, Tn> = <64, 7>,
+// 61.62 GFLOPS. Their design's port widths are not published; 256-bit ports are assumed here.
+TEST(ExploreReproduces, ZhangAlexNetOnVc707) {
+    const Network net =
+        load_darknet_cfg(source_dir() + "/kernels/boards/workloads/alexnet-zhang2015-conv.cfg");
+    const Workload w = workload_from_network(net, parse_groups("0:2o,2:2,4:2o,5:2,6:2"), true);
+    EXPECT_NEAR(2.0 * static_cast<double>(w.macs()) / 1e9, 1.33, 0.01);  // the paper's 1.33 GFLOP
+    ExploreOptions o;
+    o.board = find_board(default_boards_dir(), "xc7vx485t");
+    o.type = DataType::Float32;
+    o.port_bits = 256;
+    const ExploreResult r = explore::explore(w, o);
+    const Build zhang =
+        evaluate_build(w, r.options, kernel::Maxima{64, 7, r.best.maxima.tr, r.best.maxima.tc, 11, 4});
+    EXPECT_TRUE((r.best.maxima.tm == 64 && r.best.maxima.tn == 7) ||
+                r.conv_gops(r.best) <= r.conv_gops(zhang) * 1.02)
+        << "best Tm=" << r.best.maxima.tm << " Tn=" << r.best.maxima.tn;
+    EXPECT_LE(r.best.resources.dsp, 2240);
+    EXPECT_LE(relative_error(r.conv_gops(r.best), 61.62), 0.10) << r.conv_gops(r.best) << " GFLOPS";
+}
+
+// Chen, Chai, Xia 2019: YOLOv2 416 on the Zedboard, 16-bit, 150 MHz, Tm=32 Tn=4 Tr=Tc=26, measured
+// 977 ms/frame. Their port arrangement: four 32-bit read ports, two write ports, and one row burst
+// per memcpy waited for (48 cycles, the HP port's round trip, per burst).
+TEST(ExploreReproduces, ChenYolov2OnZedboard) {
+    const Network net = load_darknet_cfg(darknet_file("cfg/yolov2.cfg"), InputSizeOverride{416, 416});
+    PlanOptions o;  // the defaults are Chen's build: Tm=32 Tn=4 Tr=Tc=26, 150 MHz, 4.2 GB/s
+    o.port_bits = 32;
+    o.fm_read_ports = 4;
+    o.fm_write_ports = 2;
+    o.burst_overhead_cycles = 48;
+    const NetworkPlan plan = plan_network(net, o);
+    EXPECT_LE(relative_error(plan.total.milliseconds, 977.0), 0.05) << plan.total.milliseconds << " ms";
+}
+
+TEST(Explore, ZedboardYolov2BuildFitsAndBeatsTheReferenceBuild) {
+    const Network net = load_darknet_cfg(darknet_file("cfg/yolov2.cfg"), InputSizeOverride{416, 416});
+    const Workload w = workload_from_network(net, {}, false);
+    ExploreOptions o;
+    o.board = find_board(default_boards_dir(), "xc7z020");
+    const ExploreResult r = explore::explore(w, o);
+    EXPECT_LE(r.best.resources.dsp, 176);
+    EXPECT_LE(r.best.resources.bram_18k, 224);
+    EXPECT_EQ(r.best.maxima.max_kernel, 3);
+    EXPECT_EQ(r.best.maxima.max_stride, 2);
+    const Build reference = evaluate_build(w, r.options, kernel::Maxima{});
+    EXPECT_LT(r.best.milliseconds, reference.milliseconds);
+    // The same estimate as the planner's for the chosen build.
+    PlanOptions p = plan_options_for(r.options, r.best.maxima);
+    EXPECT_NEAR(plan_network(net, p).total.milliseconds, r.best.milliseconds, 1e-6);
+    // The front: no member dominates another; the best is on it.
+    ASSERT_FALSE(r.front.empty());
+    EXPECT_EQ(r.front.front().milliseconds, r.best.milliseconds);
+    for (const Build& a : r.front) {
+        for (const Build& b : r.front) {
+            const bool dominated = a.milliseconds <= b.milliseconds && a.resources.dsp <= b.resources.dsp &&
+                                   a.resources.bram_18k <= b.resources.bram_18k &&
+                                   (a.milliseconds < b.milliseconds || a.resources.dsp < b.resources.dsp ||
+                                    a.resources.bram_18k < b.resources.bram_18k);
+            EXPECT_FALSE(dominated);
+        }
+        EXPECT_GE(a.milliseconds, a.lower_bound_ms);
+    }
+    const std::string config = hls_config(r);
+    EXPECT_NE(config.find("FPGACNN_TM=" + std::to_string(r.best.maxima.tm) + "\n"), std::string::npos)
+        << config;
+    EXPECT_NE(config.find("FPGACNN_PART=xc7z020clg484-1"), std::string::npos) << config;
+}
+
+TEST(Explore, RefusesBudgetsNothingFitsAndBadGroups) {
+    const Network net = load_darknet_cfg(darknet_file("cfg/yolov2-tiny.cfg"));
+    const Workload w = workload_from_network(net, {}, false);
+    ExploreOptions o;
+    o.board = find_board(default_boards_dir(), "xc7z020");
+    o.headroom = 0.05;  // 11 DSPs: not even the control logic fits
+    EXPECT_THROW(explore::explore(w, o), Error);
+    EXPECT_THROW(parse_groups("2"), Error);
+    EXPECT_THROW(parse_groups("2:x"), Error);
+    EXPECT_THROW(workload_from_network(net, parse_groups("1:2"), false), Error);  // a maxpool
+}
+
+}  // namespace
+}  // namespace fpgacnn::test
