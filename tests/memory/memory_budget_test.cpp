@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/device.hpp"
 #include "fpgacnn/int16_engine.hpp"
+#include "fpgacnn/plan.hpp"
 #include "fpgacnn/quantized_file.hpp"
 #include "test_paths.hpp"
 
@@ -65,51 +67,94 @@ std::uint64_t own_peak_rss() {
 
 std::string app(const char* folder, const char* binary) { return test::app_path(folder, binary); }
 
-TEST(MemoryBudget, Yolov2Int16OnTheCpuFitsItsBudget) {
-    if (kSanitized)
-        GTEST_SKIP() << "sanitizer build: its shadow memory inflates RSS, the budget means nothing";
-    const std::string cfg = test::darknet_file("cfg/yolov2.cfg");
-    const std::string image = test::darknet_file("data/dog.jpg");
-    if (!std::filesystem::exists(cfg) || !std::filesystem::exists(image))
-        GTEST_SKIP() << "Debian's darknet package (yolov2.cfg, dog.jpg) is not installed";
-    const std::string dir = test::scratch_dir("memory_budget");
-    const std::string weights = dir + "/yolov2-416.weights";
-    const std::string model = dir + "/yolov2-416.fq16";
-    ASSERT_GT(peak_rss_of({app("synth-weights", "fpgacnn-synth-weights"), "--cfg", cfg, "--input", "416x416",
-                           "--seed", "1", "--out", weights, "-q"}),
-              0u);
-    ASSERT_GT(peak_rss_of({app("quantize", "fpgacnn-quantize"), "--cfg", cfg, "--input", "416x416",
-                           "--weights", weights, "--images", image, "--out", model, "-q"}),
-              0u);
-    std::filesystem::remove(weights);  // the board has the cfg and the quantized model only
+/// yolov2 416's cfg, test image and quantized model (synthetic weights), made once for the suite.
+class MemoryBudget : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        if (kSanitized || !std::filesystem::exists(cfg()) || !std::filesystem::exists(image())) return;
+        const std::string dir = test::scratch_dir("memory_budget");
+        const std::string weights = dir + "/yolov2-416.weights";
+        model_ = dir + "/yolov2-416.fq16";
+        ASSERT_GT(peak_rss_of({app("synth-weights", "fpgacnn-synth-weights"), "--cfg", cfg(), "--input",
+                               "416x416", "--seed", "1", "--out", weights, "-q"}),
+                  0u);
+        ASSERT_GT(peak_rss_of({app("quantize", "fpgacnn-quantize"), "--cfg", cfg(), "--input", "416x416",
+                               "--weights", weights, "--images", image(), "--out", model_, "-q"}),
+                  0u);
+        std::filesystem::remove(weights);  // the board has the cfg and the quantized model only
+    }
+    void SetUp() override {
+        if (kSanitized)
+            GTEST_SKIP() << "sanitizer build: its shadow memory inflates RSS, the budget means nothing";
+        if (!std::filesystem::exists(cfg()) || !std::filesystem::exists(image()))
+            GTEST_SKIP() << "Debian's darknet package (yolov2.cfg, dog.jpg) is not installed";
+        ASSERT_FALSE(model_.empty()) << "the quantized model was not made";
+    }
+    static std::string cfg() { return test::darknet_file("cfg/yolov2.cfg"); }
+    static std::string image() { return test::darknet_file("data/dog.jpg"); }
 
-    // A child's ru_maxrss starts from its parent's high-water mark (fork and posix_spawn's vfork copy or
-    // share the parent's memory until exec), so the children run while this process is still small,
-    // and that is checked: the start-up figure must exceed this process's own peak so far.
-    const std::uint64_t own_peak = own_peak_rss();
-    const std::string detect = app("detect", "fpgacnn-detect");
-    const std::uint64_t startup = peak_rss_of({detect, "--help"});
-    const std::uint64_t peak = peak_rss_of({detect, "--cfg", cfg, "--input", "416x416", "--quantized", model,
-                                            "--device", "cpu", "--precision", "int16", "-q", image});
-    ASSERT_LT(own_peak, startup) << "the test process was larger than the tool's start-up footprint; the "
-                                    "children's peak RSS would be the test's";
+    /// Peak RSS of fpgacnn-detect on `device` from the cfg and the quantized model, minus its start-up
+    /// footprint (the peak RSS of `fpgacnn-detect --help`).
+    static std::uint64_t peak_above_startup(const std::string& device, const std::string& precision) {
+        // A child's ru_maxrss starts from its parent's high-water mark (fork and posix_spawn's vfork copy
+        // or share the parent's memory until exec), so the children run while this process is still
+        // small, and that is checked: the start-up figure must exceed this process's own peak so far.
+        const std::uint64_t own_peak = own_peak_rss();
+        const std::string detect = app("detect", "fpgacnn-detect");
+        const std::uint64_t startup = peak_rss_of({detect, "--help"});
+        const std::uint64_t peak =
+            peak_rss_of({detect, "--cfg", cfg(), "--input", "416x416", "--quantized", model_, "--device",
+                         device, "--precision", precision, "-q", image()});
+        EXPECT_LT(own_peak, startup) << "the test process was larger than the tool's start-up footprint; the "
+                                        "children's peak RSS would be the test's";
+        std::printf("yolov2 416, %s: peak RSS %.1f MiB, start-up %.1f MiB (this test: %.1f MiB)\n",
+                    device.c_str(), static_cast<double>(peak) / kMiB, static_cast<double>(startup) / kMiB,
+                    static_cast<double>(own_peak) / kMiB);
+        return peak > startup ? peak - startup : 0;
+    }
 
-    // What the CPU int16 path keeps: its packed weights (measured with the same library, after the runs).
+    static std::string model_;
+};
+
+std::string MemoryBudget::model_;
+
+TEST_F(MemoryBudget, Yolov2Int16OnTheCpuFitsItsBudget) {
+    const std::uint64_t above = peak_above_startup("cpu", "int16");
+    // What the CPU int16 path keeps: its packed weights (measured with the same library, after the run).
     std::uint64_t packed = 0;
     {
-        const QuantizedNetwork quantized = load_quantized_network(
-            model, load_darknet_cfg(cfg, parse_input_size("416x416")), nullptr, ParameterLoading::OnDemand);
+        const QuantizedNetwork quantized =
+            load_quantized_network(model_, load_darknet_cfg(cfg(), parse_input_size("416x416")), nullptr,
+                                   ParameterLoading::OnDemand);
         packed = Int16Engine(quantized).packed_parameter_bytes();
     }
-    const std::uint64_t above = peak > startup ? peak - startup : 0;
     const double budget = 1.3 * static_cast<double>(packed) + 32.0 * kMiB;
     std::printf(
-        "yolov2 416, cpu int16: peak RSS %.1f MiB, start-up %.1f MiB (this test: %.1f MiB), above "
-        "start-up %.1f MiB; packed weights %.1f MiB, budget 1.3x + 32 MiB = %.1f MiB\n",
-        static_cast<double>(peak) / kMiB, static_cast<double>(startup) / kMiB,
-        static_cast<double>(own_peak) / kMiB, static_cast<double>(above) / kMiB,
-        static_cast<double>(packed) / kMiB, budget / kMiB);
+        "cpu int16: above start-up %.1f MiB; packed weights %.1f MiB, budget 1.3x + 32 MiB = %.1f MiB\n",
+        static_cast<double>(above) / kMiB, static_cast<double>(packed) / kMiB, budget / kMiB);
     EXPECT_GT(packed, 90 * kMiB);  // yolov2 has 50.9 M int16 weights: a smaller figure is a wrong count
+    EXPECT_LE(static_cast<double>(above), budget);
+}
+
+// The device path, on the emu device (its device memory is host memory, so it is counted too): at most
+// 1.2x the buffers the queue allocates (parameters + arena + input slots) + 32 MiB.
+TEST_F(MemoryBudget, Yolov2OnTheDevicePathFitsItsBudget) {
+    const std::uint64_t above = peak_above_startup("emu", "int16");
+    std::uint64_t buffers = 0;
+    {
+        const QuantizedNetwork quantized =
+            load_quantized_network(model_, load_darknet_cfg(cfg(), parse_input_size("416x416")), nullptr,
+                                   ParameterLoading::OnDemand);
+        PlanOptions options;
+        options.maxima = open_device("emu")->maxima();
+        const NetworkPlan plan = plan_network(quantized.network, options);
+        // What DeviceQueue allocates: int16 parameters, the arena and two input slots.
+        buffers = 2 * (plan.parameter_elements + plan.arena_elements + 2 * plan.input.elements);
+    }
+    const double budget = 1.2 * static_cast<double>(buffers) + 32.0 * kMiB;
+    std::printf("emu: above start-up %.1f MiB; device buffers %.1f MiB, budget 1.2x + 32 MiB = %.1f MiB\n",
+                static_cast<double>(above) / kMiB, static_cast<double>(buffers) / kMiB, budget / kMiB);
+    EXPECT_GT(buffers, 100 * kMiB);  // 97 MiB of parameters alone: a smaller figure is a wrong count
     EXPECT_LE(static_cast<double>(above), budget);
 }
 

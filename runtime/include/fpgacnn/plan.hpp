@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -128,8 +129,12 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
 
 /// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets,
 /// zeros elsewhere, written into `destination` (plan.parameter_elements values, e.g. a device buffer's
-/// host mapping). One layer's parameters are in host memory at a time (ResidentLayer).
-void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination);
+/// host mapping). One layer's parameters are in host memory at a time (ResidentLayer). `written`, when
+/// set, is called with each finished range [first, first + count) in order (a layer's weights, biases
+/// and the padding before them; the ranges cover the buffer), so a caller can sync and release it.
+using ParametersWritten = std::function<void(std::size_t first, std::size_t count)>;
+void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination,
+                      const ParametersWritten& written = {});
 /// write_parameters into a new vector.
 std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network);
 

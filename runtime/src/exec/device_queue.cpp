@@ -79,16 +79,24 @@ struct DeviceQueue::Impl {
                         std::to_string(list.parameters.size()) + " parameter values, its plan places " +
                         std::to_string(plan.parameter_elements) + "; build it with build_command_list");
         }
-        arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
+        // Parameters first: while they stream in, one layer is in host memory twice (read from the
+        // model, written into the buffer), so the arena is not yet there to add to that peak.
         parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
         auto* host = static_cast<int16_t*>(parameters.host());
+        // Each range goes to the device as soon as it is written and the host gives it up (only the
+        // kernel reads parameters), so the host never holds the whole buffer beside the device's.
+        const auto upload = [&](std::size_t first, std::size_t count) {
+            device.sync(parameters, SyncDirection::ToDevice, 2 * first, 2 * count);
+            device.release_host_copy(parameters, 2 * first, 2 * count);
+        };
         if (list.parameters.empty()) {
-            write_parameters(plan, *network, host);
+            write_parameters(plan, *network, host, upload);
+            if (plan.parameter_elements == 0) upload(0, parameter_bytes / 2);  // the 1-element placeholder
         } else {
             std::copy(list.parameters.begin(), list.parameters.end(), host);
+            upload(0, parameter_bytes / 2);
         }
-        device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
-        device.release_host_copy(parameters);  // only the kernel reads them from now on
+        arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
     }
 
     /// Copies [range) of the arena back from the device into `out`.

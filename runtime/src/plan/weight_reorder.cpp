@@ -68,15 +68,22 @@ std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int 
     return darknet_order;
 }
 
-void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination) {
+void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination,
+                      const ParametersWritten& written) {
     if (network.layers.size() != plan.layers.size()) {
         throw Error("write_parameters: the quantized network has " + std::to_string(network.layers.size()) +
                     " layers, the plan " + std::to_string(plan.layers.size()) + "; plan the same network");
     }
-    std::fill(destination, destination + plan.parameter_elements, int16_t{0});  // block and offset padding
     const KernelMaxima& mx = plan.options.maxima;
+    std::size_t done = 0;  // [0, done) is written: each layer's range starts where the previous ended
+    const auto finish_range = [&](std::size_t end) {
+        if (written && end > done) written(done, end - done);
+        done = end;
+    };
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type != LayerType::Convolutional) continue;
+        const std::size_t end = lp.bias_offset + lp.bias_elements;
+        std::fill(destination + done, destination + end, int16_t{0});  // block and alignment padding
         // One layer in memory at a time: read from the model file when the parameters are there.
         const ResidentLayer resident(network, static_cast<std::size_t>(lp.index));
         const QuantizedLayer& q = resident.get();
@@ -92,7 +99,10 @@ void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, 
         int16_t* weights = destination + lp.weight_offset;
         for_each_weight(layout, [&](uint32_t from, uint32_t to) { weights[to] = q.weights[from]; });
         std::copy(q.biases.begin(), q.biases.end(), destination + lp.bias_offset);
+        finish_range(end);
     }
+    std::fill(destination + done, destination + plan.parameter_elements, int16_t{0});
+    finish_range(plan.parameter_elements);
 }
 
 std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network) {
