@@ -113,6 +113,12 @@ protected:
         return peak > startup ? peak - startup : 0;
     }
 
+    /// The model as a board loads it (parameters left in the file), measured after the runs.
+    static QuantizedNetwork quantized_model() {
+        return load_quantized_network(model_, load_darknet_cfg(cfg(), parse_input_size("416x416")), nullptr,
+                                      ParameterLoading::OnDemand);
+    }
+
     static std::string model_;
 };
 
@@ -123,9 +129,7 @@ TEST_F(MemoryBudget, Yolov2Int16OnTheCpuFitsItsBudget) {
     // What the CPU int16 path keeps: its packed weights (measured with the same library, after the run).
     std::uint64_t packed = 0;
     {
-        const QuantizedNetwork quantized =
-            load_quantized_network(model_, load_darknet_cfg(cfg(), parse_input_size("416x416")), nullptr,
-                                   ParameterLoading::OnDemand);
+        const QuantizedNetwork quantized = quantized_model();
         packed = Int16Engine(quantized).packed_parameter_bytes();
     }
     const double budget = 1.3 * static_cast<double>(packed) + 32.0 * kMiB;
@@ -142,9 +146,7 @@ TEST_F(MemoryBudget, Yolov2OnTheDevicePathFitsItsBudget) {
     const std::uint64_t above = peak_above_startup("emu", "int16");
     std::uint64_t buffers = 0;
     {
-        const QuantizedNetwork quantized =
-            load_quantized_network(model_, load_darknet_cfg(cfg(), parse_input_size("416x416")), nullptr,
-                                   ParameterLoading::OnDemand);
+        const QuantizedNetwork quantized = quantized_model();
         PlanOptions options;
         options.maxima = open_device("emu")->maxima();
         const NetworkPlan plan = plan_network(quantized.network, options);
