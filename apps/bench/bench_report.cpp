@@ -40,6 +40,7 @@ std::string mode_line(const char* name, const ModeResult& m) {
         name, m.fps, m.gops, m.latency.p50, m.latency.p90, m.latency.p99, m.pre_ms, m.device_ms, m.post_ms);
 }
 
+double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 nlohmann::json verification_json(const VerificationStats& v) {
     return {{"every", v.every},
             {"frames_verified", v.frames_verified},
@@ -67,6 +68,14 @@ std::string power_summary(const BenchResult& r) {
         r.power.samples, r.power.seconds);
 }
 
+std::string memory_summary(const BenchResult& r) {
+    const std::uint64_t above =
+        r.peak_rss_bytes > r.startup_rss_bytes ? r.peak_rss_bytes - r.startup_rss_bytes : 0;
+    return fmt::format(
+        "peak RSS {:.1f} MiB, {:.1f} MiB above the start-up footprint of {:.1f} MiB (ru_maxrss)",
+        mib(r.peak_rss_bytes), mib(above), mib(r.startup_rss_bytes));
+}
+
 std::string result_to_text(const BenchResult& r) {
     std::string text;
     text += fmt::format("model        {} ({}), input {}x{}, {:.3f} GOP/frame\n", r.cfg, r.weights, r.input_w,
@@ -79,6 +88,7 @@ std::string result_to_text(const BenchResult& r) {
     text += mode_line("single-frame", r.single);
     text += mode_line("pipelined", r.pipelined);
     text += "power        " + power_summary(r) + "\n";
+    text += "memory       " + memory_summary(r) + "\n";
     text += verification_line(r.verification) + "\n";
     text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "#", "layer", "output",
                         "MMACs", "ms", "planner", "GOP/s", "bytes", "%");
@@ -144,6 +154,7 @@ nlohmann::json result_to_json(const BenchResult& r) {
               {"bandwidth_gbs", round_to(r.roofs.bandwidth_gbs, 2)},
               {"basis", r.roofs.basis}}},
             {"power", power},
+            {"memory", {{"startup_rss_bytes", r.startup_rss_bytes}, {"peak_rss_bytes", r.peak_rss_bytes}}},
             {"golden_twin", verification_json(r.verification)}};
 }
 

@@ -17,6 +17,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/plan.hpp"
 #include "fpgacnn/progress_bar.hpp"
+#include "peak_rss.hpp"
 
 namespace fs = std::filesystem;
 
@@ -31,7 +32,8 @@ std::string frames_text(int frames) { return std::to_string(frames) + " frames";
 Network load_network(const BenchOptions& options) {
     std::optional<InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
-    if (!options.weights.empty()) return load_darknet_model(options.cfg, options.weights, input_override);
+    if (!options.weights.empty() || !options.quantized.empty())  // int16 runs from the quantized file alone
+        return apps::load_model_files(options.cfg, options.weights, input_override);
     spdlog::warn(
         "no --weights: deterministic synthetic weights (the timing is the same; detections are not real)");
     Network network = load_darknet_cfg(options.cfg, input_override);
@@ -145,8 +147,11 @@ std::uint64_t layer_macs(const Layer& layer) {
 std::uint64_t tensor_bytes(const Layer& layer, int element_bytes) {
     std::uint64_t elements =
         layer.type == LayerType::Route ? 2 * layer.output.size() : layer.input.size() + layer.output.size();
-    if (layer.type == LayerType::Convolutional)
-        elements += layer.conv().weights.size() + layer.conv().biases.size();
+    if (layer.type == LayerType::Convolutional) {  // from the shapes: int16 runs free the float weights
+        const ConvParams& conv = layer.conv();
+        elements += static_cast<std::uint64_t>(conv.filters) *
+                    (static_cast<std::uint64_t>(layer.input.c) * conv.size * conv.size + 1);
+    }
     return elements * static_cast<std::uint64_t>(element_bytes);
 }
 
@@ -194,9 +199,12 @@ std::vector<LayerRow> layer_rows(const Network& network, const std::vector<doubl
 
 BenchResult run_benchmark(const BenchOptions& options) {
     BenchResult result;
+    result.startup_rss_bytes = peak_rss_bytes();
     Network network = load_network(options);
     result.cfg = options.cfg;
-    result.weights = options.weights.empty() ? "synthetic" : options.weights;
+    result.weights = !options.weights.empty()    ? options.weights
+                     : options.quantized.empty() ? "synthetic"
+                                                 : "none (the --quantized model)";
     result.input_w = network.input.w;
     result.input_h = network.input.h;
     result.gop_per_frame = 2.0 * static_cast<double>(network.conv_macs()) / 1e9;
@@ -294,6 +302,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.bytes_basis = device_timed ? "device AXI traffic counters"
                                       : "tensor bytes: inputs + output + weights at " +
                                             std::to_string(element_bytes) + " bytes per value";
+    // Before the roofs: their memcpy bandwidth probe copies 64 MiB buffers that are no part of the model.
+    result.peak_rss_bytes = peak_rss_bytes();
     result.roofs = machine_roofs(detector.device(), result.precision);
     result.verification = detector.verification();
     return result;

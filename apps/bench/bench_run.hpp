@@ -72,6 +72,10 @@ struct BenchResult {
     PowerReport power;  // sampled during the pipelined run
     double joules_per_frame = 0;
     double gops_per_watt = 0;
+    /// Peak RSS before the model was loaded (the shared libraries: the start-up footprint) and at the
+    /// end of the run; the difference is what the model, the backend and the frames cost.
+    std::uint64_t startup_rss_bytes = 0;
+    std::uint64_t peak_rss_bytes = 0;
     VerificationStats verification;  // golden twin over every frame run (warm-up included)
 };
 

@@ -34,7 +34,7 @@ namespace {
 constexpr const char* kWindowTitle = "fpgacnn-camera";
 
 std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
-    Network network = load_darknet_model(options.cfg, options.weights);
+    Network network = apps::load_model_files(options.cfg, options.weights);
     std::vector<std::string> names;
     if (!options.names.empty()) names = load_class_names(options.names);
     DetectorOptions detector_options;
@@ -141,7 +141,8 @@ int camera_main(int argc, char** argv) {
     CameraOptions options;
     add_camera_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
-        if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
+        if (const std::string problem =
+                apps::model_flags_problem(options.weights, options.precision, options.quantized);
             !problem.empty())
             throw apps::CommandLineError(problem);
         set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));

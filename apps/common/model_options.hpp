@@ -14,12 +14,13 @@
 
 namespace fpgacnn::apps {
 
-/// --cfg, --weights (both required), --names.
+/// --cfg (required), --weights (required unless --quantized: model_files_problem), --names.
 inline void add_model_file_options(CLI::App& app, std::string& cfg, std::string& weights,
                                    std::string& names) {
     app.add_option("--cfg", cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
-    app.add_option("--weights", weights, "darknet .weights matching the cfg")
-        ->required()
+    app.add_option("--weights", weights,
+                   "darknet .weights matching the cfg (optional with --quantized: the int16 model runs "
+                   "alone; when given, it must be the weights that were quantized)")
         ->check(CLI::ExistingFile);
     app.add_option("--names", names, "class names file (one per line); default: class_<id>")
         ->check(CLI::ExistingFile);
@@ -63,6 +64,22 @@ inline std::string device_options_problem(Precision precision, const std::string
     if (!quantized.empty() && precision == Precision::Float)
         return "--quantized needs --precision int16 (or auto with an accelerator device)";
     return "";
+}
+
+/// --weights missing where the model needs it (no --quantized to run from); empty when fine.
+inline std::string model_files_problem(const std::string& weights, const std::string& quantized) {
+    if (weights.empty() && quantized.empty()) {
+        return "no model parameters: pass --weights FILE (the darknet .weights), or --quantized FILE (an "
+               "int16 model from fpgacnn-quantize, which runs without the float weights)";
+    }
+    return "";
+}
+
+/// device_options_problem, else model_files_problem: the checks of the tools with --weights.
+inline std::string model_flags_problem(const std::string& weights, Precision precision,
+                                       const std::string& quantized) {
+    std::string problem = device_options_problem(precision, quantized);
+    return problem.empty() ? model_files_problem(weights, quantized) : problem;
 }
 
 /// --verify-every and --on-mismatch: golden-twin checking of device results (fpgacnn/golden_twin.hpp).

@@ -124,7 +124,7 @@ int run(const DetectOptions& options) {
 
     std::optional<InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
-    Network network = load_darknet_model(options.cfg, options.weights, input_override);
+    Network network = apps::load_model_files(options.cfg, options.weights, input_override);
     std::vector<std::string> names;
     if (!options.names.empty()) names = load_class_names(options.names);
 
@@ -180,7 +180,8 @@ int detect_main(int argc, char** argv) {
     DetectOptions options;
     add_detect_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {
-        if (const std::string problem = apps::device_options_problem(options.precision, options.quantized);
+        if (const std::string problem =
+                apps::model_flags_problem(options.weights, options.precision, options.quantized);
             !problem.empty())
             throw apps::CommandLineError(problem);
         set_log_level(log_level(options));

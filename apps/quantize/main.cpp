@@ -45,6 +45,7 @@ AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vec
     cpu.precision = Precision::Float;
     const std::unique_ptr<Backend> reference = make_backend(network, cpu);
     cpu.precision = Precision::Int16;
+    cpu.keep_layer_outputs = true;  // the report compares every layer
     cpu.quantized =
         std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
     const std::unique_ptr<Backend> fixed_point = make_backend(network, cpu);

@@ -2,6 +2,7 @@
 // the buffers (and, strictly, that everything it reads was synced), raises ap_start and hands the job
 // to the worker thread; the worker runs the kernel on the device copies and raises ap_done | ap_idle;
 // wait() observes ap_done (clear on read), marks the output valid on the device and stale on the host.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -46,10 +47,15 @@ public:
     KernelMaxima maxima() const override { return maxima_; }
     KernelFingerprint fingerprint() const override { return native_kernel_fingerprint(); }
 
-    DeviceBuffer allocate(std::size_t bytes, BufferRole /*role: one memory in emulation*/,
-                          const std::string& purpose) override {
+    DeviceBuffer allocate(std::size_t bytes, BufferRole role, const std::string& purpose) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        return DeviceBuffer(memory_.allocate(bytes, purpose, token_));
+        return DeviceBuffer(memory_.allocate(bytes, role, purpose, token_));
+    }
+
+    void release_host_copy(const DeviceBuffer& buffer, std::size_t offset, std::size_t bytes) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto b = owned_memory<emu::EmuBuffer>(buffer, token_, "emu: release_host_copy", name());
+        emu::EmuMemory::release_host(*b, offset, bytes);
     }
 
     void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
@@ -177,10 +183,11 @@ private:
             lock.unlock();
             if (options_.on_command_accepted) options_.on_command_accepted(job.command);
             kernel::TrafficCounters traffic{};
-            kernel::run_layer(job.command.command, job.arena->device_copy.data(),
-                              job.arena->device_copy.data(), job.params->device_copy.data(), &traffic);
+            kernel::run_layer(job.command.command, job.arena->device_words(), job.arena->device_words(),
+                              job.params->device_words(), &traffic);
             if (job.flip_element) {
-                int16_t& value = job.arena->device_copy.at(*job.flip_element);
+                int16_t& value =
+                    job.arena->device_words()[std::min(*job.flip_element, job.arena->bytes / 2 - 1)];
                 value = static_cast<int16_t>(static_cast<uint16_t>(value) ^ (1u << options_.bit_flip->bit));
             }
             const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();

@@ -33,4 +33,12 @@ std::optional<std::size_t> RangeSet::first_missing(std::size_t begin, std::size_
     return covering.second;  // ranges are merged, so the next one starts later
 }
 
+std::optional<std::size_t> RangeSet::first_present(std::size_t begin, std::size_t end) const {
+    if (begin >= end) return std::nullopt;
+    auto it = ranges_.upper_bound(begin);
+    if (it != ranges_.begin() && std::prev(it)->second > begin) return begin;
+    if (it != ranges_.end() && it->first < end) return it->first;
+    return std::nullopt;
+}
+
 }  // namespace fpgacnn::emu

@@ -206,6 +206,28 @@ TEST(EmuDevice, UnsyncedParametersAreAnError) {
     EXPECT_NE(message.find("layer 0"), std::string::npos) << message;
 }
 
+// The parameters stream in layer by layer: a released range is gone from the host (a sync of it is
+// an error naming the byte), the kernel still reads it, and the rest of the buffer still syncs.
+TEST(EmuDevice, ReleasedParameterRangesAreKeptOnTheDeviceOnly) {
+    OneCommand t;
+    auto* host = static_cast<int16_t*>(t.params.host());
+    for (int i = 0; i < 32; ++i) host[i] = static_cast<int16_t>(i);
+    t.device->sync(t.params, SyncDirection::ToDevice, 0, 32);
+    t.device->release_host_copy(t.params, 0, 32);
+    const std::string message =
+        error_message([&] { t.device->sync(t.params, SyncDirection::ToDevice, 16, 32); });
+    EXPECT_NE(message.find("release_host_copy() gave up byte 16"), std::string::npos) << message;
+    t.device->sync(t.params, SyncDirection::ToDevice, 32, 32);  // the part still held
+    EXPECT_NE(error_message([&] { t.device->release_host_copy(t.params, 60, 8); }).find("outside buffer"),
+              std::string::npos);
+    // The layer still runs: the kernel reads the device side.
+    t.device->sync(t.arena, SyncDirection::ToDevice, 0, 32);
+    t.device->start(t.command, t.arena, t.params);
+    t.device->wait(std::chrono::milliseconds(5000));
+    t.device->sync(t.arena, SyncDirection::FromDevice, 64, 8);
+    EXPECT_EQ((std::vector<int16_t>(t.host() + 32, t.host() + 36)), (std::vector<int16_t>{5, 7, 13, 15}));
+}
+
 TEST(EmuDevice, AStalledLayerTimesOutWithItsName) {
     EmuOptions options;
     options.stall_layer = 2;

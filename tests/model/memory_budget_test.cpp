@@ -52,11 +52,37 @@ TEST_F(MemoryBudget, ACfgNeedingMoreThanTheLimitIsRefusedWithTheNumbers) {
     const ScopedMemoryLimit limit("1G");
     const std::string path = test::write_text_file(dir, "huge.cfg", huge_activation_cfg());
     EXPECT_THAT(test::error_message([&] { load_darknet_cfg(path); }),
-                AllOf(HasSubstr(path + " at 4096x4096 needs 42.0 GiB"), HasSubstr("layer outputs 40.0 GiB"),
+                AllOf(HasSubstr(path + " at 4096x4096 needs 2.0 GiB"),
+                      HasSubstr("the largest layer's input and output 2.0 GiB"),
                       HasSubstr("only 1.0 GiB are available (FPGACNN_MEMORY_LIMIT=1G)"),
                       HasSubstr("smaller --input")));
     const ScopedMemoryLimit off("off");
     EXPECT_EQ(load_darknet_cfg(path).layers.size(), 20u) << "the check can be switched off";
+}
+
+// A board runs from the cfg and a quantized model: the cfg is checked against what every path needs
+// (int16 parameters, one layer's input and output), the float weights only when they are read.
+TEST_F(MemoryBudget, AQuantizedRunFitsWhereTheFloatWeightsWouldNot) {
+    const std::string path = test::write_text_file(
+        dir, "wide.cfg",
+        "[net]\nwidth=8\nheight=8\nchannels=3\n[convolutional]\nfilters=1024\nsize=1\nactivation=leaky\n"
+        "[convolutional]\nfilters=1024\nsize=3\npad=1\nactivation=leaky\n");
+    Network network = load_darknet_cfg(path);
+    const NetworkMemory memory = estimate_network_memory(network);
+    EXPECT_EQ(memory.quantized_parameters, 2u * (1024 * (3 + 1) + 1024 * (1024 * 9 + 1)));
+    EXPECT_EQ(memory.largest_layer_io, 2u * (8 * 8 * 1024 + 8 * 8 * 1024));
+    EXPECT_LT(memory.minimum(), 30ull << 20);
+    EXPECT_GT(memory.weights, 30ull << 20);  // 9.4 M float weights
+    const std::string weights = dir + "/wide.weights";
+    fill_synthetic_weights(network, 1);
+    save_darknet_weights(network, weights);
+
+    const ScopedMemoryLimit limit("30M");
+    Network reloaded = load_darknet_cfg(path);  // accepted: a quantized model of it fits
+    EXPECT_THAT(
+        test::error_message([&] { load_darknet_weights(reloaded, weights); }),
+        AllOf(HasSubstr(weights + " needs 36.0 MiB"), HasSubstr("the float weights are read into memory"),
+              HasSubstr("only 30.0 MiB are available (FPGACNN_MEMORY_LIMIT=30M)"), HasSubstr("--quantized")));
 }
 
 TEST_F(MemoryBudget, TerabytesOfWeightsAreRefusedAgainstMemAvailable) {
@@ -64,7 +90,8 @@ TEST_F(MemoryBudget, TerabytesOfWeightsAreRefusedAgainstMemAvailable) {
     const HostMemoryBudget budget = host_memory_budget();
     ASSERT_TRUE(budget.limited) << "this test needs /proc/meminfo";
     EXPECT_EQ(budget.source, "MemAvailable in /proc/meminfo");
-    // 130 layers of 32767 x 65536 weights (8 GiB each, just under the per-layer limit): 1 TiB.
+    // 130 layers of 32767 x 65536 weights (8 GiB each as floats, just under the per-layer limit): 1 TiB,
+    // of which every path holds at least the int16 half.
     std::string text = "[net]\nwidth=1\nheight=1\nchannels=65536\n";
     for (int i = 0; i < 65; ++i) {
         text += "[convolutional]\nfilters=32767\nsize=1\nactivation=leaky\n";
@@ -72,7 +99,7 @@ TEST_F(MemoryBudget, TerabytesOfWeightsAreRefusedAgainstMemAvailable) {
     }
     const std::string path = test::write_text_file(dir, "heavy.cfg", text);
     EXPECT_THAT(test::error_message([&] { load_darknet_cfg(path); }),
-                AllOf(HasSubstr("needs 1.0 TiB"), HasSubstr("weights 1.0 TiB"),
+                AllOf(HasSubstr("needs 520.0 GiB"), HasSubstr("int16 parameters 520.0 GiB"),
                       HasSubstr("(MemAvailable in /proc/meminfo)"), HasSubstr("FPGACNN_MEMORY_LIMIT")));
 }
 

@@ -44,6 +44,11 @@ void fold_batchnorm(Network& network);
 Network load_darknet_model(const std::string& cfg_path, const std::string& weights_path,
                            std::optional<InputSizeOverride> input_override = std::nullopt);
 
+/// Frees every conv layer's float parameters (weights, biases, batch-norm arrays) and marks the
+/// network as having no weights: what the int16 backends need of it is its shapes alone, and on a
+/// board the float copy is the largest allocation there is. The float backend refuses it afterwards.
+void release_float_parameters(Network& network);
+
 /// Fills every conv layer with deterministic pseudo-random parameters (same seed, same values on
 /// every machine), scaled so activations stay in a sane range through deep networks.
 void fill_synthetic_weights(Network& network, std::uint64_t seed);

@@ -28,7 +28,9 @@ struct BackendOptions {
     Precision precision = Precision::Auto;
     /// int16 only: the network's exponents and int16 parameters (load_quantized_network or calibrate).
     std::shared_ptr<const QuantizedNetwork> quantized;
-    /// Keep every layer's output for layer_output() (on a device: one extra sync per layer).
+    /// Keep every layer's output for layer_output() (on a device: one extra sync per layer; on the CPU
+    /// int16 backend: one buffer per layer instead of reusing dead layers' buffers). The float
+    /// backend keeps them always.
     bool keep_layer_outputs = false;
     /// On an accelerator: when the device fails (cannot open, a layer times out, it vanishes), log
     /// the error and run this frame and all later ones on the CPU int16 backend (the same bits).
@@ -91,7 +93,8 @@ class GoldenTwinState;
 /// finishes every submitted frame before it returns, so no future is left without a value.
 class Detector {
 public:
-    /// The network must have weights loaded and batch-norm folded.
+    /// The network must have weights loaded and batch-norm folded, except for int16 with
+    /// options.backend.quantized: then its shapes are enough (release_float_parameters).
     Detector(Network network, std::vector<std::string> class_names, DetectorOptions options);
     ~Detector();
     Detector(const Detector&) = delete;

@@ -141,6 +141,16 @@ public:
     /// Transfers ownership of [offset, offset + bytes) of the buffer.
     virtual void sync(const DeviceBuffer& buffer, SyncDirection direction, std::size_t offset,
                       std::size_t bytes) = 0;
+    /// The host will neither read nor write [offset, offset + bytes) of `buffer` again: it was synced
+    /// to the device and only the kernel reads it (the parameters, released layer by layer as they are
+    /// uploaded, so the host never holds them all). A driver whose device memory is apart from the
+    /// host's may free the host side of those bytes (emu does: a later sync touching them throws
+    /// Error); where host and device share the memory (u-dma-buf, XRT on Zynq) there is nothing to free.
+    virtual void release_host_copy(const DeviceBuffer& buffer, std::size_t offset, std::size_t bytes) {
+        (void)buffer;
+        (void)offset;
+        (void)bytes;
+    }
 
     /// Starts one layer on the kernel: feature maps in `arena`, weights and biases in `parameters`.
     /// Throws Error if a command is still running or the command does not fit the buffers, DeviceError

@@ -18,11 +18,15 @@ namespace fpgacnn {
 struct CommandList {
     NetworkPlan plan;
     std::vector<DeviceCommand> commands;  // the device layers, in execution order
-    std::vector<int16_t> parameters;      // re-ordered weights and padded biases at the plan's offsets
+    /// Re-ordered weights and padded biases at the plan's offsets (build_command_list); empty from
+    /// plan_command_list: DeviceQueue then writes them from the network straight into the device buffer.
+    std::vector<int16_t> parameters;
 };
 
 /// Plans the network for a kernel build and fills in the exponents. Throws DeviceError naming the
 /// layer that does not fit the build, Error naming the layer whose exponents no kernel can run.
+CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions& options);
+/// plan_command_list plus the packed parameters on the host (tools and tests that need the buffer).
 CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
 
 struct QueueOptions {
@@ -45,10 +49,13 @@ public:
     /// Frames in flight at most: one computing, one uploaded and waiting.
     static constexpr int kInputSlots = 2;
 
-    /// Allocates the arena (plus the input slots) and the parameter buffer on `device`, uploads the
-    /// parameters once. The device must outlive the queue; its maxima decide the plan.
+    /// Allocates the arena (plus the input slots) and the parameter buffer on `device` and writes the
+    /// re-ordered parameters straight into it, one layer at a time (write_parameters; no host copy of
+    /// the whole buffer), then syncs it once. The device must outlive the queue; its maxima decide the
+    /// plan.
     DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, QueueOptions options = {});
-    /// Same with a command list built elsewhere (e.g. for a bitstream by fpgacnn-plan); throws
+    /// Same with a command list built elsewhere (e.g. for a bitstream by fpgacnn-plan): its packed
+    /// parameters are copied when it has them, else written from `network`. Throws
     /// DeviceError naming both kernel builds when the list was planned for other maxima than the
     /// device's.
     DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork> network, CommandList commands,

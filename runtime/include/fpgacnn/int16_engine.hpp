@@ -15,7 +15,11 @@ class Int16Engine {
 public:
     /// threads = 0: the process-wide thread pool over all cores (the float path's too); else a pool of its
     /// own.
-    explicit Int16Engine(const QuantizedNetwork& network, Int16Isa isa = best_int16_isa(), int threads = 0);
+    /// keep_layer_outputs = false: a layer's buffer is reused once its readers have run (less memory;
+    /// layer_output() then serves the last layer only). The parameters are packed one layer at a time
+    /// (ResidentLayer: from the model file when `network` left them there).
+    explicit Int16Engine(const QuantizedNetwork& network, Int16Isa isa = best_int16_isa(), int threads = 0,
+                         bool keep_layer_outputs = true);
     ~Int16Engine();
     Int16Engine(const Int16Engine&) = delete;
     Int16Engine& operator=(const Int16Engine&) = delete;
@@ -25,8 +29,11 @@ public:
     /// (the region activation runs in float on the host, see Int16 backend in the pipeline).
     const std::vector<int16_t>& run(const int16_t* input);
 
-    /// Output of layer i from the last run, at exponent layers[i].output_q.
+    /// Output of layer i from the last run, at exponent layers[i].output_q (any layer only with
+    /// keep_layer_outputs, else the last one).
     const std::vector<int16_t>& layer_output(int i) const;
+    /// Bytes of every conv's packed weights and biases: the parameters the engine keeps.
+    std::size_t packed_parameter_bytes() const;
     /// Wall-clock milliseconds of every layer in the last run().
     const std::vector<double>& layer_milliseconds() const;
 

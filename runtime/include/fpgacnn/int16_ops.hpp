@@ -72,8 +72,16 @@ public:
     Int16PackedConv& operator=(Int16PackedConv&&) noexcept;
 
     /// input: args.input CHW; output: args.output CHW. pool == nullptr runs on the calling thread.
-    /// Not reentrant: one run at a time per object (it keeps the packed input as scratch).
+    /// Not reentrant: one run at a time per object (it keeps the packed input as scratch, allocated
+    /// on the first call).
     void run(const int16_t* input, int16_t* output, ThreadPool* pool = nullptr);
+    /// run() with the packed input in `scratch` (at least packed_input_size() values, 64-byte
+    /// aligned), so convs that run one after the other share one buffer (Int16Engine).
+    void run(const int16_t* input, int16_t* output, int16_t* scratch, ThreadPool* pool);
+    /// The packed input's size in int16 values.
+    std::size_t packed_input_size() const;
+    /// Bytes of the packed weights and biases (what the conv keeps of its parameters).
+    std::size_t packed_parameter_bytes() const;
 
     const Int16ConvArgs& args() const;
     Int16Isa isa() const;
@@ -93,5 +101,8 @@ void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
 /// darknet's route: the sources' outputs concatenated along channels (all at one exponent).
 /// `layer_outputs` is indexed by layer index.
 void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs, int16_t* output);
+/// The same with each layer's output given as a pointer and a value count (buffers the engine reuses).
+void int16_route(const Layer& layer, const std::vector<const int16_t*>& layer_outputs,
+                 const std::vector<std::size_t>& layer_sizes, int16_t* output);
 
 }  // namespace fpgacnn

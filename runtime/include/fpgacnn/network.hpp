@@ -101,14 +101,22 @@ struct Network {
 
 const char* layer_type_name(LayerType type);
 
-/// Host memory a forward pass of `network` needs at least, in bytes, known from the cfg alone:
-/// computed before anything is allocated so that an absurd cfg is refused with numbers instead of
-/// ending in std::bad_alloc (docs/reliability.md, "Memory budget").
+/// Host memory the paths of `network` need at least, in bytes, known from the cfg alone: computed
+/// before anything is allocated so that an absurd cfg is refused with numbers instead of ending in
+/// std::bad_alloc (docs/reliability.md, "Memory budget"). Each path checks its own part when it
+/// allocates it: the cfg every path's minimum, the .weights reader the float weights, the float
+/// engine its copy and buffers; a board running from a quantized model never needs the float part.
 struct NetworkMemory {
-    std::uint64_t weights = 0;      // float parameters of every conv layer (BN arrays included)
-    std::uint64_t activations = 0;  // every layer's float output (the float engine keeps them all)
-    std::uint64_t workspace = 0;    // the largest im2col buffer
-    std::uint64_t total() const { return weights + activations + workspace; }
+    std::uint64_t weights = 0;               // float parameters of every conv layer (BN arrays included)
+    std::uint64_t activations = 0;           // every layer's float output (the float engine keeps them all)
+    std::uint64_t workspace = 0;             // the largest im2col buffer
+    std::uint64_t quantized_parameters = 0;  // int16 weights and biases of every conv layer
+    std::uint64_t largest_layer_io = 0;      // int16 input + output of the layer with the most
+    /// The float path: the weights (the float engine holds its own copy), every output, the workspace.
+    std::uint64_t float_path() const { return weights + activations + workspace; }
+    /// What every path holds at least (the CPU int16 backend's packed weights, a device's parameter
+    /// buffer, one layer's input and output): a cfg needing more cannot run anywhere.
+    std::uint64_t minimum() const { return quantized_parameters + largest_layer_io; }
 };
 NetworkMemory estimate_network_memory(const Network& network);
 

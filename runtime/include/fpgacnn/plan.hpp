@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -126,7 +127,15 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 /// Throws Error naming the layer when a shift is outside arith::kExact*Shift (no build can run it).
 std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
 
-/// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets.
+/// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets,
+/// zeros elsewhere, written into `destination` (plan.parameter_elements values, e.g. a device buffer's
+/// host mapping). One layer's parameters are in host memory at a time (ResidentLayer). `written`, when
+/// set, is called with each finished range [first, first + count) in order (a layer's weights, biases
+/// and the padding before them; the ranges cover the buffer), so a caller can sync and release it.
+using ParametersWritten = std::function<void(std::size_t first, std::size_t count)>;
+void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination,
+                      const ParametersWritten& written = {});
+/// write_parameters into a new vector.
 std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network);
 
 /// darknet-order weights [M][N][K][K] -> the kernel's (Tm, Tn) block layout, and back.

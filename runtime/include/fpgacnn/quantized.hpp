@@ -4,7 +4,9 @@
 // FPGA kernel with identical results.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,10 +30,49 @@ struct QuantizedLayer {
     std::vector<int16_t> biases;   // [filters]
 };
 
+/// Where a QuantizedNetwork's int16 parameters are when they are not in memory: the quantized model
+/// file, read one layer at a time when a backend packs or uploads them (so a board never holds the
+/// whole model besides the packed copy or the device buffer).
+class QuantizedParameterSource {
+public:
+    virtual ~QuantizedParameterSource() = default;
+    /// Layer i's weight and bias counts as stored (0 for layers without parameters).
+    virtual std::size_t weight_count(std::size_t layer) const = 0;
+    virtual std::size_t bias_count(std::size_t layer) const = 0;
+    /// Reads layer i's parameters into `layer.weights` / `layer.biases`. Throws Error naming the file
+    /// when it cannot be read or no longer holds what was loaded.
+    virtual void read(std::size_t layer, QuantizedLayer& into) const = 0;
+};
+
 struct QuantizedNetwork {
-    Network network;   // the float IR (shapes, layer kinds; float parameters kept for reports)
+    /// The IR: shapes and layer kinds. Its float parameters are optional (reports and calibration
+    /// use them; the int16 backends never do, and the tools drop them: release_float_parameters).
+    Network network;
     int input_q = 14;  // the letterboxed image in [0, 1] at a fixed exponent
-    std::vector<QuantizedLayer> layers;  // one per network layer
+    /// One per network layer. With a parameter_source, the exponents only (weights / biases empty).
+    std::vector<QuantizedLayer> layers;
+    /// Set when the int16 parameters stay in the model file (load_quantized_network with
+    /// ParameterLoading::OnDemand); read them through ResidentLayer.
+    std::shared_ptr<const QuantizedParameterSource> parameter_source;
+};
+
+/// Layer i's weight and bias counts, from memory or from the parameter source.
+std::size_t quantized_weight_count(const QuantizedNetwork& quantized, std::size_t layer);
+std::size_t quantized_bias_count(const QuantizedNetwork& quantized, std::size_t layer);
+
+/// One layer with its int16 parameters in memory for as long as this object lives: the network's
+/// own layer when the parameters are there, else a copy read from the parameter source. Consumers
+/// that pack or upload parameters go through it one layer at a time.
+class ResidentLayer {
+public:
+    ResidentLayer(const QuantizedNetwork& quantized, std::size_t layer);
+    ResidentLayer(const ResidentLayer&) = delete;
+    ResidentLayer& operator=(const ResidentLayer&) = delete;
+    const QuantizedLayer& get() const { return *layer_; }
+
+private:
+    QuantizedLayer read_;
+    const QuantizedLayer* layer_ = nullptr;
 };
 
 /// Checks `quantized` against the arithmetic contract's invariants (docs/arithmetic.md), layer by

@@ -34,11 +34,23 @@ struct QuantizedFileInfo {
 void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
                             std::uint64_t tiling_fingerprint = 0);
 
+/// Where load_quantized_network puts the int16 parameters.
+enum class ParameterLoading {
+    InMemory,  // in the returned layers (reports, tools, tests)
+    /// Left in the file (QuantizedNetwork::parameter_source): the backends read one layer at a time
+    /// while they pack or upload it, so the host never holds the whole model besides the packed copy
+    /// or the device buffer. Checked like InMemory at load; a layer whose bytes changed since is refused.
+    OnDemand,
+};
+
 /// Reads a file written by save_quantized_network for `network` (parsed from the same cfg with the
-/// same input size). Throws Error naming the file when the magic, format or contract version, size,
-/// checksum or network fingerprint do not match; when `network` has weights loaded they must be the
-/// ones that were quantized. The returned QuantizedNetwork holds `network`.
+/// same input size), streaming it (the checksum pass never holds the file). Throws Error naming the
+/// file when the magic, format or contract version, size, checksum or network fingerprint do not
+/// match; when `network` has weights loaded they must be the ones that were quantized (without
+/// weights that check is skipped: the int16 backends need the file alone). The returned
+/// QuantizedNetwork holds `network`.
 QuantizedNetwork load_quantized_network(const std::string& path, Network network,
-                                        QuantizedFileInfo* info = nullptr);
+                                        QuantizedFileInfo* info = nullptr,
+                                        ParameterLoading loading = ParameterLoading::InMemory);
 
 }  // namespace fpgacnn

@@ -67,14 +67,19 @@ std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
 NetworkMemory estimate_network_memory(const Network& network) {
     NetworkMemory memory;
     constexpr std::uint64_t kFloat = sizeof(float);
+    constexpr std::uint64_t kInt16 = sizeof(std::int16_t);
     for (const Layer& layer : network.layers) {
         memory.activations += saturating_product(layer.output.size(), kFloat);
+        const std::uint64_t io =
+            saturating_product(layer.input.size(), kInt16) + saturating_product(layer.output.size(), kInt16);
+        memory.largest_layer_io = std::max(memory.largest_layer_io, io);
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();
         const auto filters = static_cast<std::uint64_t>(conv.filters);
         const std::uint64_t kernel = static_cast<std::uint64_t>(layer.input.c) * conv.size * conv.size;
         const std::uint64_t per_filter = kernel + 1 + (conv.batch_normalize ? 3 : 0);
         memory.weights += saturating_product(saturating_product(filters, per_filter), kFloat);
+        memory.quantized_parameters += saturating_product(saturating_product(filters, kernel + 1), kInt16);
         const std::uint64_t columns = static_cast<std::uint64_t>(layer.output.h) * layer.output.w;
         memory.workspace =
             std::max(memory.workspace, saturating_product(saturating_product(kernel, columns), kFloat));

@@ -1,4 +1,4 @@
-// build_command_list: plan + exponents + packed parameters, once per network.
+// plan_command_list: plan + exponents, once per network; build_command_list adds the packed parameters.
 #include <string>
 
 #include "fpgacnn/error.hpp"
@@ -6,7 +6,7 @@
 
 namespace fpgacnn {
 
-CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options) {
+CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions& options) {
     if (network.layers.size() != network.network.layers.size()) {
         throw Error(network.network.cfg_path + ": the quantized network has " +
                     std::to_string(network.layers.size()) + " quantized layers for " +
@@ -27,6 +27,11 @@ CommandList build_command_list(const QuantizedNetwork& network, const PlanOption
         command.command = commands[next++];
         list.commands.push_back(command);
     }
+    return list;
+}
+
+CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options) {
+    CommandList list = plan_command_list(network, options);
     list.parameters = pack_parameters(list.plan, network);
     return list;
 }

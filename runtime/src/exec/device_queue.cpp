@@ -5,7 +5,6 @@
 // back before the next frame's commands can overwrite it.
 #include <algorithm>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -74,11 +73,30 @@ struct DeviceQueue::Impl {
             slot = end;
             end = align_up(end + plan.input.elements, alignment);
         }
-        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, list.parameters.size());
-        arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
+        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, plan.parameter_elements);
+        if (!list.parameters.empty() && list.parameters.size() != plan.parameter_elements) {
+            throw Error(device.name() + ": the command list carries " +
+                        std::to_string(list.parameters.size()) + " parameter values, its plan places " +
+                        std::to_string(plan.parameter_elements) + "; build it with build_command_list");
+        }
+        // Parameters first: while they stream in, one layer is in host memory twice (read from the
+        // model, written into the buffer), so the arena is not yet there to add to that peak.
         parameters = device.allocate(parameter_bytes, BufferRole::Parameters, "parameters");
-        std::memcpy(parameters.host(), list.parameters.data(), 2 * list.parameters.size());
-        device.sync(parameters, SyncDirection::ToDevice, 0, parameter_bytes);
+        auto* host = static_cast<int16_t*>(parameters.host());
+        // Each range goes to the device as soon as it is written and the host gives it up (only the
+        // kernel reads parameters), so the host never holds the whole buffer beside the device's.
+        const auto upload = [&](std::size_t first, std::size_t count) {
+            device.sync(parameters, SyncDirection::ToDevice, 2 * first, 2 * count);
+            device.release_host_copy(parameters, 2 * first, 2 * count);
+        };
+        if (list.parameters.empty()) {
+            write_parameters(plan, *network, host, upload);
+            if (plan.parameter_elements == 0) upload(0, parameter_bytes / 2);  // the 1-element placeholder
+        } else {
+            std::copy(list.parameters.begin(), list.parameters.end(), host);
+            upload(0, parameter_bytes / 2);
+        }
+        arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
     }
 
     /// Copies [range) of the arena back from the device into `out`.
@@ -147,7 +165,7 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
               if (!network) throw Error(device.name() + ": DeviceQueue needs a quantized network");
               PlanOptions plan_options;
               plan_options.maxima = device.maxima();
-              return build_command_list(*network, plan_options);
+              return plan_command_list(*network, plan_options);
           }(),
           options) {}
 

@@ -34,6 +34,18 @@ void validate_route(const Network& network, const Layer& layer) {
 
 // Everything run() relies on, checked once so that a bad network fails here with a clear
 // message instead of reading out of bounds later.
+// The engine's copy of the network (its float weights), every layer's output and the workspace,
+// checked before the copy is made.
+const Network& require_float_memory(const Network& network) {
+    const NetworkMemory memory = estimate_network_memory(network);
+    require_host_memory(memory.float_path(), "the float path of " + network.cfg_path,
+                        "weights " + bytes_text(memory.weights) + ", layer outputs " +
+                            bytes_text(memory.activations) + ", im2col workspace " +
+                            bytes_text(memory.workspace),
+                        "use a smaller --input, or --precision int16 with a quantized model");
+    return network;
+}
+
 void validate(const Network& network) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
     if (!network.weights_loaded) {
@@ -63,7 +75,7 @@ void validate(const Network& network) {
 
 }  // namespace
 
-FloatEngine::FloatEngine(const Network& network) : network_(network) {
+FloatEngine::FloatEngine(const Network& network) : network_(require_float_memory(network)) {
     validate(network_);
     std::size_t workspace_floats = 0;
     outputs_.reserve(network_.layers.size());

@@ -21,7 +21,11 @@ constexpr const char* kFix = "re-run calibration (fpgacnn-quantize); see docs/ar
 class LayerChecker {
 public:
     LayerChecker(const QuantizedNetwork& quantized, std::size_t index, const std::string& where)
-        : quantized_(quantized), layer_(quantized.network.layers[index]), q_(quantized.layers[index]) {
+        : quantized_(quantized),
+          layer_(quantized.network.layers[index]),
+          q_(quantized.layers[index]),
+          weight_count_(quantized_weight_count(quantized, index)),
+          bias_count_(quantized_bias_count(quantized, index)) {
         name_ = fmt::format("{}: layer {} ({}", where, index, layer_type_name(layer_.type));
         if (layer_.cfg_line > 0) name_ += fmt::format(", cfg line {}", layer_.cfg_line);
         name_ += ")";
@@ -74,9 +78,9 @@ public:
         const std::size_t weights =
             static_cast<std::size_t>(conv.filters) * layer_.input.c * conv.size * conv.size;
         const auto biases = static_cast<std::size_t>(conv.filters);
-        if (q_.weights.size() != weights || q_.biases.size() != biases) {
-            fail(fmt::format("{} weights and {} biases, the cfg needs {} and {}", q_.weights.size(),
-                             q_.biases.size(), weights, biases));
+        if (weight_count_ != weights || bias_count_ != biases) {
+            fail(fmt::format("{} weights and {} biases, the cfg needs {} and {}", weight_count_, bias_count_,
+                             weights, biases));
         }
         const int accumulator_q = q_.weight_q + q_.input_q;
         shift_in_range("bias shift Qw + Qin - Qb", accumulator_q - q_.bias_q, arith::kModelMinBiasShift,
@@ -86,10 +90,10 @@ public:
     }
 
     void no_parameters() const {
-        if (!q_.weights.empty() || !q_.biases.empty()) {
+        if (weight_count_ != 0 || bias_count_ != 0) {
             fail(
                 fmt::format("carries {} weights and {} biases, but only convolutional layers have parameters",
-                            q_.weights.size(), q_.biases.size()));
+                            weight_count_, bias_count_));
         }
     }
 
@@ -118,6 +122,8 @@ private:
     const QuantizedNetwork& quantized_;
     const Layer& layer_;
     const QuantizedLayer& q_;
+    std::size_t weight_count_;  // as stored: in memory or in the model file
+    std::size_t bias_count_;
     std::string name_;
 };
 
@@ -146,6 +152,9 @@ namespace fpgacnn::int16_detail {
 void check_exponent_rules(const QuantizedNetwork& network) {
     validate_quantized_network(
         network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
+    // Parameters left in the model file: the engine checks each conv as it reads and packs it (the
+    // counts were checked against the shapes above).
+    if (network.parameter_source) return;
     const std::vector<Layer>& layers = network.network.layers;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (layers[i].type == LayerType::Convolutional) (void)int16_conv_args(layers[i], network.layers[i]);

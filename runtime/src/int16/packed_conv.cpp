@@ -71,7 +71,7 @@ struct Int16PackedConv::Impl {
     ConvGeometry geometry;
     AlignedBuffer<int16_t> weights;  // [block][step][block width][2]
     AlignedBuffer<int32_t> biases;   // [block][block width], aligned to the accumulator
-    AlignedBuffer<int16_t> input;    // the packed input of the current run
+    AlignedBuffer<int16_t> input;    // the packed input of run() without a scratch buffer
 
     std::size_t block_weights() const { return static_cast<std::size_t>(geometry.steps) * block * 2; }
 
@@ -148,7 +148,6 @@ Int16PackedConv::Int16PackedConv(const Int16ConvArgs& args, const int16_t* weigh
     d.geometry.step_offsets = d.step_offsets.data();
     d.pack_weights(weights);
     d.pack_biases(biases);
-    d.input = AlignedBuffer<int16_t>(d.packing.packed_size());
 }
 
 Int16PackedConv::~Int16PackedConv() = default;
@@ -158,17 +157,29 @@ Int16PackedConv& Int16PackedConv::operator=(Int16PackedConv&&) noexcept = defaul
 const Int16ConvArgs& Int16PackedConv::args() const { return impl_->args; }
 Int16Isa Int16PackedConv::isa() const { return impl_->isa; }
 
+std::size_t Int16PackedConv::packed_input_size() const { return impl_->packing.packed_size(); }
+
+std::size_t Int16PackedConv::packed_parameter_bytes() const {
+    return impl_->weights.size() * sizeof(int16_t) + impl_->biases.size() * sizeof(int32_t);
+}
+
 void Int16PackedConv::run(const int16_t* input, int16_t* output, ThreadPool* pool) {
     Impl& d = *impl_;
-    d.packing.pack(input, d.input.data(), pool, d.isa != Int16Isa::Scalar);
+    if (d.input.size() != d.packing.packed_size()) d.input = AlignedBuffer<int16_t>(d.packing.packed_size());
+    run(input, output, d.input.data(), pool);
+}
+
+void Int16PackedConv::run(const int16_t* input, int16_t* output, int16_t* scratch, ThreadPool* pool) {
+    Impl& d = *impl_;
+    d.packing.pack(input, scratch, pool, d.isa != Int16Isa::Scalar);
     // Consecutive jobs share a filter block, so a thread keeps that block's weights in cache.
     const std::size_t jobs = static_cast<std::size_t>(d.blocks) * d.bands;
-    const auto run_job = [&d, output](std::size_t index) {
+    const auto run_job = [&d, output, scratch](std::size_t index) {
         const int b = static_cast<int>(index / d.bands);
         const int band = static_cast<int>(index % d.bands);
         ConvBandJob job;
         job.geometry = &d.geometry;
-        job.packed_input = d.input.data();
+        job.packed_input = scratch;
         job.weights = d.weights.data() + b * d.block_weights();
         job.biases = d.biases.data() + static_cast<std::size_t>(b) * d.block;
         job.first_pixel = band * kBandPixels;

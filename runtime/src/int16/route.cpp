@@ -9,24 +9,37 @@
 
 namespace fpgacnn {
 
-void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs,
-                 int16_t* output) {
+void int16_route(const Layer& layer, const std::vector<const int16_t*>& layer_outputs,
+                 const std::vector<std::size_t>& layer_sizes, int16_t* output) {
     const std::string what = int16_detail::describe_layer(layer);
     if (layer.type != LayerType::Route) throw Error("int16_route called on " + what);
     std::size_t total = 0;
     for (const int source : layer.route().inputs) {
-        if (source < 0 || static_cast<std::size_t>(source) >= layer_outputs.size() || source >= layer.index) {
+        if (source < 0 || static_cast<std::size_t>(source) >= layer_outputs.size() ||
+            layer_sizes.size() != layer_outputs.size() || source >= layer.index) {
             throw Error(what + ": route input " + std::to_string(source) + " is not an earlier layer");
         }
-        total += layer_outputs[source].size();
+        total += layer_sizes[static_cast<std::size_t>(source)];
     }
     if (total != layer.output.size()) {
         throw Error(what + ": its inputs hold " + std::to_string(total) +
                     " values but its output shape needs " + std::to_string(layer.output.size()));
     }
     for (const int source : layer.route().inputs) {
-        output = std::copy(layer_outputs[source].begin(), layer_outputs[source].end(), output);
+        const int16_t* first = layer_outputs[static_cast<std::size_t>(source)];
+        output = std::copy(first, first + layer_sizes[static_cast<std::size_t>(source)], output);
     }
+}
+
+void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs,
+                 int16_t* output) {
+    std::vector<const int16_t*> data;
+    std::vector<std::size_t> sizes;
+    for (const std::vector<int16_t>& values : layer_outputs) {
+        data.push_back(values.data());
+        sizes.push_back(values.size());
+    }
+    int16_route(layer, data, sizes, output);
 }
 
 }  // namespace fpgacnn

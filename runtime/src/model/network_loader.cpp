@@ -141,14 +141,17 @@ Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, cons
     return layer;
 }
 
-// Before any weights or activations exist: a cfg that cannot run here is refused with the numbers.
+// Before any weights or activations exist: a cfg that cannot run on any path here is refused with the
+// numbers. The float path's larger need is checked when its weights load (a board running from a
+// quantized model never loads them).
 void require_memory_for(const Network& network) {
     const NetworkMemory memory = estimate_network_memory(network);
     require_host_memory(
-        memory.total(),
+        memory.minimum(),
         network.cfg_path + " at " + std::to_string(network.input.w) + "x" + std::to_string(network.input.h),
-        "weights " + bytes_text(memory.weights) + ", layer outputs " + bytes_text(memory.activations) +
-            ", im2col workspace " + bytes_text(memory.workspace),
+        "int16 parameters " + bytes_text(memory.quantized_parameters) +
+            ", the largest layer's input and output " + bytes_text(memory.largest_layer_io) +
+            ", the least any path holds",
         "use a smaller --input or a smaller network");
 }
 

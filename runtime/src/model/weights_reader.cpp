@@ -136,6 +136,9 @@ void load_darknet_weights(Network& network, const std::string& weights_path) {
     const auto file_bytes = static_cast<std::size_t>(file.size());
     const Header header = read_header(file, weights_path, file_bytes);
     check_file_size(network, weights_path, header, file_bytes);
+    require_host_memory(estimate_network_memory(network).weights, weights_path,
+                        "the float weights are read into memory",
+                        "run from a quantized model instead (--quantized, without --weights)");
     file.seek(header.bytes);
 
     // Read everything before touching the network, so a corrupt file leaves it as it was.

@@ -46,10 +46,12 @@ std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptio
     if (is_accelerator(device)) {
         const bool keep_layer_outputs = options.keep_layer_outputs;
         auto open = [=] { return make_device_backend(quantized, device, keep_layer_outputs); };
-        if (options.cpu_fallback) return std::make_unique<FallbackBackend>(open, quantized);
+        if (options.cpu_fallback)
+            return std::make_unique<FallbackBackend>(open, quantized, keep_layer_outputs);
         return open();
     }
-    return std::make_unique<Int16Backend>(std::move(quantized));
+    return std::make_unique<Int16Backend>(std::move(quantized), best_int16_isa(), 0,
+                                          options.keep_layer_outputs);
 }
 
 }  // namespace fpgacnn

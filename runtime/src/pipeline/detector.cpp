@@ -15,8 +15,11 @@ using pipeline_detail::milliseconds_since;
 
 Detector::Detector(Network network, std::vector<std::string> class_names, DetectorOptions options)
     : network_(std::move(network)), class_names_(std::move(class_names)), options_(std::move(options)) {
-    if (!network_.weights_loaded) {
-        throw Error(network_.cfg_path + ": the network has no weights loaded");
+    // int16 runs from the quantized model's parameters alone; only the float path needs the weights.
+    if (!network_.weights_loaded && !options_.backend.quantized && !options_.backend_factory) {
+        throw Error(network_.cfg_path +
+                    ": the network has no weights loaded: load its .weights, or run int16 with a quantized "
+                    "model (BackendOptions::quantized)");
     }
     network_.region_layer_index();  // throws with a clear message for non-detector cfgs
     if (options_.max_in_flight < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");

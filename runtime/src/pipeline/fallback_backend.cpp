@@ -8,8 +8,8 @@
 namespace fpgacnn {
 
 FallbackBackend::FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
-                                 std::shared_ptr<const QuantizedNetwork> quantized)
-    : quantized_(std::move(quantized)) {
+                                 std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs)
+    : quantized_(std::move(quantized)), keep_layer_outputs_(keep_layer_outputs) {
     try {
         device_ = open_device();
     } catch (const DeviceError& e) {  // a model error (plain Error) would fail on the CPU too
@@ -22,7 +22,7 @@ void FallbackBackend::switch_to_cpu(const std::string& reason) {
     spdlog::error("{}", reason);
     spdlog::warn("falling back to the CPU int16 backend (bit-identical results) for this and later frames");
     device_.reset();
-    cpu_ = std::make_unique<Int16Backend>(quantized_);
+    cpu_ = std::make_unique<Int16Backend>(quantized_, best_int16_isa(), 0, keep_layer_outputs_);
 }
 
 template <typename OnDevice>

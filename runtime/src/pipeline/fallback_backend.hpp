@@ -16,7 +16,7 @@ namespace fpgacnn {
 class FallbackBackend final : public Backend {
 public:
     FallbackBackend(const std::function<std::unique_ptr<Backend>()>& open_device,
-                    std::shared_ptr<const QuantizedNetwork> quantized);
+                    std::shared_ptr<const QuantizedNetwork> quantized, bool keep_layer_outputs);
     const std::vector<float>& run(const float* input) override;
     const std::vector<float>& run_capturing(const float* input,
                                             std::vector<std::vector<int16_t>>& layers) override;
@@ -32,6 +32,7 @@ private:
     const std::vector<float>& run_on_device_or_cpu(const float* input, OnDevice on_device);
 
     std::shared_ptr<const QuantizedNetwork> quantized_;
+    bool keep_layer_outputs_;
     std::unique_ptr<Backend> device_;  // null once it failed
     std::unique_ptr<Backend> cpu_;     // made on the first failure
     std::string failed_device_;

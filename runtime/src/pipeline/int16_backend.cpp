@@ -16,9 +16,10 @@ const QuantizedNetwork& require(const std::shared_ptr<const QuantizedNetwork>& q
 
 }  // namespace
 
-Int16Backend::Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa, int threads)
+Int16Backend::Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa, int threads,
+                           bool keep_layer_outputs)
     : quantized_(std::move(quantized)),
-      engine_(require(quantized_), isa, threads),
+      engine_(require(quantized_), isa, threads, keep_layer_outputs),
       region_index_(quantized_->network.region_layer_index()),
       input_(quantized_->network.input.size()),
       region_output_(quantized_->network.layers[region_index_].output.size()) {}

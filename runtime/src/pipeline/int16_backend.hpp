@@ -12,9 +12,9 @@ namespace fpgacnn {
 
 class Int16Backend final : public Backend {
 public:
-    /// threads = 0: all cores.
+    /// threads = 0: all cores. keep_layer_outputs: layer_output() for every layer (Int16Engine).
     explicit Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa = best_int16_isa(),
-                          int threads = 0);
+                          int threads = 0, bool keep_layer_outputs = true);
     const std::vector<float>& run(const float* input) override;
     /// Dequantized output of layer i; for the region layer its activated output.
     std::vector<float> layer_output(int i) const override;

@@ -22,6 +22,14 @@ kernel::WeightLayout layout_of(int out_c, int in_c, int size, int tm, int tn) {
                                 static_cast<uint32_t>(tn)};
 }
 
+void check_weight_count(std::size_t given, int out_c, int in_c, int size) {
+    const std::size_t expected = static_cast<std::size_t>(out_c) * in_c * size * size;
+    if (given != expected) {
+        throw Error("weight re-ordering: " + std::to_string(given) + " weights given, the layer has " +
+                    std::to_string(expected));
+    }
+}
+
 template <class Visit>
 void for_each_weight(const kernel::WeightLayout& layout, Visit visit) {
     // Taps are consecutive in darknet order and tn*tm apart in the kernel's: one index() per (m, n).
@@ -41,11 +49,7 @@ void for_each_weight(const kernel::WeightLayout& layout, Visit visit) {
 std::vector<int16_t> reorder_weights(const std::vector<int16_t>& darknet_order, int out_c, int in_c, int size,
                                      int tm, int tn) {
     const kernel::WeightLayout layout = layout_of(out_c, in_c, size, tm, tn);
-    const std::size_t expected = static_cast<std::size_t>(out_c) * in_c * size * size;
-    if (darknet_order.size() != expected) {
-        throw Error("weight re-ordering: " + std::to_string(darknet_order.size()) +
-                    " weights given, the layer has " + std::to_string(expected));
-    }
+    check_weight_count(darknet_order.size(), out_c, in_c, size);
     std::vector<int16_t> reordered(layout.total_elements(), 0);
     for_each_weight(layout, [&](uint32_t from, uint32_t to) { reordered[to] = darknet_order[from]; });
     return reordered;
@@ -64,29 +68,46 @@ std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int 
     return darknet_order;
 }
 
-std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network) {
+void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination,
+                      const ParametersWritten& written) {
     if (network.layers.size() != plan.layers.size()) {
-        throw Error("pack_parameters: the quantized network has " + std::to_string(network.layers.size()) +
+        throw Error("write_parameters: the quantized network has " + std::to_string(network.layers.size()) +
                     " layers, the plan " + std::to_string(plan.layers.size()) + "; plan the same network");
     }
-    std::vector<int16_t> params(plan.parameter_elements, 0);
     const KernelMaxima& mx = plan.options.maxima;
+    std::size_t done = 0;  // [0, done) is written: each layer's range starts where the previous ended
+    const auto finish_range = [&](std::size_t end) {
+        if (written && end > done) written(done, end - done);
+        done = end;
+    };
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type != LayerType::Convolutional) continue;
-        const QuantizedLayer& q = network.layers[static_cast<std::size_t>(lp.index)];
+        const std::size_t end = lp.bias_offset + lp.bias_elements;
+        std::fill(destination + done, destination + end, int16_t{0});  // block and alignment padding
+        // One layer in memory at a time: read from the model file when the parameters are there.
+        const ResidentLayer resident(network, static_cast<std::size_t>(lp.index));
+        const QuantizedLayer& q = resident.get();
         const int size = static_cast<int>(lp.command.kernel_size);
-        const std::vector<int16_t> reordered =
-            reorder_weights(q.weights, lp.output_shape.c, lp.input_shape.c, size, mx.tm, mx.tn);
+        const kernel::WeightLayout layout =
+            layout_of(lp.output_shape.c, lp.input_shape.c, size, mx.tm, mx.tn);
+        check_weight_count(q.weights.size(), lp.output_shape.c, lp.input_shape.c, size);
         if (q.biases.size() != static_cast<std::size_t>(lp.output_shape.c)) {
             throw Error("layer " + std::to_string(lp.index) +
                         " (convolutional): " + std::to_string(q.biases.size()) +
                         " quantized biases, the layer has " + std::to_string(lp.output_shape.c) + " filters");
         }
-        std::copy(reordered.begin(), reordered.end(),
-                  params.begin() + static_cast<std::ptrdiff_t>(lp.weight_offset));
-        std::copy(q.biases.begin(), q.biases.end(),
-                  params.begin() + static_cast<std::ptrdiff_t>(lp.bias_offset));
+        int16_t* weights = destination + lp.weight_offset;
+        for_each_weight(layout, [&](uint32_t from, uint32_t to) { weights[to] = q.weights[from]; });
+        std::copy(q.biases.begin(), q.biases.end(), destination + lp.bias_offset);
+        finish_range(end);
     }
+    std::fill(destination + done, destination + plan.parameter_elements, int16_t{0});
+    finish_range(plan.parameter_elements);
+}
+
+std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network) {
+    std::vector<int16_t> params(plan.parameter_elements);
+    write_parameters(plan, network, params.data());
     return params;
 }
 

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -15,29 +17,57 @@ namespace fpgacnn {
 namespace {
 
 constexpr const char* kRequantize = "re-run fpgacnn-quantize";
+constexpr core::InputFileRole kRole{"quantized model file", "check the path given with --quantized"};
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // the checksum pass reads this much at a time
 
-std::vector<std::uint8_t> read_all(const std::string& path) {
-    core::InputFile file(path, {"quantized model file", "check the path given with --quantized"});
-    require_host_memory(file.size(), path, "the quantized model file is read whole",
-                        "this is not a quantized model of a network that fits here");
-    return file.read_all(UINT64_MAX, "");
+/// Reads `count` int16 values at the file's position into `out` and adds their bytes to `hash`.
+void read_i16(core::InputFile& file, std::vector<std::int16_t>& out, std::size_t count, std::uint64_t& hash) {
+    out.resize(count);
+    auto* bytes = reinterpret_cast<std::uint8_t*>(out.data());
+    if (count > 0) file.read_exact(bytes, 2 * count);
+    hash = fnv1a(bytes, 2 * count, hash);
+    if (kLittleEndianHost) return;
+    for (std::int16_t& v : out) {  // the file is little-endian
+        const auto* b = reinterpret_cast<const std::uint8_t*>(&v);
+        v = static_cast<std::int16_t>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+    }
+}
+
+/// FNV-1a 64 of the file's first `bytes` bytes, read in chunks (never the whole file in memory).
+std::uint64_t hash_prefix(core::InputFile& file, std::uint64_t bytes) {
+    std::vector<std::uint8_t> chunk(static_cast<std::size_t>(std::min<std::uint64_t>(bytes, kChunkBytes)));
+    std::uint64_t hash = kFnvOffsetBasis;
+    file.seek(0);
+    for (std::uint64_t done = 0; done < bytes;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, kChunkBytes));
+        file.read_exact(chunk.data(), n);
+        hash = fnv1a(chunk.data(), n, hash);
+        done += n;
+    }
+    return hash;
 }
 
 // Checks in the order that gives the most useful message: wrong kind of file, then damage, then a
 // file that is intact but made for something else.
-QuantizedFileInfo check_envelope(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-    if (bytes.size() < sizeof quantized_file::kMagic ||
-        std::memcmp(bytes.data(), quantized_file::kMagic, sizeof quantized_file::kMagic) != 0) {
+QuantizedFileInfo check_envelope(core::InputFile& file) {
+    const std::string& path = file.path();
+    const std::uint64_t size = file.size();
+    std::uint8_t header_bytes[quantized_file::kHeaderBytes] = {};
+    const std::size_t header_read =
+        static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof header_bytes));
+    file.read_exact(header_bytes, header_read);
+    if (header_read < sizeof quantized_file::kMagic ||
+        std::memcmp(header_bytes, quantized_file::kMagic, sizeof quantized_file::kMagic) != 0) {
         throw Error(path +
                     ": not an fpgacnn quantized model file (no FPGACNNQ magic); create one with "
                     "fpgacnn-quantize");
     }
     const std::size_t minimum = quantized_file::kHeaderBytes + quantized_file::kChecksumBytes;
-    if (bytes.size() < minimum) {
-        throw Error(fmt::format("{}: truncated: {} bytes, smaller than the {}-byte header; {}", path,
-                                bytes.size(), minimum, kRequantize));
+    if (size < minimum) {
+        throw Error(fmt::format("{}: truncated: {} bytes, smaller than the {}-byte header; {}", path, size,
+                                minimum, kRequantize));
     }
-    ByteReader header(bytes.data(), bytes.size());
+    ByteReader header(header_bytes, sizeof header_bytes);
     header.skip(sizeof quantized_file::kMagic);
     QuantizedFileInfo info;
     info.format_version = header.u32();
@@ -50,16 +80,18 @@ QuantizedFileInfo check_envelope(const std::string& path, const std::vector<std:
         throw Error(fmt::format("{}: file format version {}, this build reads version {}; {}", path,
                                 info.format_version, kQuantizedFormatVersion, kRequantize));
     }
-    if (info.bytes != bytes.size()) {
+    if (info.bytes != size) {
         throw Error(
             fmt::format("{}: size mismatch: the file has {} bytes, its header says {} (truncated or "
                         "damaged copy); {}",
-                        path, bytes.size(), info.bytes, kRequantize));
+                        path, size, info.bytes, kRequantize));
     }
-    const std::size_t body = bytes.size() - quantized_file::kChecksumBytes;
-    ByteReader trailer(bytes.data() + body, quantized_file::kChecksumBytes);
+    const std::uint64_t body = size - quantized_file::kChecksumBytes;
+    const std::uint64_t actual = hash_prefix(file, body);
+    std::uint8_t trailer_bytes[quantized_file::kChecksumBytes] = {};
+    file.read_exact(trailer_bytes, sizeof trailer_bytes);
+    ByteReader trailer(trailer_bytes, sizeof trailer_bytes);
     const std::uint64_t stored = trailer.u64();
-    const std::uint64_t actual = fnv1a(bytes.data(), body);
     if (stored != actual) {
         throw Error(
             fmt::format("{}: checksum mismatch (stored {:016x}, computed {:016x}): the file is damaged; {}",
@@ -74,22 +106,69 @@ QuantizedFileInfo check_envelope(const std::string& path, const std::vector<std:
     return info;
 }
 
-void read_layers(const std::string& path, const std::vector<std::uint8_t>& bytes,
-                 QuantizedNetwork& quantized) {
+/// Where one layer's parameters are in the file and the FNV-1a 64 of their bytes when loaded.
+struct StoredLayer {
+    std::uint64_t offset = 0;
+    std::size_t weights = 0;
+    std::size_t biases = 0;
+    std::uint64_t hash = 0;
+};
+
+/// ParameterLoading::OnDemand: reads a layer's parameters from the file when a backend asks, and
+/// refuses them when their bytes are no longer the ones checked at load (the file was replaced).
+class FileParameterSource final : public QuantizedParameterSource {
+public:
+    FileParameterSource(std::string path, std::uint64_t size, std::vector<StoredLayer> layers)
+        : path_(std::move(path)), size_(size), layers_(std::move(layers)) {}
+
+    std::size_t weight_count(std::size_t layer) const override { return layers_.at(layer).weights; }
+    std::size_t bias_count(std::size_t layer) const override { return layers_.at(layer).biases; }
+
+    void read(std::size_t layer, QuantizedLayer& into) const override {
+        const StoredLayer& stored = layers_.at(layer);
+        core::InputFile file(path_, kRole);
+        std::uint64_t hash = kFnvOffsetBasis;
+        if (file.size() == size_) {
+            file.seek(stored.offset);
+            read_i16(file, into.weights, stored.weights, hash);
+            read_i16(file, into.biases, stored.biases, hash);
+        }
+        if (file.size() != size_ || hash != stored.hash) {
+            throw Error(fmt::format(
+                "{}: the parameters of layer {} differ from the ones checked when the model was loaded (the "
+                "file was replaced or changed since); restart with the new model",
+                path_, layer));
+        }
+    }
+
+private:
+    std::string path_;
+    std::uint64_t size_;
+    std::vector<StoredLayer> layers_;
+};
+
+void read_layers(core::InputFile& file, ParameterLoading loading, QuantizedNetwork& quantized) {
+    const std::string& path = file.path();
     const Network& network = quantized.network;
-    ByteReader in(bytes.data(), bytes.size() - quantized_file::kChecksumBytes);
-    in.skip(48);
-    quantized.input_q = in.i32();
-    const std::uint32_t layer_count = in.u32();
+    const std::uint64_t body_end = file.size() - quantized_file::kChecksumBytes;
+    std::uint8_t counts_bytes[8] = {};
+    file.seek(48);
+    file.read_exact(counts_bytes, sizeof counts_bytes);
+    ByteReader counts(counts_bytes, sizeof counts_bytes);
+    quantized.input_q = counts.i32();
+    const std::uint32_t layer_count = counts.u32();
     if (layer_count != network.layers.size()) {
         throw Error(fmt::format("{}: {} layers, the network has {}; {}", path, layer_count,
                                 network.layers.size(), kRequantize));
     }
-    if (!in.has(static_cast<std::size_t>(layer_count) * quantized_file::kLayerRecordBytes)) {
+    const std::size_t table_bytes = static_cast<std::size_t>(layer_count) * quantized_file::kLayerRecordBytes;
+    if (quantized_file::kHeaderBytes + table_bytes > body_end) {
         throw Error(fmt::format("{}: the layer table runs past the end of the file; {}", path, kRequantize));
     }
-    std::vector<std::uint32_t> weight_counts(layer_count);
-    std::vector<std::uint32_t> bias_counts(layer_count);
+    std::vector<std::uint8_t> table_bytes_read(table_bytes);
+    file.read_exact(table_bytes_read.data(), table_bytes);
+    ByteReader in(table_bytes_read.data(), table_bytes);
+    std::vector<StoredLayer> stored(layer_count);
     quantized.layers.assign(layer_count, QuantizedLayer{});
     for (std::uint32_t i = 0; i < layer_count; ++i) {
         QuantizedLayer& q = quantized.layers[i];
@@ -103,29 +182,45 @@ void read_layers(const std::string& path, const std::vector<std::uint8_t>& bytes
         q.output_q = in.i32();
         q.weight_q = in.i32();
         q.bias_q = in.i32();
-        weight_counts[i] = in.u32();
-        bias_counts[i] = in.u32();
+        stored[i].weights = in.u32();
+        stored[i].biases = in.u32();
         in.skip(4);
     }
+    std::uint64_t offset = quantized_file::kHeaderBytes + table_bytes;
+    std::vector<std::int16_t> weights;  // OnDemand: one layer at a time, to hash it
+    std::vector<std::int16_t> biases;
     for (std::uint32_t i = 0; i < layer_count; ++i) {
-        const std::size_t values = static_cast<std::size_t>(weight_counts[i]) + bias_counts[i];
-        if (!in.has(2 * values)) {
+        StoredLayer& layer = stored[i];
+        const std::uint64_t bytes = 2 * (static_cast<std::uint64_t>(layer.weights) + layer.biases);
+        if (bytes > body_end - offset) {
             throw Error(fmt::format("{}: the parameters of layer {} run past the end of the file; {}", path,
                                     i, kRequantize));
         }
-        in.i16_array(quantized.layers[i].weights, weight_counts[i]);
-        in.i16_array(quantized.layers[i].biases, bias_counts[i]);
+        layer.offset = offset;
+        layer.hash = kFnvOffsetBasis;
+        const bool keep = loading == ParameterLoading::InMemory;
+        read_i16(file, keep ? quantized.layers[i].weights : weights, layer.weights, layer.hash);
+        read_i16(file, keep ? quantized.layers[i].biases : biases, layer.biases, layer.hash);
+        offset += bytes;
     }
-    if (in.has(1))
+    if (offset != body_end)
         throw Error(fmt::format("{}: unexpected bytes after the parameters; {}", path, kRequantize));
+    if (loading == ParameterLoading::OnDemand)
+        quantized.parameter_source =
+            std::make_shared<FileParameterSource>(path, file.size(), std::move(stored));
     validate_quantized_network(quantized, path);
 }
 
 }  // namespace
 
-QuantizedNetwork load_quantized_network(const std::string& path, Network network, QuantizedFileInfo* info) {
-    const std::vector<std::uint8_t> bytes = read_all(path);
-    const QuantizedFileInfo header = check_envelope(path, bytes);
+QuantizedNetwork load_quantized_network(const std::string& path, Network network, QuantizedFileInfo* info,
+                                        ParameterLoading loading) {
+    core::InputFile file(path, kRole);
+    if (loading == ParameterLoading::InMemory) {
+        require_host_memory(file.size(), path, "the quantized model's parameters are read into memory",
+                            "this is not a quantized model of a network that fits here");
+    }
+    const QuantizedFileInfo header = check_envelope(file);
     const std::uint64_t expected = network_fingerprint(network);
     if (header.network_fingerprint != expected) {
         throw Error(
@@ -146,7 +241,7 @@ QuantizedNetwork load_quantized_network(const std::string& path, Network network
     }
     QuantizedNetwork quantized;
     quantized.network = std::move(network);
-    read_layers(path, bytes, quantized);
+    read_layers(file, loading, quantized);
     if (info != nullptr) *info = header;
     return quantized;
 }

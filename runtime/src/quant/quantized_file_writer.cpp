@@ -58,6 +58,11 @@ void save_quantized_network(const QuantizedNetwork& quantized, const std::string
                     ": the quantized network's float weights are not loaded, so the file could not "
                     "record which weights it was made from; quantize a network with weights");
     }
+    if (quantized.parameter_source) {
+        throw Error(path +
+                    ": the quantized network's parameters were left in its model file "
+                    "(ParameterLoading::OnDemand); load it with ParameterLoading::InMemory to save it");
+    }
     validate_quantized_network(quantized, path);
     const std::vector<std::uint8_t> bytes = serialise(quantized, tiling_fingerprint);
 
