@@ -1,6 +1,7 @@
 // fpgacnn-bench as a user runs it: every JSON field, the CSV, a real chart, and clean failures.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,11 +67,15 @@ TEST(BenchCli, CpuFloatRunWritesJsonCsvAndChart) {
         &out, &err);
     ASSERT_EQ(rc, 0) << err;
     const nlohmann::json j = nlohmann::json::parse(out);
-    for (const char* key :
-         {"tool", "cfg", "weights", "device", "device_name", "precision", "input", "frames_source", "warmup",
-          "max_in_flight", "device_workers", "gop_per_frame", "single_frame", "pipelined", "layers",
-          "layer_timing", "layer_bytes", "roofline", "power"})
+    for (const char* key : {"tool",           "cfg",           "weights",       "device",    "device_name",
+                            "precision",      "input",         "frames_source", "warmup",    "max_in_flight",
+                            "device_workers", "gop_per_frame", "single_frame",  "pipelined", "layers",
+                            "layer_timing",   "layer_bytes",   "roofline",      "power",     "memory"})
         EXPECT_TRUE(j.contains(key)) << key;
+    // Peak RSS: the model, the engine and the frames come on top of the start-up footprint.
+    const auto startup_rss = j["memory"]["startup_rss_bytes"].get<std::uint64_t>();
+    EXPECT_GT(startup_rss, 1u << 20);
+    EXPECT_GT(j["memory"]["peak_rss_bytes"].get<std::uint64_t>(), startup_rss);
     for (const char* mode : {"single_frame", "pipelined"}) {
         const nlohmann::json& m = j[mode];
         EXPECT_EQ(m["frames"], 3);
