@@ -13,8 +13,7 @@ int http_status(ErrorKind kind) {
             return 401;
         case ErrorKind::PayloadTooLarge:
             return 413;
-        case ErrorKind::ResourceExhausted:
-            return 503;
+        case ErrorKind::ResourceExhausted:  // a full admission queue or no instance: retry later
         case ErrorKind::Unavailable:
             return 503;
         case ErrorKind::DeadlineExceeded:
