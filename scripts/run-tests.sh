@@ -9,9 +9,16 @@ cd "$repo"
 fast_only=0
 [[ "${1:-}" == "--fast" ]] && fast_only=1
 jobs="$(nproc)"
+# Each leg's wall time, for the notes and for keeping the whole run within CI's hour.
+leg_start=$SECONDS
+leg_done() {
+  echo "run-tests: leg '$1' took $((SECONDS - leg_start)) s (run so far $((SECONDS / 60)) min $((SECONDS % 60)) s)"
+  leg_start=$SECONDS
+}
 
 bash scripts/install-deps.sh --with-tests
 bash scripts/check-style.sh
+leg_done "dependencies + clang-format"
 
 bash scripts/build.sh release
 if ((fast_only)); then
@@ -19,17 +26,22 @@ if ((fast_only)); then
   exit 0
 fi
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+leg_done "release build + all tests"
 # The kernel at the maxima fpgacnn-plan --explore chooses for the Zedboard (its own build folder).
 bash scripts/test-explored-build.sh build/release xc7z020
+leg_done "explored kernel build"
 # `cmake --install` to a temporary prefix and examples/detect-minimal built against it (docs/install.md).
 bash tests/install/install_test.sh build/release
+leg_done "install test"
 bash scripts/check-tidy.sh build/release
+leg_done "clang-tidy"
 
 # Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
 bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF \
   -DFPGACNN_BUILD_SLOW_TESTS=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan -L fast --output-on-failure -j "$jobs"
+leg_done "ASan+UBSan build + fast tests"
 
 # ThreadSanitizer on the multithreaded code: the CPU backends' thread pool with the int16 engine and
 # the float path (OpenBLAS runs single-threaded on the pool's threads, so no uninstrumented thread of
@@ -45,6 +57,7 @@ cmake --build build/tsan --parallel "$jobs" --target test_int16 test_float test_
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
   -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.)' \
   --output-on-failure -j "$jobs"
+leg_done "TSan build + threaded tests"
 
 # --- ARM cross legs (issue 12; docs/boards.md) ---
 # Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
@@ -52,14 +65,18 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan \
 # YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
 # (tests/cross/check-debs.sh). The rest of the cross build is scripts/cross-build.sh + ctest.
 bash scripts/install-deps.sh --with-cross
+leg_done "cross tools"
 for arch in arm64 armhf; do
   bash scripts/cross-test.sh "$arch"
+  leg_done "cross $arch (sysroot, build, tests under qemu, packages)"
 done
 
 # libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for about a minute
 # (FPGACNN_FUZZ_SECONDS to change) in its own small clang build; any finding fails the run.
 bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-60}"
+leg_done "fuzzers"
 
 # Last: the .debs installed on this machine with apt, used, then purged (tests/install/deb_test.sh
 # leaves the machine as it found it, and no stage after it can pick up /usr's copies).
 bash tests/install/deb_test.sh build/release
+leg_done "Debian packages"
