@@ -99,5 +99,43 @@ TEST(Pipeline, EmuSubmitEqualsDetect) {
     expect_submit_equals_detect(network, options, generated_images(), 2);
 }
 
+// Per-frame thresholds (a server's request parameters) give what a detector configured with them
+// gives, frame by frame, while the frames around them keep the options' values.
+TEST(Pipeline, PerFrameThresholdsEqualADetectorConfiguredWithThem) {
+    const Network& network = small_network();
+    DetectorOptions options;
+    options.backend.device = "cpu";
+    options.backend.precision = Precision::Int16;
+    options.backend.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
+    options.thresh = 0.01f;
+    DetectorOptions strict = options;
+    strict.thresh = 0.05f;
+    strict.nms = 0.2f;
+    Detector pipelined(network, {}, options);
+    Detector loose_single(network, {}, options);
+    Detector strict_single(network, {}, strict);
+    const std::vector<Image> images = generated_images();
+    std::vector<std::future<DetectionResult>> loose;
+    std::vector<std::future<DetectionResult>> tight;
+    for (const Image& image : images) {
+        loose.push_back(pipelined.submit(image));
+        tight.push_back(pipelined.submit(image, FrameThresholds{strict.thresh, strict.nms}));
+    }
+    std::size_t loose_count = 0;
+    std::size_t tight_count = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const DetectionResult a = loose[i].get();
+        const DetectionResult b = tight[i].get();
+        expect_same_detections(a, loose_single.detect(images[i]),
+                               "options' thresholds, frame " + std::to_string(i));
+        expect_same_detections(b, strict_single.detect(images[i]),
+                               "frame's thresholds, frame " + std::to_string(i));
+        loose_count += a.detections.size();
+        tight_count += b.detections.size();
+    }
+    EXPECT_GT(loose_count, tight_count)
+        << "the stricter thresholds must keep fewer boxes to show they applied";
+}
+
 }  // namespace
 }  // namespace fpgacnn::test

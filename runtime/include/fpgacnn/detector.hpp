@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,12 @@ struct DetectionResult {
     std::vector<Detection> detections;
 };
 
+/// One frame's decode thresholds (a server's request parameters); an unset one is the options'.
+struct FrameThresholds {
+    std::optional<float> thresh;
+    std::optional<float> nms;
+};
+
 namespace pipeline_detail {
 class FramePipeline;
 class GoldenTwinState;
@@ -105,7 +112,8 @@ public:
     /// Queues one frame and returns at once unless options().max_in_flight frames are unfinished,
     /// in which case it blocks until the oldest completes (back-pressure). A frame's failure (a bad
     /// image, a device error) is thrown by its future's get(); later frames are unaffected.
-    std::future<DetectionResult> submit(Image image);
+    /// `thresholds` replace the options' thresh / nms for this frame only.
+    std::future<DetectionResult> submit(Image image, FrameThresholds thresholds = {});
     /// Blocks until every submitted frame's future is ready.
     void flush();
     /// Frames submitted and not yet completed.

@@ -13,9 +13,16 @@ namespace fpgacnn::pipeline_detail {
 /// The letterboxed network input for `image`.
 Image prepare_input(const Network& network, const Image& image);
 
-/// Region decode + NMS of a region buffer, in pixels of an image_w x image_h original.
+/// `thresholds` with the options' values where it has none.
+inline FrameThresholds resolved_thresholds(const DetectorOptions& options,
+                                           const FrameThresholds& thresholds) {
+    return {thresholds.thresh.value_or(options.thresh), thresholds.nms.value_or(options.nms)};
+}
+
+/// Region decode + NMS of a region buffer, in pixels of an image_w x image_h original, with resolved
+/// thresholds (both set).
 std::vector<Detection> decode_detections(const Network& network, const std::vector<std::string>& class_names,
-                                         const DetectorOptions& options,
+                                         const FrameThresholds& thresholds,
                                          const std::vector<float>& region_output, int image_w, int image_h);
 
 inline double milliseconds_since(std::chrono::steady_clock::time_point start) {

@@ -79,14 +79,15 @@ DetectionResult Detector::detect(const Image& image) {
     result.device_ms = milliseconds_since(device_start);
 
     const auto post_start = Clock::now();
-    result.detections = pipeline_detail::decode_detections(network_, class_names_, options_, region_output_,
-                                                           image.w, image.h);
+    result.detections = pipeline_detail::decode_detections(network_, class_names_,
+                                                           pipeline_detail::resolved_thresholds(options_, {}),
+                                                           region_output_, image.w, image.h);
     result.post_ms = milliseconds_since(post_start);
     result.milliseconds = milliseconds_since(start);
     return result;
 }
 
-std::future<DetectionResult> Detector::submit(Image image) {
+std::future<DetectionResult> Detector::submit(Image image, FrameThresholds thresholds) {
     std::lock_guard<std::mutex> lock(calls_);
     if (!pipeline_) {
         std::vector<Backend*> workers{backend_.get()};
@@ -98,7 +99,7 @@ std::future<DetectionResult> Detector::submit(Image image) {
                                                                      std::move(workers));
         running_pipeline_ = pipeline_.get();
     }
-    return pipeline_->submit(std::move(image));
+    return pipeline_->submit(std::move(image), pipeline_detail::resolved_thresholds(options_, thresholds));
 }
 
 void Detector::flush() {

@@ -16,6 +16,7 @@ struct FramePipeline::Frame {
     Image image;  // released after the pre stage; only its size is needed later
     Image input;  // the letterboxed network input
     std::vector<float> region_output;
+    FrameThresholds thresholds;
     DetectionResult result;
     std::exception_ptr error;  // set by the first stage that failed; later stages skip the frame
     std::promise<DetectionResult> promise;
@@ -45,9 +46,10 @@ FramePipeline::~FramePipeline() {
     post_thread_.join();
 }
 
-std::future<DetectionResult> FramePipeline::submit(Image image) {
+std::future<DetectionResult> FramePipeline::submit(Image image, FrameThresholds thresholds) {
     auto frame = std::make_unique<Frame>();
     frame->image = std::move(image);
+    frame->thresholds = thresholds;
     std::future<DetectionResult> future = frame->promise.get_future();
     std::unique_lock<std::mutex> lock(admission_mutex_);
     admission_changed_.wait(lock, [&] { return in_flight_ < max_in_flight_; });
@@ -122,8 +124,9 @@ void FramePipeline::finish(Frame& frame) {
     if (!frame.error) {
         const auto start = Clock::now();
         try {
-            frame.result.detections = decode_detections(network_, class_names_, options_, frame.region_output,
-                                                        frame.result.image_w, frame.result.image_h);
+            frame.result.detections =
+                decode_detections(network_, class_names_, frame.thresholds, frame.region_output,
+                                  frame.result.image_w, frame.result.image_h);
         } catch (...) {
             frame.error = std::current_exception();
         }

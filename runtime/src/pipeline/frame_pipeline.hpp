@@ -32,7 +32,8 @@ public:
     FramePipeline(const FramePipeline&) = delete;
     FramePipeline& operator=(const FramePipeline&) = delete;
 
-    std::future<DetectionResult> submit(Image image);
+    /// `thresholds`: resolved (both set).
+    std::future<DetectionResult> submit(Image image, FrameThresholds thresholds);
     void flush();
     int in_flight() const;
 
