@@ -55,6 +55,23 @@ public:
         return value.get<std::string>();
     }
 
+    /// A key holding one non-empty string or a non-empty list of them.
+    std::vector<std::string> texts(const char* key) const {
+        const nlohmann::json& value = json_.at(key);
+        if (value.is_string()) return {text(key, true)};
+        std::vector<std::string> values;
+        if (value.is_array()) {
+            for (const nlohmann::json& item : value) {
+                if (!item.is_string() || item.get<std::string>().empty()) break;
+                values.push_back(item.get<std::string>());
+            }
+        }
+        if (values.empty() || values.size() != value.size())
+            fail(std::string("\"") + key + "\" must be a non-empty string or a list of them",
+                 "e.g. \"auto\" or [\"xrt:0\", \"xrt:1\"]");
+        return values;
+    }
+
     /// A file key's path, relative to the folder unless absolute; it must be a regular file.
     std::string file(const char* key, bool required) const {
         const std::string given = text(key, required);
@@ -138,7 +155,7 @@ ModelConfig parse_model_config(const std::string& folder, const std::string& jso
     // A board runs from the cfg and the quantized model alone; the float weights are needed otherwise.
     config.weights = reader.file("weights", config.quantized.empty());
     config.names = reader.file("names", true);
-    if (json.contains("device")) config.device = reader.text("device", true);
+    if (json.contains("device")) config.devices = reader.texts("device");
     if (json.contains("precision")) {
         try {
             config.precision = parse_precision(reader.text("precision", true));

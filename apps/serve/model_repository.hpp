@@ -12,13 +12,15 @@ namespace fpgacnn::serve {
 
 /// One model of the repository, its paths made absolute (relative ones are relative to its folder).
 struct ModelConfig {
-    std::string name;             // the folder's name: the {name} of the protocol's routes
-    std::string folder;           // absolute
-    std::string cfg;              // darknet .cfg
-    std::string weights;          // darknet .weights; optional when `quantized` is given
-    std::string names;            // class names, one per line
-    std::string quantized;        // optional .fq16 from fpgacnn-quantize
-    std::string device = "auto";  // as --device
+    std::string name;       // the folder's name: the {name} of the protocol's routes
+    std::string folder;     // absolute
+    std::string cfg;        // darknet .cfg
+    std::string weights;    // darknet .weights; optional when `quantized` is given
+    std::string names;      // class names, one per line
+    std::string quantized;  // optional .fq16 from fpgacnn-quantize
+    /// As --device, one value or a list (instances spread over them in turn); "auto": every usable
+    /// accelerator of the host, else the CPU.
+    std::vector<std::string> devices = {"auto"};
     Precision precision = Precision::Auto;
     int instances = 1;    // Detectors serving this model (spread over the usable devices)
     float thresh = 0.5f;  // defaults of a request's `thresh` and `nms` parameters, as fpgacnn-detect's

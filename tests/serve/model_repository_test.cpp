@@ -64,7 +64,7 @@ TEST_F(ModelRepository, RelativePathsAreTheFoldersAndDefaultsAreDetectsOnes) {
     EXPECT_EQ(c.weights, (folder / "net.weights").string());
     EXPECT_EQ(c.names, (folder / "net.names").string());
     EXPECT_EQ(c.quantized, "");
-    EXPECT_EQ(c.device, "auto");
+    EXPECT_EQ(c.devices, std::vector<std::string>{"auto"});
     EXPECT_EQ(c.precision, Precision::Auto);
     EXPECT_EQ(c.instances, 1);
     EXPECT_FLOAT_EQ(c.thresh, 0.5f);
@@ -77,7 +77,7 @@ TEST_F(ModelRepository, EveryKeyIsRead) {
     const ModelConfig c = parse_model_config(model("m", json).string(), json);
     EXPECT_EQ(c.weights, "") << "the float weights are optional with a quantized model";
     EXPECT_EQ(c.quantized, (root / "m" / "net.fq16").string());
-    EXPECT_EQ(c.device, "emu");
+    EXPECT_EQ(c.devices, std::vector<std::string>{"emu"});
     EXPECT_EQ(c.precision, Precision::Int16);
     EXPECT_EQ(c.instances, 3);
     EXPECT_FLOAT_EQ(c.thresh, 0.25f);
@@ -103,6 +103,9 @@ TEST_F(ModelRepository, MalformedConfigsNameTheFileAndTheProblem) {
                 HasSubstr("\"instances\" must be a whole number"));
     EXPECT_THAT(problem_of("{" + files + R"(, "instances": 1000})"), HasSubstr("[1, 64]"));
     EXPECT_THAT(problem_of("{" + files + R"(, "precision": "int4"})"), HasSubstr("\"precision\""));
+    EXPECT_THAT(problem_of("{" + files + R"(, "device": []})"),
+                HasSubstr("\"device\" must be a non-empty string or a list"));
+    EXPECT_THAT(problem_of("{" + files + R"(, "device": ["cpu", 3]})"), HasSubstr("\"device\" must be"));
 }
 
 TEST_F(ModelRepository, AMalformedFolderIsSkippedAndTheOthersServe) {
