@@ -12,6 +12,7 @@
 #include "fpgacnn/error.hpp"
 #include "image_input.hpp"
 #include "load_or_calibrate.hpp"
+#include "protocol_tensors.hpp"
 
 namespace fpgacnn::serve {
 
@@ -32,11 +33,10 @@ std::vector<std::string> instance_devices(const ModelConfig& config) {
     return accelerators;
 }
 
-const std::vector<std::string> kOutputNames = {"boxes", "scores", "classes", "labels"};
-
 void check_outputs(const InferenceRequest& request) {
+    const std::vector<std::string>& known = output_names();
     for (const std::string& name : request.requested_outputs) {
-        if (std::find(kOutputNames.begin(), kOutputNames.end(), name) == kOutputNames.end())
+        if (std::find(known.begin(), known.end(), name) == known.end())
             throw ServeError(ErrorKind::InvalidArgument,
                              "request '" + request.id + "': unknown output '" + name +
                                  "' (the outputs are boxes, scores, classes, labels)");
@@ -232,7 +232,7 @@ InferenceResponse ModelPool::answer(const InferenceRequest& request, const Detec
         response.classes.push_back(d.class_id);
         response.labels.push_back(d.class_name);
     }
-    response.outputs = request.requested_outputs.empty() ? kOutputNames : request.requested_outputs;
+    response.outputs = request.requested_outputs.empty() ? output_names() : request.requested_outputs;
     return response;
 }
 
