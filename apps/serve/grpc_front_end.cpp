@@ -1,0 +1,201 @@
+// fpgacnn-serve's gRPC front end: inference.GRPCInferenceService (grpc_service.proto) over an
+// InferenceCore. gRPC's synchronous server: InferenceCore::infer blocks until the result, so each
+// call in progress holds one of a bounded set of threads; calls beyond it are refused by gRPC with
+// RESOURCE_EXHAUSTED rather than queued without bound.
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include <climits>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+#include "fpgacnn/error.hpp"
+#include "front_end.hpp"
+#include "grpc_messages.hpp"
+#include "grpc_service.grpc.pb.h"
+
+namespace fpgacnn::serve {
+
+namespace {
+
+using grpc::ServerContext;
+using grpc::Status;
+
+/// Server threads beyond FrontEndOptions::threads: gRPC's pollers (one completion queue, at most two
+/// pollers), which wait for calls rather than serve them.
+constexpr int kPollerThreads = 2;
+
+Status status_of(const ServeError& e) {
+    return {static_cast<grpc::StatusCode>(grpc_code(e.kind())), e.what()};
+}
+
+std::string read_pem(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("gRPC TLS " + std::string(what) + " '" + path + "' cannot be read");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::shared_ptr<grpc::ServerCredentials> credentials(const FrontEndOptions& options) {
+    if (options.tls_cert_file.empty() && options.tls_key_file.empty())
+        return grpc::InsecureServerCredentials();
+    if (options.tls_cert_file.empty() || options.tls_key_file.empty())
+        throw Error("gRPC TLS needs both a certificate and a key file (one of them is missing)");
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back(
+        {read_pem(options.tls_key_file, "key file"), read_pem(options.tls_cert_file, "certificate file")});
+    return grpc::SslServerCredentials(ssl);
+}
+
+/// Compares in time independent of where the texts differ, so the time taken to refuse a wrong token
+/// says nothing of the right one.
+bool same_text(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    unsigned char difference = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        difference |=
+            static_cast<unsigned char>(static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(b[i]));
+    return difference == 0;
+}
+
+class Service final : public inference::GRPCInferenceService::Service {
+public:
+    Service(InferenceCore& core, std::string auth_token) : core_(core), token_(std::move(auth_token)) {}
+
+    // The health probes answer without a token, as Kubernetes' probes carry none.
+    Status ServerLive(ServerContext* /*context*/, const inference::ServerLiveRequest* /*request*/,
+                      inference::ServerLiveResponse* response) override {
+        response->set_live(core_.live());
+        return Status::OK;
+    }
+
+    Status ServerReady(ServerContext* /*context*/, const inference::ServerReadyRequest* /*request*/,
+                       inference::ServerReadyResponse* response) override {
+        response->set_ready(core_.ready());
+        return Status::OK;
+    }
+
+    Status ModelReady(ServerContext* context, const inference::ModelReadyRequest* request,
+                      inference::ModelReadyResponse* response) override {
+        return guarded(context,
+                       [&] { response->set_ready(core_.model_ready(request->name(), request->version())); });
+    }
+
+    Status ServerMetadata(ServerContext* context, const inference::ServerMetadataRequest* /*request*/,
+                          inference::ServerMetadataResponse* response) override {
+        return guarded(context, [&] { metadata_to_grpc(core_.server_metadata(), *response); });
+    }
+
+    Status ModelMetadata(ServerContext* context, const inference::ModelMetadataRequest* request,
+                         inference::ModelMetadataResponse* response) override {
+        return guarded(context, [&] {
+            metadata_to_grpc(core_.model_metadata(request->name(), request->version()), *response);
+        });
+    }
+
+    Status ModelInfer(ServerContext* context, const inference::ModelInferRequest* request,
+                      inference::ModelInferResponse* response) override {
+        return guarded(context, [&] {
+            InferenceRequest inference = request_from_grpc(*request);
+            inference.deadline = steady_deadline(context->deadline(), std::chrono::system_clock::now(),
+                                                 std::chrono::steady_clock::now());
+            response_to_grpc(core_.infer(std::move(inference)), *response);
+        });
+    }
+
+private:
+    /// The bearer token when one is configured, then `body`; every failure becomes the call's status
+    /// (nothing a client sends may escape as an exception into gRPC's threads).
+    template <typename Body>
+    Status guarded(ServerContext* context, Body&& body) {
+        try {
+            check_token(*context);
+            body();
+            return Status::OK;
+        } catch (const ServeError& e) {
+            return status_of(e);
+        } catch (const std::exception& e) {
+            spdlog::error("gRPC call failed inside the server: {}", e.what());
+            return {grpc::StatusCode::INTERNAL, e.what()};
+        } catch (...) {
+            return {grpc::StatusCode::INTERNAL, "unknown failure"};
+        }
+    }
+
+    void check_token(const ServerContext& context) const {
+        if (token_.empty()) return;
+        const auto& metadata = context.client_metadata();
+        const auto found = metadata.find("authorization");
+        if (found == metadata.end())
+            throw ServeError(ErrorKind::Unauthenticated, "missing 'authorization: Bearer <token>' metadata");
+        const std::string_view given(found->second.data(), found->second.size());
+        if (!same_text(given, "Bearer " + token_))
+            throw ServeError(ErrorKind::Unauthenticated,
+                             "wrong bearer token in the 'authorization' metadata");
+    }
+
+    InferenceCore& core_;
+    const std::string token_;
+};
+
+class GrpcFrontEnd final : public FrontEnd {
+public:
+    GrpcFrontEnd(InferenceCore& core, const FrontEndOptions& options) : service_(core, options.auth_token) {
+        const std::string host =
+            options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
+        const std::string address = host + ":" + std::to_string(options.port);
+        grpc::ServerBuilder builder;
+        int selected_port = 0;
+        builder.AddListeningPort(address, credentials(options), &selected_port);
+        builder.RegisterService(&service_);
+        builder.SetMaxReceiveMessageSize(
+            static_cast<int>(std::min<std::size_t>(options.max_body_bytes, INT_MAX)));
+        builder.SetMaxSendMessageSize(INT_MAX);
+        grpc::ResourceQuota quota("fpgacnn-serve-grpc");
+        quota.SetMaxThreads(std::max(options.threads, 1) + kPollerThreads);
+        builder.SetResourceQuota(quota);
+        builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
+        builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+        builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kPollerThreads);
+        server_ = builder.BuildAndStart();
+        if (server_ == nullptr || selected_port == 0) {
+            throw Error("gRPC: cannot listen on " + address +
+                        " (address in use, not an address of this host, or no permission for the port)");
+        }
+        port_ = static_cast<unsigned short>(selected_port);
+        spdlog::info("gRPC: inference.GRPCInferenceService on {}:{}{}", host, port_,
+                     options.tls_cert_file.empty() ? "" : " (TLS)");
+    }
+
+    ~GrpcFrontEnd() override { drain(std::chrono::steady_clock::now()); }
+
+    unsigned short port() const override { return port_; }
+
+    void drain(std::chrono::steady_clock::time_point deadline) override {
+        std::lock_guard<std::mutex> lock(drain_mutex_);
+        if (drained_) return;
+        drained_ = true;
+        // Shutdown refuses new calls at once, lets those in progress finish until the deadline, then
+        // cancels the rest; Wait returns once every handler has returned.
+        const auto system_deadline = std::chrono::system_clock::now() +
+                                     std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                         deadline - std::chrono::steady_clock::now());
+        server_->Shutdown(system_deadline);
+        server_->Wait();
+    }
+
+private:
+    Service service_;
+    std::unique_ptr<grpc::Server> server_;
+    unsigned short port_ = 0;
+    std::mutex drain_mutex_;
+    bool drained_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FrontEnd> start_grpc_front_end(InferenceCore& core, const FrontEndOptions& options) {
+    return std::make_unique<GrpcFrontEnd>(core, options);
+}
+
+}  // namespace fpgacnn::serve
