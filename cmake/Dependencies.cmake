@@ -17,6 +17,27 @@ if(FPGACNN_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
 
+# fpgacnn-serve (apps/serve) needs gRPC and protobuf (Debian's libgrpc++-dev, libprotobuf-dev,
+# protobuf-compiler-grpc). FPGACNN_WITH_SERVE: AUTO (default: built when they are found), ON (fail
+# without them), OFF (never; the ARM cross builds, whose sysroots hold no gRPC). Debian 12's
+# libgrpc++-dev ships gRPC's CMake package; protobuf comes through CMake's FindProtobuf.
+set(FPGACNN_WITH_SERVE AUTO CACHE STRING "Build fpgacnn-serve: AUTO (when gRPC is found), ON, OFF")
+set_property(CACHE FPGACNN_WITH_SERVE PROPERTY STRINGS AUTO ON OFF)
+set(FPGACNN_HAVE_SERVE OFF)
+if(NOT FPGACNN_WITH_SERVE STREQUAL "OFF")
+  find_package(Protobuf QUIET)
+  find_package(gRPC CONFIG QUIET)
+  if(Protobuf_FOUND AND gRPC_FOUND)
+    set(FPGACNN_HAVE_SERVE ON)
+    message(STATUS "fpgacnn: fpgacnn-serve enabled (gRPC ${gRPC_VERSION})")
+  elseif(FPGACNN_WITH_SERVE STREQUAL "ON")
+    message(FATAL_ERROR "FPGACNN_WITH_SERVE=ON but gRPC or protobuf is missing: apt-get install "
+                        "libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc")
+  else()
+    message(STATUS "fpgacnn: gRPC not found, building without fpgacnn-serve")
+  endif()
+endif()
+
 # XRT (Debian's libxrt-dev, XRT 2.13): the xrt driver is built when it is found. FPGACNN_WITH_XRT:
 # AUTO (default: when found), ON (fail without it), OFF (never). Its pkg-config file has a broken
 # prefix in Debian 12, so the library and headers are found directly. libuuid is named explicitly:

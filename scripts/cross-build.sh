@@ -34,4 +34,4 @@ command -v "$triplet-g++" >/dev/null || {
 bash scripts/make-sysroot.sh "$arch"
 
 FPGACNN_BUILD_TARGETS="${targets[*]}" bash scripts/build.sh "cross-$arch" \
-  -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/$triplet.cmake" -DFPGACNN_WITH_XRT=OFF "${cmake_args[@]}"
+  -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/$triplet.cmake" -DFPGACNN_WITH_XRT=OFF -DFPGACNN_WITH_SERVE=OFF "${cmake_args[@]}"

@@ -20,7 +20,8 @@ bash scripts/install-deps.sh --with-tests
 bash scripts/check-style.sh
 leg_done "dependencies + clang-format"
 
-bash scripts/build.sh release
+# fpgacnn-serve must be built here (its dependencies are installed above), not skipped quietly.
+bash scripts/build.sh release -DFPGACNN_WITH_SERVE=ON
 if ((fast_only)); then
   ctest --test-dir build/release -L fast --output-on-failure -j "$jobs"
   exit 0

@@ -24,9 +24,17 @@ std::string label_value(const std::string& text) {
     return out;
 }
 
+/// The HELP and TYPE lines that open a metric family.
+void family(std::string& text, const char* name, const char* type, const char* help) {
+    text += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
 }  // namespace
 
-RepositoryCore::RepositoryCore(const std::string& repository, const PoolOptions& options) {
+RepositoryCore::RepositoryCore(const std::string& repository, const PoolOptions& options,
+                               const std::string& power_root)
+    // Sampled once a second: a scrape interval is seconds long, and reading sysfs costs little.
+    : power_(std::make_unique<PowerMonitor>(nullptr, power_root, std::chrono::milliseconds(1000))) {
     RepositoryScan scan = scan_model_repository(repository);
     problems_ = std::move(scan.problems);
     for (ModelConfig& config : scan.models) {
@@ -94,34 +102,31 @@ InferenceResponse RepositoryCore::infer(InferenceRequest request) {
 
 std::string RepositoryCore::metrics_text() const {
     std::string text;
-    const auto family = [&](const char* name, const char* type, const char* help) {
-        text += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-    };
     std::map<std::string, PoolStats> stats;
     for (const auto& [name, pool] : pools_) stats.emplace(name, pool->stats());
 
-    family("fpgacnn_requests_total", "counter", "Inference requests received per model.");
+    family(text, "fpgacnn_requests_total", "counter", "Inference requests received per model.");
     for (const auto& [name, s] : stats)
         text += fmt::format("fpgacnn_requests_total{{model=\"{}\"}} {}\n", label_value(name), s.requests);
-    family("fpgacnn_request_failures_total", "counter",
+    family(text, "fpgacnn_request_failures_total", "counter",
            "Inference requests answered with an error per model.");
     for (const auto& [name, s] : stats)
         text +=
             fmt::format("fpgacnn_request_failures_total{{model=\"{}\"}} {}\n", label_value(name), s.failures);
-    family("fpgacnn_requests_rejected_total", "counter",
+    family(text, "fpgacnn_requests_rejected_total", "counter",
            "Requests refused because the admission queue was full.");
     for (const auto& [name, s] : stats)
         text += fmt::format("fpgacnn_requests_rejected_total{{model=\"{}\"}} {}\n", label_value(name),
                             s.rejected);
-    family("fpgacnn_requests_retried_total", "counter",
+    family(text, "fpgacnn_requests_retried_total", "counter",
            "Requests moved to another instance after a device failure.");
     for (const auto& [name, s] : stats)
         text +=
             fmt::format("fpgacnn_requests_retried_total{{model=\"{}\"}} {}\n", label_value(name), s.retried);
-    family("fpgacnn_queue_depth", "gauge", "Requests admitted and not yet answered per model.");
+    family(text, "fpgacnn_queue_depth", "gauge", "Requests admitted and not yet answered per model.");
     for (const auto& [name, s] : stats)
         text += fmt::format("fpgacnn_queue_depth{{model=\"{}\"}} {}\n", label_value(name), s.queue_depth);
-    family("fpgacnn_request_duration_seconds", "histogram", "Latency of answered requests per model.");
+    family(text, "fpgacnn_request_duration_seconds", "histogram", "Latency of answered requests per model.");
     for (const auto& [name, s] : stats) {
         const std::string model = label_value(name);
         const std::vector<double>& bounds = latency_buckets_ms();
@@ -135,26 +140,52 @@ std::string RepositoryCore::metrics_text() const {
         text += fmt::format("fpgacnn_request_duration_seconds_count{{model=\"{}\"}} {}\n", model,
                             s.latency_count);
     }
-    family("fpgacnn_frames_in_flight", "gauge", "Frames inside each instance's pipeline.");
+    family(text, "fpgacnn_frames_in_flight", "gauge", "Frames inside each instance's pipeline.");
     for (const auto& [name, s] : stats)
         for (std::size_t i = 0; i < s.instances.size(); ++i)
             text += fmt::format("fpgacnn_frames_in_flight{{model=\"{}\",instance=\"{}\",device=\"{}\"}} {}\n",
                                 label_value(name), i, label_value(s.instances[i].device),
                                 s.instances[i].in_flight);
-    family("fpgacnn_instance_in_rotation", "gauge",
+    family(text, "fpgacnn_instance_in_rotation", "gauge",
            "1 while an instance takes requests, 0 after its device failed.");
     for (const auto& [name, s] : stats)
         for (std::size_t i = 0; i < s.instances.size(); ++i)
             text += fmt::format(
                 "fpgacnn_instance_in_rotation{{model=\"{}\",instance=\"{}\",device=\"{}\"}} {}\n",
                 label_value(name), i, label_value(s.instances[i].device), s.instances[i].in_rotation ? 1 : 0);
-    family("fpgacnn_device_busy_seconds_total", "counter", "Time each instance's backend spent on frames.");
+    family(text, "fpgacnn_device_busy_seconds_total", "counter",
+           "Time each instance's backend spent on frames.");
     for (const auto& [name, s] : stats)
         for (std::size_t i = 0; i < s.instances.size(); ++i)
             text += fmt::format(
                 "fpgacnn_device_busy_seconds_total{{model=\"{}\",instance=\"{}\",device=\"{}\"}} {}\n",
                 label_value(name), i, label_value(s.instances[i].device), s.instances[i].busy_ms / 1000.0);
+    append_power_metrics(text, stats);
     return text;
+}
+
+void RepositoryCore::append_power_metrics(std::string& text,
+                                          const std::map<std::string, PoolStats>& stats) const {
+    const PowerReport power = power_->current();
+    if (!power.available) {
+        // A comment, not a metric: Prometheus convention is to leave out what cannot be measured.
+        text += "# fpgacnn power metrics unavailable: " + power.reason + "\n";
+        return;
+    }
+    std::uint64_t frames = 0;
+    for (const auto& [name, s] : stats) frames += s.latency_count;
+    family(text, "fpgacnn_power_source_info", "gauge", "The sensors the power metrics read (always 1).");
+    text += fmt::format("fpgacnn_power_source_info{{source=\"{}\"}} 1\n", label_value(power.source));
+    family(text, "fpgacnn_power_watts", "gauge", "Host power over the last sampling interval (1 s).");
+    text += fmt::format("fpgacnn_power_watts {}\n", power.latest_watts);
+    family(text, "fpgacnn_energy_joules_total", "counter", "Host energy since the server started.");
+    text += fmt::format("fpgacnn_energy_joules_total {}\n", power.joules);
+    if (frames > 0) {
+        family(text, "fpgacnn_energy_per_frame_joules", "gauge",
+               "Host energy since the server started over the requests answered (idle time included).");
+        text +=
+            fmt::format("fpgacnn_energy_per_frame_joules {}\n", power.joules / static_cast<double>(frames));
+    }
 }
 
 }  // namespace fpgacnn::serve

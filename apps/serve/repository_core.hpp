@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/power.hpp"
 #include "inference_core.hpp"
 #include "model_pool.hpp"
 
@@ -17,7 +18,10 @@ class RepositoryCore final : public InferenceCore {
 public:
     /// Loads every valid model of `repository`; a model that fails to load is reported in problems()
     /// like a malformed folder, and the others serve. Throws Error when the repository is not a folder.
-    RepositoryCore(const std::string& repository, const PoolOptions& options);
+    /// The host's power is sampled from the first readable source under `power_root` (hwmon rails,
+    /// powercap energy; a fake sysfs tree in tests) for the power metrics.
+    RepositoryCore(const std::string& repository, const PoolOptions& options,
+                   const std::string& power_root = "/");
 
     /// One line per skipped folder or model, naming it and why.
     const std::vector<std::string>& problems() const { return problems_; }
@@ -35,10 +39,13 @@ public:
 
 private:
     ModelPool& pool(const std::string& name, const std::string& version) const;
+    /// Watts, joules and joules per answered request, when a power source could be read.
+    void append_power_metrics(std::string& text, const std::map<std::string, PoolStats>& stats) const;
 
     std::map<std::string, std::unique_ptr<ModelPool>> pools_;
     std::vector<std::string> problems_;
     std::atomic<bool> shutting_down_{false};
+    std::unique_ptr<PowerMonitor> power_;
 };
 
 }  // namespace fpgacnn::serve

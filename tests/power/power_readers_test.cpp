@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/error.hpp"
@@ -153,6 +154,34 @@ TEST(PowerReaders, SamplerDifferencesEnergyCounters) {
     EXPECT_NEAR(report.joules, 2.0, 1e-9);
     EXPECT_NEAR(report.average_watts, 2.0 / report.seconds, 1e-6);
     EXPECT_GE(report.peak_watts, report.average_watts);
+}
+
+TEST(PowerReaders, CurrentGivesTheRunningTotalsWhileSamplingGoesOn) {
+    const fs::path root = fresh_root("running");
+    write_file(root / "sys/class/hwmon/hwmon0/name", "ina260");
+    write_file(root / "sys/class/hwmon/hwmon0/power1_input", "3000000");  // 3 W
+    PowerMonitor monitor(nullptr, root.string(), std::chrono::milliseconds(5));
+    PowerReport running;
+    // Bounded wait for a few samples (the sampler thread runs on its own).
+    for (int i = 0; i < 400 && running.samples < 3; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        running = monitor.current();
+    }
+    ASSERT_TRUE(running.available) << running.reason;
+    EXPECT_GE(running.samples, 3);
+    EXPECT_NEAR(running.latest_watts, 3.0, 1e-9);
+    EXPECT_NEAR(running.average_watts, 3.0, 1e-9);
+    EXPECT_NEAR(running.joules, 3.0 * running.seconds, 1e-9);
+    const PowerReport final_report = monitor.stop();
+    EXPECT_GE(final_report.samples, running.samples);
+    EXPECT_EQ(monitor.current().samples, final_report.samples);  // after stop: stop()'s report
+}
+
+TEST(PowerReaders, CurrentOfAMonitorWithoutSourceSaysWhy) {
+    const PowerMonitor monitor(nullptr, fresh_root("none").string(), std::chrono::milliseconds(5));
+    const PowerReport report = monitor.current();
+    EXPECT_FALSE(report.available);
+    EXPECT_NE(report.reason.find("hwmon:"), std::string::npos) << report.reason;
 }
 
 TEST(PowerReaders, DeviceWithoutSensorIsNotAvailable) {

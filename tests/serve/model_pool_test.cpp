@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -25,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::uint8_t> file_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -190,19 +192,25 @@ TEST(ModelPool, MalformedInputsAndPassedDeadlinesFailWithTheirKind) {
     EXPECT_EQ(stats.queue_depth, 0);
 }
 
-TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
-    FPGACNN_REQUIRE_SHARED_MODELS();
-    const fs::path root = test::scratch_dir("serve_core");
+/// A fresh model repository holding YOLO-LITE (cpu, int16) as model "yolo-lite".
+fs::path yolo_lite_repository(const std::string& name) {
+    const fs::path root = test::scratch_dir(name);
     fs::remove_all(root);
     fs::create_directories(root / "yolo-lite");
-    fs::create_directories(root / "broken");
     const std::string folder = test::shared_model_file("yolo-lite-voc", "");
     std::ofstream(root / "yolo-lite" / "model.json")
         << R"({"cfg": ")" << folder << R"(/tiny-yolov2-trial3-noBatch.cfg", "weights": ")" << folder
         << R"(/tiny-yolov2-trial3-noBatch.weights", "names": ")" << folder << R"(/voc.names", "device": "cpu",
              "precision": "int16", "thresh": 0.25})";
+    return root;
+}
+
+TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const fs::path root = yolo_lite_repository("serve_core");
+    fs::create_directories(root / "broken");
     std::ofstream(root / "broken" / "model.json") << "{";
-    RepositoryCore core(root.string(), PoolOptions{});
+    RepositoryCore core(root.string(), PoolOptions{}, test::scratch_dir("serve_core_no_power"));
     EXPECT_EQ(core.model_names(), std::vector<std::string>{"yolo-lite"});
     ASSERT_EQ(core.problems().size(), 1u);
     EXPECT_THAT(core.problems()[0], HasSubstr("broken"));
@@ -226,6 +234,9 @@ TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
     EXPECT_THAT(
         metrics,
         HasSubstr("fpgacnn_instance_in_rotation{model=\"yolo-lite\",instance=\"0\",device=\"cpu\"} 1"));
+    // No power sensor under the (empty) power root: said in a comment, no power metric.
+    EXPECT_THAT(metrics, HasSubstr("# fpgacnn power metrics unavailable: "));
+    EXPECT_THAT(metrics, Not(HasSubstr("fpgacnn_power_watts")));
     core.begin_shutdown();
     EXPECT_FALSE(core.live());
     EXPECT_FALSE(core.ready());
@@ -235,6 +246,28 @@ TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
     } catch (const ServeError& e) {
         EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
     }
+}
+
+TEST(RepositoryCore, PowerMetricsComeFromTheHostsSensors) {
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const fs::path repository = yolo_lite_repository("serve_power");
+    const fs::path power_root = test::scratch_dir("serve_power_sysfs");
+    fs::remove_all(power_root);
+    fs::create_directories(power_root / "sys/class/hwmon/hwmon0");
+    std::ofstream(power_root / "sys/class/hwmon/hwmon0/name") << "ina260\n";
+    std::ofstream(power_root / "sys/class/hwmon/hwmon0/power1_input") << "2000000\n";  // 2 W
+    RepositoryCore core(repository.string(), PoolOptions{}, power_root.string());
+    EXPECT_FALSE(core.infer(encoded_request(test::darknet_file("data/dog.jpg"), "p")).scores.empty());
+    // The sampler reads once a second; wait (bounded) for its second sample.
+    std::string metrics = core.metrics_text();
+    for (int i = 0; i < 50 && metrics.find("fpgacnn_power_watts") == std::string::npos; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        metrics = core.metrics_text();
+    }
+    EXPECT_THAT(metrics, HasSubstr("fpgacnn_power_source_info{source=\"hwmon: "));
+    EXPECT_THAT(metrics, HasSubstr("fpgacnn_power_watts 2\n"));
+    EXPECT_THAT(metrics, HasSubstr("# TYPE fpgacnn_energy_joules_total counter"));
+    EXPECT_THAT(metrics, HasSubstr("fpgacnn_energy_per_frame_joules "));
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ struct PowerReport {
     double average_watts = 0;
     double peak_watts = 0;  // highest power over one sampling interval
     double joules = 0;
+    double latest_watts = 0;  // power over the last sampling interval (what a live gauge shows)
 };
 
 /// Reads a source every `interval` on a thread of its own from construction until stop().
@@ -77,6 +78,8 @@ public:
 
     /// Takes a last sample, stops the thread and returns the totals (the same on later calls).
     PowerReport stop();
+    /// The totals so far while sampling goes on (a server's metrics); after stop(), stop()'s report.
+    PowerReport current() const;
 
 private:
     struct State;
@@ -92,6 +95,8 @@ public:
                           std::chrono::milliseconds interval = std::chrono::milliseconds(50));
     ~PowerMonitor();
     PowerReport stop();
+    /// The totals so far (PowerSampler::current), or the report saying why there is no source.
+    PowerReport current() const;
 
 private:
     std::unique_ptr<PowerSampler> sampler_;

@@ -17,7 +17,7 @@ struct PowerSampler::State {
     bool stopping = false;
     bool stopped = false;
 
-    // Totals, owned by the sampler thread until it ends.
+    // Totals, written by the sampler thread under `mutex` (current() reads them while it runs).
     PowerReport report;
     Clock::time_point start;
     Clock::time_point last_time;
@@ -46,25 +46,39 @@ struct PowerSampler::State {
                 }
             }
         } catch (const Error& e) {
+            std::lock_guard<std::mutex> lock(mutex);
             failed = true;
             report.available = false;
             report.reason = e.what();
             return;
         }
+        std::lock_guard<std::mutex> lock(mutex);
         if (report.samples > 0) {
             const double dt = std::chrono::duration<double>(now - last_time).count();
             const double interval_joules = 0.5 * (watts + last_watts) * dt + counted_joules;
             report.joules += interval_joules;
-            if (dt > 0) report.peak_watts = std::max(report.peak_watts, interval_joules / dt);
+            if (dt > 0) {
+                report.latest_watts = interval_joules / dt;
+                report.peak_watts = std::max(report.peak_watts, report.latest_watts);
+            }
         } else {
             start = now;
-            if (!has_counters) report.peak_watts = watts;
+            if (!has_counters) report.peak_watts = report.latest_watts = watts;
         }
         last_time = now;
         last_watts = watts;
         last_joules = std::move(joules);
         ++report.samples;
         report.seconds = std::chrono::duration<double>(now - start).count();
+    }
+
+    /// The average over the run so far, or why there is none.
+    static void finish(PowerReport& report) {
+        if (report.available && report.samples < 2) {
+            report.available = false;
+            report.reason = "fewer than two samples";
+        }
+        if (report.available) report.average_watts = report.seconds > 0 ? report.joules / report.seconds : 0;
     }
 
     void run() {
@@ -105,14 +119,16 @@ PowerReport PowerSampler::stop() {
     s.wake.notify_all();
     thread_.join();
     s.sample();  // the end of the run, so short runs still span start to stop
-    PowerReport& report = s.report;
-    if (report.available && report.samples < 2) {
-        report.available = false;
-        report.reason = "fewer than two samples";
-    }
-    if (report.available) report.average_watts = report.seconds > 0 ? report.joules / report.seconds : 0;
     std::lock_guard<std::mutex> lock(s.mutex);
+    State::finish(s.report);
     s.stopped = true;
+    return s.report;
+}
+
+PowerReport PowerSampler::current() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    PowerReport report = state_->report;
+    if (!state_->stopped) State::finish(report);
     return report;
 }
 
@@ -131,6 +147,13 @@ PowerMonitor::~PowerMonitor() = default;
 
 PowerReport PowerMonitor::stop() {
     if (sampler_) return sampler_->stop();
+    PowerReport report;
+    report.reason = reasons_;
+    return report;
+}
+
+PowerReport PowerMonitor::current() const {
+    if (sampler_) return sampler_->current();
     PowerReport report;
     report.reason = reasons_;
     return report;
