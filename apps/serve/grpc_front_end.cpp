@@ -151,6 +151,9 @@ public:
         builder.SetMaxReceiveMessageSize(
             static_cast<int>(std::min<std::size_t>(options.max_body_bytes, INT_MAX)));
         builder.SetMaxSendMessageSize(INT_MAX);
+        // gRPC sets SO_REUSEPORT by default, which would let a second server (or a second
+        // fpgacnn-serve) bind the same port and take half of the calls; a port in use must fail.
+        builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
         grpc::ResourceQuota quota("fpgacnn-serve-grpc");
         quota.SetMaxThreads(std::max(options.threads, 1) + kPollerThreads);
         builder.SetResourceQuota(quota);

@@ -1,0 +1,239 @@
+// The gRPC front end in-process on 127.0.0.1 over a RepositoryCore with YOLO-LITE, called through the
+// stub generated from grpc_service.proto as any client would: every RPC, both input forms and both
+// content encodings giving the InferenceCore's own detections, parameters and requested outputs
+// reaching the core, and each failure with its status code and reason.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "grpc_test_support.hpp"
+
+namespace fpgacnn::serve {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace test_support;
+
+class GrpcFrontEnd : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        if (test::shared_dir().empty()) return;
+        repository_core = new RepositoryCore(yolo_lite_repository("grpc_front_end"), PoolOptions{});
+    }
+    static void TearDownTestSuite() {
+        delete repository_core;
+        repository_core = nullptr;
+    }
+
+    void SetUp() override {
+        FPGACNN_REQUIRE_SHARED_MODELS();
+        core = std::make_unique<RecordingCore>(*repository_core);
+        FrontEndOptions options;
+        options.bind = "127.0.0.1";
+        front_end = start_grpc_front_end(*core, options);
+        ASSERT_NE(front_end->port(), 0);
+        stub = stub_for(front_end->port());
+    }
+
+    /// ModelInfer; the status, and the response in `response`.
+    grpc::Status infer(const inference::ModelInferRequest& request, inference::ModelInferResponse& response) {
+        return stub->ModelInfer(context_with_deadline().get(), request, &response);
+    }
+
+    /// The detections of a call that must succeed.
+    Detections detections(const inference::ModelInferRequest& request) {
+        inference::ModelInferResponse response;
+        const grpc::Status status = infer(request, response);
+        EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+        EXPECT_EQ(response.id(), request.id());
+        EXPECT_EQ(response.model_name(), "yolo-lite");
+        return detections_of(response);
+    }
+
+    static RepositoryCore* repository_core;
+    std::unique_ptr<RecordingCore> core;
+    std::unique_ptr<FrontEnd> front_end;
+    std::unique_ptr<inference::GRPCInferenceService::Stub> stub;
+};
+
+RepositoryCore* GrpcFrontEnd::repository_core = nullptr;
+
+TEST_F(GrpcFrontEnd, EveryRpcAnswers) {
+    inference::ServerLiveResponse live;
+    ASSERT_TRUE(stub->ServerLive(context_with_deadline().get(), {}, &live).ok());
+    EXPECT_TRUE(live.live());
+    inference::ServerReadyResponse ready;
+    ASSERT_TRUE(stub->ServerReady(context_with_deadline().get(), {}, &ready).ok());
+    EXPECT_TRUE(ready.ready());
+
+    inference::ModelReadyRequest model_ready;
+    model_ready.set_name("yolo-lite");
+    inference::ModelReadyResponse model_ready_answer;
+    ASSERT_TRUE(stub->ModelReady(context_with_deadline().get(), model_ready, &model_ready_answer).ok());
+    EXPECT_TRUE(model_ready_answer.ready());
+
+    inference::ServerMetadataResponse server;
+    ASSERT_TRUE(stub->ServerMetadata(context_with_deadline().get(), {}, &server).ok());
+    EXPECT_EQ(server.name(), "fpgacnn");
+    EXPECT_EQ(server.version(), repository_core->server_metadata().version);
+
+    inference::ModelMetadataRequest metadata_request;
+    metadata_request.set_name("yolo-lite");
+    metadata_request.set_version("1");
+    inference::ModelMetadataResponse metadata;
+    ASSERT_TRUE(stub->ModelMetadata(context_with_deadline().get(), metadata_request, &metadata).ok());
+    EXPECT_EQ(metadata.name(), "yolo-lite");
+    EXPECT_EQ(metadata.platform(), "fpgacnn_darknet");
+    ASSERT_EQ(metadata.inputs_size(), 1);
+    EXPECT_EQ(metadata.inputs(0).name(), "image");
+    EXPECT_EQ(metadata.inputs(0).datatype(), "BYTES");
+    ASSERT_EQ(metadata.outputs_size(), 4);
+    EXPECT_EQ(metadata.outputs(0).name(), "boxes");
+    EXPECT_EQ(metadata.outputs(3).datatype(), "BYTES");
+
+    const Detections dog = detections(encoded_request(test::darknet_file("data/dog.jpg"), "dog"));
+    EXPECT_FALSE(dog.scores.empty());
+}
+
+TEST_F(GrpcFrontEnd, BothInputFormsAndBothEncodingsGiveTheCoresDetections) {
+    for (const char* file : {"data/dog.jpg", "data/person.jpg"}) {
+        const std::string path = test::darknet_file(file);
+        InferenceRequest direct;
+        direct.model = "yolo-lite";
+        direct.id = file;
+        direct.image.form = ImageInput::Form::Encoded;
+        const std::string bytes = file_text(path);
+        direct.image.bytes.assign(bytes.begin(), bytes.end());
+        const Detections expected = detections_of(repository_core->infer(direct));
+        ASSERT_FALSE(expected.scores.empty()) << file;
+
+        EXPECT_TRUE(detections(encoded_request(path, "raw bytes")) == expected) << file;
+        EXPECT_TRUE(detections(as_typed_contents(encoded_request(path, "typed bytes"))) == expected) << file;
+        EXPECT_TRUE(detections(pixel_request(path, "raw pixels")) == expected) << file;
+        EXPECT_TRUE(detections(as_typed_contents(pixel_request(path, "typed pixels"))) == expected) << file;
+    }
+}
+
+TEST_F(GrpcFrontEnd, ParametersOutputsAndTheDeadlineReachTheCore) {
+    const std::string path = test::darknet_file("data/person.jpg");
+    inference::ModelInferRequest request = encoded_request(path, "params");
+    (*request.mutable_parameters())["thresh"].set_double_param(0.1);
+    (*request.mutable_parameters())["nms"].set_double_param(0.3);
+    request.add_outputs()->set_name("labels");
+    request.add_outputs()->set_name("scores");
+    grpc::ClientContext context;
+    const auto before = std::chrono::steady_clock::now();
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(100));
+    inference::ModelInferResponse response;
+    const grpc::Status status = stub->ModelInfer(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+
+    const InferenceRequest seen = core->last_request();
+    EXPECT_EQ(seen.thresh, 0.1f);
+    EXPECT_EQ(seen.nms, 0.3f);
+    EXPECT_EQ(seen.requested_outputs, (std::vector<std::string>{"labels", "scores"}));
+    ASSERT_TRUE(seen.deadline.has_value());
+    EXPECT_GT(*seen.deadline, before);
+    EXPECT_LE(*seen.deadline, std::chrono::steady_clock::now() + std::chrono::seconds(100));
+
+    ASSERT_EQ(response.outputs_size(), 2);
+    EXPECT_EQ(response.outputs(0).name(), "labels");
+    EXPECT_EQ(response.outputs(1).name(), "scores");
+    InferenceRequest direct = seen;
+    direct.deadline.reset();
+    const InferenceResponse expected = repository_core->infer(direct);
+    const Detections got = detections_of(response);
+    EXPECT_EQ(got.labels, expected.labels);
+    EXPECT_EQ(got.scores, expected.scores);
+    EXPECT_TRUE(got.boxes.empty());
+
+    // Without a deadline from the client, none reaches the core.
+    grpc::ClientContext plain;
+    ASSERT_TRUE(stub->ModelInfer(&plain, encoded_request(path, "plain"), &response).ok());
+    EXPECT_FALSE(core->last_request().deadline.has_value());
+}
+
+TEST_F(GrpcFrontEnd, EachFailureHasItsCodeAndReasonAndTheServerGoesOn) {
+    const std::string dog = test::darknet_file("data/dog.jpg");
+    inference::ModelInferResponse response;
+
+    inference::ModelInferRequest unknown = encoded_request(dog, "u");
+    unknown.set_model_name("yolo-nope");
+    grpc::Status status = infer(unknown, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_THAT(status.error_message(), HasSubstr("unknown model 'yolo-nope'"));
+    inference::ModelMetadataRequest metadata_request;
+    metadata_request.set_name("yolo-nope");
+    inference::ModelMetadataResponse metadata;
+    EXPECT_EQ(stub->ModelMetadata(context_with_deadline().get(), metadata_request, &metadata).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+    inference::ModelReadyRequest ready_request;
+    ready_request.set_name("yolo-lite");
+    ready_request.set_version("2");
+    inference::ModelReadyResponse ready;
+    EXPECT_EQ(stub->ModelReady(context_with_deadline().get(), ready_request, &ready).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+
+    inference::ModelInferRequest fp32 = encoded_request(dog, "f");
+    fp32.mutable_inputs(0)->set_datatype("FP32");
+    status = infer(fp32, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("datatype 'FP32' is not served"));
+
+    inference::ModelInferRequest flat = pixel_request(dog, "s");
+    flat.mutable_inputs(0)->set_shape(2, 1);
+    status = infer(flat, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("UINT8 shape must be [H, W, 3]"));
+
+    inference::ModelInferRequest garbage = encoded_request(dog, "g");
+    garbage.set_raw_input_contents(0, join_raw_bytes({std::string(300, 'x')}));
+    status = infer(garbage, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("request 'g' input 'image'"));
+
+    inference::ModelInferRequest loose = encoded_request(dog, "t");
+    (*loose.mutable_parameters())["thresh"].set_double_param(1.5);
+    status = infer(loose, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("parameter 'thresh' must be a number in [0, 1]"));
+
+    inference::ModelInferRequest masks = encoded_request(dog, "o");
+    masks.add_outputs()->set_name("masks");
+    status = infer(masks, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("unknown output 'masks'"));
+
+    inference::ModelInferRequest empty;
+    status = infer(empty, response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+    EXPECT_FALSE(detections(encoded_request(dog, "after")).scores.empty());
+}
+
+TEST_F(GrpcFrontEnd, APassedDeadlineIsDeadlineExceeded) {
+    // The core holds the call until its deadline has passed, so the model pool sees it expired.
+    core->hold();
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+    inference::ModelInferResponse response;
+    grpc::Status status;
+    std::thread call([&] {
+        status = stub->ModelInfer(&context, encoded_request(test::darknet_file("data/dog.jpg"), "late"),
+                                  &response);
+    });
+    const InferenceRequest seen = core->wait_for_calls(1);
+    ASSERT_TRUE(seen.deadline.has_value());
+    std::this_thread::sleep_until(*seen.deadline + std::chrono::milliseconds(10));
+    core->release();
+    call.join();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+    // The server's own verdict, not only the client's timer.
+    for (int i = 0; i < 1000 && !core->last_error(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(core->last_error(), ErrorKind::DeadlineExceeded);
+}
+
+}  // namespace
+}  // namespace fpgacnn::serve

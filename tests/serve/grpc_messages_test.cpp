@@ -1,0 +1,197 @@
+// The gRPC messages turned into InferenceRequests and back without a network: both input forms, raw
+// and typed contents alike, the thresh / nms parameters in the forms clients send them, the
+// requested outputs, every malformed request refused with InvalidArgument and a reason, the raw
+// outputs, and the call's deadline on the steady clock.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "grpc_messages.hpp"
+#include "grpc_test_support.hpp"
+
+namespace fpgacnn::serve {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace test_support;
+
+inference::ModelInferRequest small_pixels() {
+    inference::ModelInferRequest request;
+    request.set_model_name("yolo-lite");
+    request.set_id("p");
+    auto* input = request.add_inputs();
+    input->set_name("image");
+    input->set_datatype("UINT8");
+    for (const int dimension : {2, 3, 3}) input->add_shape(dimension);
+    std::string pixels;
+    for (int i = 0; i < 18; ++i) pixels += static_cast<char>(i * 14);
+    request.add_raw_input_contents(pixels);
+    return request;
+}
+
+/// The reason of the ServeError(InvalidArgument) the request is refused with ("" when accepted).
+std::string refusal(const inference::ModelInferRequest& message) {
+    try {
+        request_from_grpc(message);
+    } catch (const ServeError& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument) << e.what();
+        return e.what();
+    }
+    return "";
+}
+
+TEST(GrpcMessages, BothInputFormsRawOrTypedGiveTheSameImage) {
+    const InferenceRequest pixels = request_from_grpc(small_pixels());
+    EXPECT_EQ(pixels.model, "yolo-lite");
+    EXPECT_EQ(pixels.id, "p");
+    EXPECT_EQ(pixels.image.form, ImageInput::Form::RgbPixels);
+    EXPECT_EQ(pixels.image.height, 2);
+    EXPECT_EQ(pixels.image.width, 3);
+    ASSERT_EQ(pixels.image.bytes.size(), 18u);
+    EXPECT_EQ(pixels.image.bytes[17], 17 * 14);
+    const InferenceRequest typed_pixels = request_from_grpc(as_typed_contents(small_pixels()));
+    EXPECT_EQ(typed_pixels.image.bytes, pixels.image.bytes);
+    EXPECT_EQ(typed_pixels.image.height, 2);
+
+    const std::string dog = test::darknet_file("data/dog.jpg");
+    const InferenceRequest encoded = request_from_grpc(encoded_request(dog, "e"));
+    EXPECT_EQ(encoded.image.form, ImageInput::Form::Encoded);
+    const std::string file = file_text(dog);
+    EXPECT_EQ(std::string(encoded.image.bytes.begin(), encoded.image.bytes.end()), file);
+    const InferenceRequest typed = request_from_grpc(as_typed_contents(encoded_request(dog, "e")));
+    EXPECT_EQ(typed.image.bytes, encoded.image.bytes);
+}
+
+TEST(GrpcMessages, ParametersInEachNumberFormAndRequestedOutputs) {
+    inference::ModelInferRequest message = small_pixels();
+    (*message.mutable_parameters())["thresh"].set_double_param(0.125);
+    (*message.mutable_parameters())["nms"].set_string_param("0.5");
+    (*message.mutable_parameters())["priority"].set_int64_param(3);  // not fpgacnn's: ignored
+    message.add_outputs()->set_name("scores");
+    message.add_outputs()->set_name("labels");
+    InferenceRequest request = request_from_grpc(message);
+    EXPECT_EQ(request.thresh, 0.125f);
+    EXPECT_EQ(request.nms, 0.5f);
+    EXPECT_EQ(request.requested_outputs, (std::vector<std::string>{"scores", "labels"}));
+    EXPECT_FALSE(request.deadline.has_value());
+
+    (*message.mutable_parameters())["thresh"].set_int64_param(1);
+    EXPECT_EQ(request_from_grpc(message).thresh, 1.0f);
+    const InferenceRequest plain = request_from_grpc(small_pixels());
+    EXPECT_FALSE(plain.thresh.has_value());
+    EXPECT_FALSE(plain.nms.has_value());
+    EXPECT_TRUE(plain.requested_outputs.empty());
+
+    (*message.mutable_parameters())["thresh"].set_bool_param(true);
+    EXPECT_THAT(refusal(message), HasSubstr("parameter 'thresh' must be a number"));
+    (*message.mutable_parameters())["thresh"].set_string_param("0.3x");
+    EXPECT_THAT(refusal(message), HasSubstr("'0.3x'"));
+    (*message.mutable_parameters())["thresh"].set_string_param("");
+    EXPECT_THAT(refusal(message), HasSubstr("must be a number"));
+}
+
+TEST(GrpcMessages, MalformedRequestsAreRefusedWithAReason) {
+    inference::ModelInferRequest none = small_pixels();
+    none.clear_inputs();
+    none.clear_raw_input_contents();
+    EXPECT_THAT(refusal(none), HasSubstr("one input, 'image', but the request has 0"));
+
+    inference::ModelInferRequest two = small_pixels();
+    *two.add_inputs() = two.inputs(0);
+    two.add_raw_input_contents(two.raw_input_contents(0));
+    EXPECT_THAT(refusal(two), HasSubstr("has 2"));
+
+    inference::ModelInferRequest extra_raw = small_pixels();
+    extra_raw.add_raw_input_contents("x");
+    EXPECT_THAT(refusal(extra_raw), HasSubstr("raw_input_contents has 2 entries for 1 input"));
+
+    inference::ModelInferRequest both = small_pixels();
+    both.mutable_inputs(0)->mutable_contents()->add_uint_contents(1);
+    EXPECT_THAT(refusal(both), HasSubstr("both raw_input_contents and typed contents"));
+
+    inference::ModelInferRequest wide = as_typed_contents(small_pixels());
+    wide.mutable_inputs(0)->mutable_contents()->set_uint_contents(4, 256);
+    EXPECT_THAT(refusal(wide), HasSubstr("UINT8 value 256"));
+
+    inference::ModelInferRequest short_typed = as_typed_contents(small_pixels());
+    short_typed.mutable_inputs(0)->mutable_contents()->mutable_uint_contents()->RemoveLast();
+    EXPECT_THAT(refusal(short_typed), HasSubstr("17 bytes for shape [2, 3, 3], which needs 18"));
+
+    inference::ModelInferRequest fp32 = small_pixels();
+    fp32.mutable_inputs(0)->set_datatype("FP32");
+    EXPECT_THAT(refusal(fp32), HasSubstr("datatype 'FP32' is not served"));
+
+    inference::ModelInferRequest gray = small_pixels();
+    gray.mutable_inputs(0)->set_shape(2, 1);
+    EXPECT_THAT(refusal(gray), HasSubstr("UINT8 shape must be [H, W, 3]"));
+
+    inference::ModelInferRequest named = small_pixels();
+    named.mutable_inputs(0)->set_name("input_1");
+    EXPECT_THAT(refusal(named), HasSubstr("unknown input 'input_1'"));
+
+    inference::ModelInferRequest two_files = encoded_request(test::darknet_file("data/dog.jpg"), "b");
+    two_files.mutable_inputs(0)->set_shape(0, 2);
+    EXPECT_THAT(refusal(two_files), HasSubstr("BYTES shape must be [1]"));
+
+    inference::ModelInferRequest cut = encoded_request(test::darknet_file("data/dog.jpg"), "c");
+    cut.set_raw_input_contents(0, cut.raw_input_contents(0).substr(0, 2));
+    EXPECT_THAT(refusal(cut), HasSubstr("4-byte length"));
+}
+
+TEST(GrpcMessages, ResponsesCarryEveryOutputRaw) {
+    InferenceResponse response;
+    response.model = "yolo-lite";
+    response.model_version = "1";
+    response.id = "r";
+    response.boxes = {1, 2, 3, 4, 5.5f, 6, 7, 8};
+    response.scores = {0.75f, 0.5f};
+    response.classes = {11, 14};
+    response.labels = {"dog", "person"};
+    response.outputs = {"labels", "boxes", "scores", "classes"};
+    inference::ModelInferResponse message;
+    response_to_grpc(response, message);
+    EXPECT_EQ(message.model_name(), "yolo-lite");
+    EXPECT_EQ(message.model_version(), "1");
+    EXPECT_EQ(message.id(), "r");
+    ASSERT_EQ(message.outputs_size(), 4);
+    ASSERT_EQ(message.raw_output_contents_size(), 4);
+    EXPECT_EQ(message.outputs(0).name(), "labels");
+    EXPECT_EQ(message.outputs(0).datatype(), "BYTES");
+    EXPECT_EQ(message.outputs(1).datatype(), "FP32");
+    EXPECT_EQ(std::vector<std::int64_t>(message.outputs(1).shape().begin(), message.outputs(1).shape().end()),
+              (std::vector<std::int64_t>{2, 4}));
+    EXPECT_EQ(message.outputs(3).datatype(), "INT32");
+    EXPECT_FALSE(message.outputs(0).has_contents());
+    EXPECT_TRUE(detections_of(message) == detections_of(response));
+}
+
+TEST(GrpcMessages, MetadataCarriesEveryField) {
+    inference::ModelMetadataResponse model;
+    metadata_to_grpc(
+        ModelMetadata{"m", {"1"}, "fpgacnn_darknet", {{"image", "BYTES", {1}}}, {{"boxes", "FP32", {-1, 4}}}},
+        model);
+    EXPECT_EQ(model.name(), "m");
+    EXPECT_EQ(model.versions(0), "1");
+    EXPECT_EQ(model.platform(), "fpgacnn_darknet");
+    EXPECT_EQ(model.inputs(0).name(), "image");
+    EXPECT_EQ(model.outputs(0).shape(0), -1);
+    EXPECT_EQ(model.outputs(0).shape(1), 4);
+    inference::ServerMetadataResponse server;
+    metadata_to_grpc(ServerMetadata{"fpgacnn", "0.1.0", {"binary_tensor_data"}}, server);
+    EXPECT_EQ(server.name(), "fpgacnn");
+    EXPECT_EQ(server.version(), "0.1.0");
+    EXPECT_EQ(server.extensions(0), "binary_tensor_data");
+}
+
+TEST(GrpcMessages, TheCallsDeadlineOnTheSteadyClock) {
+    using namespace std::chrono;
+    const system_clock::time_point system_now = system_clock::now();
+    const steady_clock::time_point steady_now = steady_clock::now();
+    EXPECT_FALSE(steady_deadline(system_clock::time_point::max(), system_now, steady_now).has_value());
+    EXPECT_FALSE(steady_deadline(system_now + hours(25), system_now, steady_now).has_value());
+    EXPECT_EQ(steady_deadline(system_now + milliseconds(1500), system_now, steady_now),
+              steady_now + milliseconds(1500));
+    EXPECT_EQ(steady_deadline(system_now - seconds(2), system_now, steady_now), steady_now - seconds(2));
+}
+
+}  // namespace
+}  // namespace fpgacnn::serve
