@@ -1,10 +1,12 @@
 // fpgacnn-serve's gRPC front end: inference.GRPCInferenceService (grpc_service.proto) over an
 // InferenceCore. gRPC's synchronous server: InferenceCore::infer blocks until the result, so each
-// call in progress holds one of a bounded set of threads; calls beyond it are refused by gRPC with
-// RESOURCE_EXHAUSTED rather than queued without bound.
+// ModelInfer in progress holds one of FrontEndOptions::threads threads; one more is refused with
+// RESOURCE_EXHAUSTED rather than queued without bound, and a few spare threads keep the health
+// probes and metadata answering meanwhile.
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <climits>
 #include <fstream>
 #include <iterator>
@@ -22,9 +24,11 @@ namespace {
 using grpc::ServerContext;
 using grpc::Status;
 
-/// Server threads beyond FrontEndOptions::threads: gRPC's pollers (one completion queue, at most two
-/// pollers), which wait for calls rather than serve them.
-constexpr int kPollerThreads = 2;
+/// Server threads beyond FrontEndOptions::threads: gRPC's one poller (it waits for calls rather than
+/// serves them, and counts in gRPC's thread quota) and a few for the quick calls, so the health
+/// probes and metadata still answer while every inference thread is busy.
+constexpr int kPollerThreads = 1;
+constexpr int kQuickCallThreads = 3;
 
 Status status_of(const ServeError& e) {
     return {static_cast<grpc::StatusCode>(grpc_code(e.kind())), e.what()};
@@ -60,7 +64,8 @@ bool same_text(std::string_view a, std::string_view b) {
 
 class Service final : public inference::GRPCInferenceService::Service {
 public:
-    Service(InferenceCore& core, std::string auth_token) : core_(core), token_(std::move(auth_token)) {}
+    Service(InferenceCore& core, std::string auth_token, int infer_threads)
+        : core_(core), token_(std::move(auth_token)), infer_threads_(infer_threads) {}
 
     // The health probes answer without a token, as Kubernetes' probes carry none.
     Status ServerLive(ServerContext* /*context*/, const inference::ServerLiveRequest* /*request*/,
@@ -96,6 +101,18 @@ public:
     Status ModelInfer(ServerContext* context, const inference::ModelInferRequest* request,
                       inference::ModelInferResponse* response) override {
         return guarded(context, [&] {
+            // At most `threads` calls block in infer at once; one more is refused at once rather than
+            // taking the threads the quick calls need.
+            struct Running {
+                std::atomic<int>& calls;
+                ~Running() { --calls; }
+            } running{infer_calls_};
+            if (++infer_calls_ > infer_threads_) {
+                throw ServeError(
+                    ErrorKind::ResourceExhausted,
+                    "all " + std::to_string(infer_threads_) +
+                        " inference threads of the gRPC front end are busy (--threads); retry later");
+            }
             InferenceRequest inference = request_from_grpc(*request);
             inference.deadline = steady_deadline(context->deadline(), std::chrono::system_clock::now(),
                                                  std::chrono::steady_clock::now());
@@ -136,11 +153,14 @@ private:
 
     InferenceCore& core_;
     const std::string token_;
+    const int infer_threads_;
+    std::atomic<int> infer_calls_{0};
 };
 
 class GrpcFrontEnd final : public FrontEnd {
 public:
-    GrpcFrontEnd(InferenceCore& core, const FrontEndOptions& options) : service_(core, options.auth_token) {
+    GrpcFrontEnd(InferenceCore& core, const FrontEndOptions& options)
+        : service_(core, options.auth_token, std::max(options.threads, 1)) {
         const std::string host =
             options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
         const std::string address = host + ":" + std::to_string(options.port);
@@ -155,10 +175,10 @@ public:
         // fpgacnn-serve) bind the same port and take half of the calls; a port in use must fail.
         builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
         grpc::ResourceQuota quota("fpgacnn-serve-grpc");
-        quota.SetMaxThreads(std::max(options.threads, 1) + kPollerThreads);
+        quota.SetMaxThreads(std::max(options.threads, 1) + kPollerThreads + kQuickCallThreads);
         builder.SetResourceQuota(quota);
         builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
-        builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+        builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, kPollerThreads);
         builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kPollerThreads);
         server_ = builder.BuildAndStart();
         if (server_ == nullptr || selected_port == 0) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "fpgacnn/error.hpp"
@@ -174,6 +175,39 @@ TEST(GrpcFrontEndSafety, AFullAdmissionQueueIsResourceExhausted) {
     }
     EXPECT_GT(rejected, 0);
     EXPECT_GT(answered, 0);
+}
+
+TEST(GrpcFrontEndSafety, BeyondItsThreadsInferIsRefusedAndTheProbesStillAnswer) {
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const auto repository = yolo_lite_core();
+    RecordingCore core(*repository);
+    FrontEndOptions options;
+    options.threads = 2;
+    const auto front_end = start_grpc_front_end(core, options);
+    const auto stub = stub_for(front_end->port());
+    core.hold();
+    const auto start_call = [&](int i) {
+        return std::async(std::launch::async, [&, i] {
+            inference::ModelInferResponse response;
+            return stub->ModelInfer(context_with_deadline().get(),
+                                    encoded_request(test::darknet_file("data/dog.jpg"), std::to_string(i)),
+                                    &response);
+        });
+    };
+    // Two calls reach the core (and wait there); the third finds both threads taken.
+    std::vector<std::future<grpc::Status>> held;
+    for (int i = 1; i <= 2; ++i) {
+        held.push_back(start_call(i));
+        core.wait_for_calls(i);
+    }
+    const grpc::Status third = start_call(3).get();
+    EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(third.error_message(), HasSubstr("all 2 inference threads"));
+    inference::ServerLiveResponse live;
+    EXPECT_TRUE(stub->ServerLive(context_with_deadline().get(), {}, &live).ok());
+    EXPECT_EQ(model_metadata_code(*stub, ""), grpc::StatusCode::OK);
+    core.release();
+    for (auto& call : held) EXPECT_TRUE(call.get().ok());
 }
 
 TEST(GrpcFrontEndSafety, DrainFinishesTheCallInProgressAndRefusesNewOnes) {

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""fpgacnn-serve's gRPC conformance (issue 14): a Python client generated at test time from
+apps/serve/grpc_service.proto with grpc_tools.protoc (Debian's python3-grpc-tools, python3-grpcio),
+as any Open Inference Protocol user would make one, talks to the real fpgacnn-serve binary:
+
+  - every RPC of inference.GRPCInferenceService (ServerLive, ServerReady, ModelReady, ServerMetadata,
+    ModelMetadata, ModelInfer) answers as the protocol says;
+  - the detections of darknet's sample images, sent as encoded files (BYTES [1], raw and typed
+    contents), equal fpgacnn-detect --json's for the same model and thresholds;
+  - the same pixels as UINT8 [H, W, 3] and as an encoded PNG give the same detections, equal to
+    fpgacnn-detect's on that PNG;
+  - unknown model NOT_FOUND, wrong datatype / shape INVALID_ARGUMENT with a reason, a bearer token.
+
+Usage: grpc_conformance_test.py --build-dir BUILD --shared-dir SHARED   (ctest passes both)
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+import grpc
+from grpc_tools import protoc
+
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROTO_DIR = os.path.join(SOURCE_DIR, "apps", "serve")
+DARKNET_DATA = "/usr/share/darknet/data"
+SAMPLES = ["dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "kite.jpg", "person.jpg", "scream.jpg"]
+MODEL_FILES = ("tiny-yolov2-trial3-noBatch.cfg", "tiny-yolov2-trial3-noBatch.weights", "voc.names")
+THRESH = 0.25  # the repository's model.json and fpgacnn-detect --thresh: the same value on both sides
+TOKEN = "conformance-token"
+
+ARGS = None  # parsed command line
+pb = None  # the generated grpc_service_pb2
+pb_grpc = None  # the generated grpc_service_pb2_grpc
+
+
+def generate_client(out_dir):
+    """grpc_service_pb2(_grpc).py from the project's .proto, imported as modules."""
+    global pb, pb_grpc
+    os.makedirs(out_dir, exist_ok=True)
+    status = protoc.main(["grpc_tools.protoc", f"--proto_path={PROTO_DIR}", f"--python_out={out_dir}",
+                          f"--grpc_python_out={out_dir}", os.path.join(PROTO_DIR, "grpc_service.proto")])
+    if status != 0:
+        raise RuntimeError(f"grpc_tools.protoc failed on {PROTO_DIR}/grpc_service.proto ({status})")
+    sys.path.insert(0, out_dir)
+    import grpc_service_pb2
+    import grpc_service_pb2_grpc
+    pb, pb_grpc = grpc_service_pb2, grpc_service_pb2_grpc
+
+
+def raw_bytes(elements):
+    """The protocol's raw BYTES encoding: each element a 4-byte little-endian length, then its bytes."""
+    return b"".join(struct.pack("<I", len(e)) + e for e in elements)
+
+
+def split_raw_bytes(raw):
+    elements, at = [], 0
+    while at < len(raw):
+        (length,) = struct.unpack_from("<I", raw, at)
+        elements.append(raw[at + 4:at + 4 + length])
+        at += 4 + length
+    return elements
+
+
+def png_bytes(width, height, rgb):
+    """An 8-bit RGB PNG of the pixels (zlib only: no imaging library needed)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + rgb[y * width * 3:(y + 1) * width * 3] for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def test_pixels(width=320, height=240):
+    """A deterministic picture with edges and colour (what the pixel form sends)."""
+    out = bytearray()
+    for y in range(height):
+        for x in range(width):
+            block = ((x // 40) + (y // 40)) % 3
+            out += bytes(((x * 255) // width if block == 0 else 40, (y * 255) // height if block == 1 else 90,
+                          200 if block == 2 else (x ^ y) & 0xFF))
+    return bytes(out)
+
+
+def infer_request(name, datatype, shape, raw, request_id, typed=False, thresh=None):
+    request = pb.ModelInferRequest(model_name="yolo-lite", id=request_id)
+    tensor = request.inputs.add(name=name, datatype=datatype, shape=shape)
+    if typed and datatype == "BYTES":
+        tensor.contents.bytes_contents.extend(split_raw_bytes(raw))
+    elif typed:
+        tensor.contents.uint_contents.extend(raw)
+    else:
+        request.raw_input_contents.append(raw)
+    if thresh is not None:
+        request.parameters["thresh"].double_param = thresh
+    return request
+
+
+def detections_of(response):
+    """fpgacnn-detect --json's detection objects from a ModelInferResponse's raw outputs."""
+    outputs = {t.name: (t, raw) for t, raw in zip(response.outputs, response.raw_output_contents)}
+    count = list(outputs["scores"][0].shape)[0]
+    boxes = struct.unpack(f"<{4 * count}f", outputs["boxes"][1])
+    scores = struct.unpack(f"<{count}f", outputs["scores"][1])
+    classes = struct.unpack(f"<{count}i", outputs["classes"][1])
+    labels = [label.decode() for label in split_raw_bytes(outputs["labels"][1])]
+    return [{"left": int(boxes[4 * i]), "top": int(boxes[4 * i + 1]), "right": int(boxes[4 * i + 2]),
+             "bottom": int(boxes[4 * i + 3]), "prob": scores[i], "class_id": classes[i], "class": labels[i]}
+            for i in range(count)]
+
+
+def detect_json(images, thresh):
+    """fpgacnn-detect --json on the images (float on the CPU, as the repository's model)."""
+    model = os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")
+    command = [os.path.join(ARGS.build_dir, "apps", "detect", "fpgacnn-detect"),
+               "--cfg", os.path.join(model, MODEL_FILES[0]), "--weights", os.path.join(model, MODEL_FILES[1]),
+               "--names", os.path.join(model, MODEL_FILES[2]), "--device", "cpu", "--precision", "float",
+               "--thresh", str(thresh), "--json", *images]
+    run = subprocess.run(command, capture_output=True, text=True, check=True)
+    return {entry["image"]: entry["detections"] for entry in map(json.loads, run.stdout.splitlines())}
+
+
+class Conformance(unittest.TestCase):
+    server = None
+    stub = None
+
+    def setUp(self):
+        self.metadata = [("authorization", f"Bearer {TOKEN}")]
+
+    def call(self, method, request, metadata=None):
+        return getattr(self.stub, method)(request, timeout=120,
+                                          metadata=self.metadata if metadata is None else metadata)
+
+    def assert_code(self, code, method, request, metadata=None):
+        with self.assertRaises(grpc.RpcError) as caught:
+            self.call(method, request, metadata)
+        self.assertEqual(caught.exception.code(), code, caught.exception.details())
+        return caught.exception.details()
+
+    def assert_same_detections(self, got, expected, what):
+        self.assertEqual(len(got), len(expected), f"{what}: {got} vs {expected}")
+        for g, e in zip(got, expected):
+            for key in ("left", "top", "right", "bottom", "class_id", "class"):
+                self.assertEqual(g[key], e[key], f"{what}: {key} of {g} vs {e}")
+            self.assertAlmostEqual(g["prob"], e["prob"], delta=1e-6, msg=f"{what}: {g} vs {e}")
+
+    def test_health_and_metadata(self):
+        self.assertTrue(self.call("ServerLive", pb.ServerLiveRequest(), metadata=[]).live)
+        self.assertTrue(self.call("ServerReady", pb.ServerReadyRequest(), metadata=[]).ready)
+        self.assertTrue(self.call("ModelReady", pb.ModelReadyRequest(name="yolo-lite")).ready)
+        server = self.call("ServerMetadata", pb.ServerMetadataRequest())
+        self.assertEqual(server.name, "fpgacnn")
+        self.assertTrue(server.version)
+        model = self.call("ModelMetadata", pb.ModelMetadataRequest(name="yolo-lite", version="1"))
+        self.assertEqual((model.name, list(model.versions), model.platform), ("yolo-lite", ["1"], "fpgacnn_darknet"))
+        self.assertEqual([(t.name, t.datatype, list(t.shape)) for t in model.inputs], [("image", "BYTES", [1])])
+        self.assertEqual([(t.name, t.datatype, list(t.shape)) for t in model.outputs],
+                         [("boxes", "FP32", [-1, 4]), ("scores", "FP32", [-1]), ("classes", "INT32", [-1]),
+                          ("labels", "BYTES", [-1])])
+
+    def test_sample_images_equal_fpgacnn_detect(self):
+        images = [os.path.join(DARKNET_DATA, name) for name in SAMPLES]
+        expected = detect_json(images, THRESH)
+        found = 0
+        for image in images:
+            with open(image, "rb") as f:
+                raw = raw_bytes([f.read()])
+            for typed in (False, True):
+                response = self.call("ModelInfer", infer_request("image", "BYTES", [1], raw, image, typed))
+                self.assertEqual(response.id, image)
+                self.assertEqual(response.model_name, "yolo-lite")
+                got = detections_of(response)
+                self.assert_same_detections(got, expected[image], f"{image} (typed contents: {typed})")
+                found += len(got)
+        self.assertGreater(found, 0)
+
+    def test_pixels_equal_the_same_pixels_encoded(self):
+        width, height = 320, 240
+        pixels = test_pixels(width, height)
+        with tempfile.TemporaryDirectory() as folder:
+            png = os.path.join(folder, "pattern.png")
+            with open(png, "wb") as f:
+                f.write(png_bytes(width, height, pixels))
+            # A low threshold, so the synthetic picture has detections to compare.
+            expected = detect_json([png], 0.05)[png]
+            self.assertGreater(len(expected), 0, "the test picture has nothing to compare at thresh 0.05")
+            with open(png, "rb") as f:
+                encoded = raw_bytes([f.read()])
+        for typed in (False, True):
+            response = self.call("ModelInfer", infer_request("image", "UINT8", [height, width, 3], pixels, "px",
+                                                             typed, thresh=0.05))
+            self.assert_same_detections(detections_of(response), expected, f"UINT8 pixels (typed: {typed})")
+        response = self.call("ModelInfer", infer_request("image", "BYTES", [1], encoded, "png", thresh=0.05))
+        self.assert_same_detections(detections_of(response), expected, "the PNG of the pixels")
+
+    def test_errors_have_their_codes_and_reasons(self):
+        with open(os.path.join(DARKNET_DATA, "dog.jpg"), "rb") as f:
+            raw = raw_bytes([f.read()])
+        unknown = infer_request("image", "BYTES", [1], raw, "u")
+        unknown.model_name = "yolo-nope"
+        self.assertIn("yolo-nope", self.assert_code(grpc.StatusCode.NOT_FOUND, "ModelInfer", unknown))
+        self.assert_code(grpc.StatusCode.NOT_FOUND, "ModelMetadata", pb.ModelMetadataRequest(name="yolo-nope"))
+        details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, "ModelInfer",
+                                   infer_request("image", "FP32", [1], raw, "f"))
+        self.assertIn("datatype 'FP32'", details)
+        details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, "ModelInfer",
+                                   infer_request("image", "UINT8", [2, 2], b"\0" * 4, "s"))
+        self.assertIn("[H, W, 3]", details)
+        self.assert_code(grpc.StatusCode.UNAUTHENTICATED, "ModelMetadata", pb.ModelMetadataRequest(name="yolo-lite"),
+                         metadata=[])
+        self.assert_code(grpc.StatusCode.UNAUTHENTICATED, "ModelInfer", infer_request("image", "BYTES", [1], raw, "t"),
+                         metadata=[("authorization", "Bearer wrong")])
+        self.assertTrue(self.call("ServerLive", pb.ServerLiveRequest()).live)
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--shared-dir", default=os.environ.get("FPGACNN_SHARED_DIR", ""))
+    ARGS, rest = parser.parse_known_args()
+    if not os.path.isdir(os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")):
+        print("shared/models not found (--shared-dir / FPGACNN_SHARED_DIR); skipping")
+        return 0
+    with tempfile.TemporaryDirectory() as scratch:
+        generate_client(os.path.join(scratch, "client"))
+        server = start_server(scratch)
+        try:
+            Conformance.stub = pb_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(server.grpc_address))
+            result = unittest.main(argv=[sys.argv[0], *rest], exit=False).result
+        finally:
+            server.stop()
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
