@@ -213,6 +213,53 @@ TEST_F(GrpcFrontEnd, EachFailureHasItsCodeAndReasonAndTheServerGoesOn) {
     EXPECT_FALSE(detections(encoded_request(dog, "after")).scores.empty());
 }
 
+TEST_F(GrpcFrontEnd, ConcurrentClientsEachGetTheirOwnAnswer) {
+    // Clients tag requests with `id`; under concurrency no answer may go to another request.
+    const std::string files[] = {test::darknet_file("data/dog.jpg"), test::darknet_file("data/person.jpg")};
+    const Detections expected[] = {detections(encoded_request(files[0], "dog")),
+                                   detections(encoded_request(files[1], "person"))};
+    ASSERT_FALSE(expected[0] == expected[1]);
+    const int kClients = FrontEndOptions{}.threads;  // more would be refused for busy threads
+    constexpr int kCalls = 8;
+    std::vector<std::thread> clients;
+    std::vector<int> mismatches(kClients, 0);
+    for (int c = 0; c < kClients; ++c)
+        clients.emplace_back([&, c] {
+            const auto own_stub = stub_for(front_end->port());  // its own connection, as separate clients
+            for (int i = 0; i < kCalls; ++i) {
+                const int which = (c + i) % 2;
+                const std::string id = std::to_string(c) + "/" + std::to_string(i);
+                inference::ModelInferResponse response;
+                const grpc::Status status = own_stub->ModelInfer(
+                    context_with_deadline().get(), encoded_request(files[which], id), &response);
+                if (!status.ok() || response.id() != id || !(detections_of(response) == expected[which])) {
+                    ++mismatches[c];
+                    ADD_FAILURE() << "request " << id << ": " << status.error_message() << " id "
+                                  << response.id();
+                }
+            }
+        });
+    for (std::thread& client : clients) client.join();
+    EXPECT_EQ(mismatches, std::vector<int>(kClients, 0));
+}
+
+TEST_F(GrpcFrontEnd, AClientThatCancelsLeavesTheServerServing) {
+    core->hold();
+    grpc::ClientContext context;
+    inference::ModelInferResponse response;
+    grpc::Status status;
+    std::thread call([&] {
+        status = stub->ModelInfer(&context, encoded_request(test::darknet_file("data/dog.jpg"), "gone"),
+                                  &response);
+    });
+    core->wait_for_calls(1);
+    context.TryCancel();
+    call.join();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+    core->release();  // the handler finishes its frame for nobody
+    EXPECT_FALSE(detections(encoded_request(test::darknet_file("data/dog.jpg"), "next")).scores.empty());
+}
+
 TEST_F(GrpcFrontEnd, APassedDeadlineIsDeadlineExceeded) {
     // The core holds the call until its deadline has passed, so the model pool sees it expired.
     core->hold();
