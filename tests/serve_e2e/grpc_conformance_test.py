@@ -11,15 +11,21 @@ as any Open Inference Protocol user would make one, talks to the real fpgacnn-se
     fpgacnn-detect's on that PNG;
   - unknown model NOT_FOUND, wrong datatype / shape INVALID_ARGUMENT with a reason, a bearer token.
 
-Usage: grpc_conformance_test.py --build-dir BUILD --shared-dir SHARED   (ctest passes both)
+The server runs as a user starts it (--model-repository, --grpc-port, --http-port, --auth-token-file)
+and must exit 0 on SIGTERM at the end.
+Usage: grpc_conformance_test.py --build-dir BUILD --shared-dir SHARED   (ctest passes both;
+FPGACNN_SHARED_DIR overrides the latter, as for the C++ tests)
 """
 import argparse
 import json
 import os
+import signal
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import zlib
 
@@ -33,6 +39,7 @@ SAMPLES = ["dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "kite.jpg", "per
 MODEL_FILES = ("tiny-yolov2-trial3-noBatch.cfg", "tiny-yolov2-trial3-noBatch.weights", "voc.names")
 THRESH = 0.25  # the repository's model.json and fpgacnn-detect --thresh: the same value on both sides
 TOKEN = "conformance-token"
+SKIPPED = 77  # ctest's SKIP_RETURN_CODE for this test
 
 ARGS = None  # parsed command line
 pb = None  # the generated grpc_service_pb2
@@ -112,6 +119,70 @@ def detections_of(response):
     return [{"left": int(boxes[4 * i]), "top": int(boxes[4 * i + 1]), "right": int(boxes[4 * i + 2]),
              "bottom": int(boxes[4 * i + 3]), "prob": scores[i], "class_id": classes[i], "class": labels[i]}
             for i in range(count)]
+
+
+class ServeProcess:
+    """fpgacnn-serve on a repository holding YOLO-LITE VOC as `yolo-lite` (float on the CPU, thresh
+    THRESH), with a bearer token, on free loopback ports; stop() sends SIGTERM, which must drain and
+    exit 0."""
+
+    def __init__(self, scratch):
+        model = os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")
+        folder = os.path.join(scratch, "repository", "yolo-lite")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "model.json"), "w") as f:
+            json.dump({"cfg": os.path.join(model, MODEL_FILES[0]), "weights": os.path.join(model, MODEL_FILES[1]),
+                       "names": os.path.join(model, MODEL_FILES[2]), "device": "cpu", "precision": "float",
+                       "thresh": THRESH}, f)
+        token_file = os.path.join(scratch, "token")
+        with open(token_file, "w") as f:
+            f.write(TOKEN + "\n")
+        grpc_port, http_port = free_port(), free_port()
+        self.grpc_address = f"127.0.0.1:{grpc_port}"
+        self.log = open(os.path.join(scratch, "serve.log"), "w+")
+        self.process = subprocess.Popen(
+            [os.path.join(ARGS.build_dir, "apps", "serve", "fpgacnn-serve"),
+             "--model-repository", os.path.dirname(folder), "--grpc-port", str(grpc_port),
+             "--http-port", str(http_port), "--auth-token-file", token_file],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.wait_ready()
+
+    def wait_ready(self):
+        """ServerReady true, or the server's own words when it exits or never gets ready."""
+        for _ in range(600):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"fpgacnn-serve exited with {self.process.returncode}: {self.output()}")
+            # A new channel each time: a channel that found nobody listening waits out a reconnect backoff.
+            with grpc.insecure_channel(self.grpc_address) as channel:
+                try:
+                    if pb_grpc.GRPCInferenceServiceStub(channel).ServerReady(pb.ServerReadyRequest(), timeout=1).ready:
+                        return
+                except grpc.RpcError:
+                    pass
+            time.sleep(0.2)
+        self.process.kill()
+        raise RuntimeError(f"fpgacnn-serve not ready after 120 s: {self.output()}")
+
+    def output(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        """SIGTERM; returns the exit code (0: drained and exited as the issue asks)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def detect_json(images, thresh):
@@ -222,19 +293,25 @@ def main():
     global ARGS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--shared-dir", default=os.environ.get("FPGACNN_SHARED_DIR", ""))
+    parser.add_argument("--shared-dir", default="")
     ARGS, rest = parser.parse_known_args()
+    # As tests/support/test_paths.cpp: the environment overrides the configured folder.
+    ARGS.shared_dir = os.environ.get("FPGACNN_SHARED_DIR") or ARGS.shared_dir
     if not os.path.isdir(os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")):
         print("shared/models not found (--shared-dir / FPGACNN_SHARED_DIR); skipping")
-        return 0
+        return SKIPPED
     with tempfile.TemporaryDirectory() as scratch:
         generate_client(os.path.join(scratch, "client"))
-        server = start_server(scratch)
+        server = ServeProcess(scratch)
         try:
-            Conformance.stub = pb_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(server.grpc_address))
-            result = unittest.main(argv=[sys.argv[0], *rest], exit=False).result
+            with grpc.insecure_channel(server.grpc_address) as channel:
+                Conformance.stub = pb_grpc.GRPCInferenceServiceStub(channel)
+                result = unittest.main(argv=[sys.argv[0], *rest], exit=False).result
         finally:
-            server.stop()
+            code = server.stop()
+        if code != 0:
+            print(f"fpgacnn-serve exited with {code} after SIGTERM (expected 0):\n{server.output()}")
+            return 1
     return 0 if result.wasSuccessful() else 1
 
 
