@@ -23,6 +23,7 @@
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
 #include "repository_core.hpp"
+#include "serve_test_repository.hpp"
 #include "test_paths.hpp"
 
 namespace fpgacnn::serve::test_support {
@@ -30,19 +31,6 @@ namespace fpgacnn::serve::test_support {
 inline std::string file_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// A repository folder holding one model, `yolo-lite` (YOLO-LITE on the CPU, int16, thresh 0.25).
-inline std::string yolo_lite_repository(const std::string& name) {
-    namespace fs = std::filesystem;
-    const fs::path root = test::scratch_dir(name);
-    fs::create_directories(root / "yolo-lite");
-    const std::string folder = test::shared_model_file("yolo-lite-voc", "");
-    std::ofstream(root / "yolo-lite" / "model.json")
-        << R"({"cfg": ")" << folder << R"(/tiny-yolov2-trial3-noBatch.cfg", "weights": ")" << folder
-        << R"(/tiny-yolov2-trial3-noBatch.weights", "names": ")" << folder << R"(/voc.names", "device": "cpu",
-             "precision": "int16", "thresh": 0.25})";
-    return root.string();
 }
 
 /// Passes every call to the RepositoryCore; keeps the last InferenceRequest and the kind of the last

@@ -19,6 +19,7 @@
 #include "load_or_calibrate.hpp"
 #include "model_pool.hpp"
 #include "repository_core.hpp"
+#include "serve_test_repository.hpp"
 #include "test_paths.hpp"
 
 namespace fpgacnn::serve {
@@ -190,19 +191,6 @@ TEST(ModelPool, MalformedInputsAndPassedDeadlinesFailWithTheirKind) {
     const PoolStats stats = pool.stats();
     EXPECT_EQ(stats.failures, 5u);
     EXPECT_EQ(stats.queue_depth, 0);
-}
-
-/// A fresh model repository holding YOLO-LITE (cpu, int16) as model "yolo-lite".
-fs::path yolo_lite_repository(const std::string& name) {
-    const fs::path root = test::scratch_dir(name);
-    fs::remove_all(root);
-    fs::create_directories(root / "yolo-lite");
-    const std::string folder = test::shared_model_file("yolo-lite-voc", "");
-    std::ofstream(root / "yolo-lite" / "model.json")
-        << R"({"cfg": ")" << folder << R"(/tiny-yolov2-trial3-noBatch.cfg", "weights": ")" << folder
-        << R"(/tiny-yolov2-trial3-noBatch.weights", "names": ")" << folder << R"(/voc.names", "device": "cpu",
-             "precision": "int16", "thresh": 0.25})";
-    return root;
 }
 
 TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
