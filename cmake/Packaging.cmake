@@ -57,6 +57,14 @@ endforeach()
 # The service's arguments, a conffile of the package (cmake --install puts the example under share/).
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-camera.default DESTINATION /etc/default
         RENAME fpgacnn-camera COMPONENT camera EXCLUDE_FROM_ALL)
+# A package's maintainer files: packaging/debian/<package>/{conffiles,postinst,prerm,postrm}.
+macro(fpgacnn_deb_maintainer_files component package)
+  string(TOUPPER ${component} fpgacnn_upper)
+  set(fpgacnn_files ${PROJECT_SOURCE_DIR}/packaging/debian/${package})
+  set(CPACK_DEBIAN_${fpgacnn_upper}_PACKAGE_CONTROL_EXTRA
+      ${fpgacnn_files}/conffiles ${fpgacnn_files}/postinst ${fpgacnn_files}/prerm ${fpgacnn_files}/postrm)
+  set(CPACK_DEBIAN_${fpgacnn_upper}_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+endmacro()
 # fpgacnn-serve (in fpgacnn-tools, where it is built: gRPC found): its systemd unit (installed, not enabled),
 # its arguments as a conffile /etc/default/fpgacnn-serve (the example under share/ with cmake --install)
 # and the maintainer scripts that tell systemd. The binary itself: apps/serve/CMakeLists.txt.
@@ -66,12 +74,7 @@ if(TARGET fpgacnn-serve)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/fpgacnn/examples COMPONENT tools)
   install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-serve.default DESTINATION /etc/default
           RENAME fpgacnn-serve COMPONENT tools EXCLUDE_FROM_ALL)
-  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA
-      ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-tools/conffiles
-      ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-tools/postinst
-      ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-tools/prerm
-      ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-tools/postrm)
-  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+  fpgacnn_deb_maintainer_files(tools fpgacnn-tools)
 endif()
 
 set(CPACK_GENERATOR DEB)
@@ -155,11 +158,6 @@ system user fpgacnn (created on install) with its arguments from
 accelerator's /dev/uio* and /dev/udmabuf* nodes. The service is not started
 until configured: edit /etc/default/fpgacnn-camera, then
 systemctl enable --now fpgacnn-camera.")
-set(CPACK_DEBIAN_CAMERA_PACKAGE_CONTROL_EXTRA
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/conffiles
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/postinst
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/prerm
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/postrm)
-set(CPACK_DEBIAN_CAMERA_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+fpgacnn_deb_maintainer_files(camera fpgacnn-camera)
 
 include(CPack)
