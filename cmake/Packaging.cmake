@@ -2,7 +2,7 @@
 # (cmake/Install.cmake), for the architecture the build targets (cross builds included):
 #   libfpgacnn0     lib      the shared library
 #   libfpgacnn-dev  dev      headers, libfpgacnn.so, the CMake package, fpgacnn.pc
-#   fpgacnn-tools   tools    the command-line tools
+#   fpgacnn-tools   tools    the command-line tools; fpgacnn-serve with its systemd unit (where gRPC is)
 #   fpgacnn-camera  camera   the camera server, its systemd unit and udev rules, the fpgacnn user
 # Depends come from dpkg-shlibdeps plus the packages' own relations; docs/install.md shows them.
 set(FPGACNN_PACKAGE_MAINTAINER "fpgacnn developers <fpgacnn@example.org>" CACHE STRING
@@ -57,6 +57,25 @@ endforeach()
 # The service's arguments, a conffile of the package (cmake --install puts the example under share/).
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-camera.default DESTINATION /etc/default
         RENAME fpgacnn-camera COMPONENT camera EXCLUDE_FROM_ALL)
+# A package's maintainer files: packaging/debian/<package>/{conffiles,postinst,prerm,postrm}.
+macro(fpgacnn_deb_maintainer_files component package)
+  string(TOUPPER ${component} fpgacnn_upper)
+  set(fpgacnn_files ${PROJECT_SOURCE_DIR}/packaging/debian/${package})
+  set(CPACK_DEBIAN_${fpgacnn_upper}_PACKAGE_CONTROL_EXTRA
+      ${fpgacnn_files}/conffiles ${fpgacnn_files}/postinst ${fpgacnn_files}/prerm ${fpgacnn_files}/postrm)
+  set(CPACK_DEBIAN_${fpgacnn_upper}_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+endmacro()
+# fpgacnn-serve (in fpgacnn-tools, where it is built: gRPC found): its systemd unit (installed, not enabled),
+# its arguments as a conffile /etc/default/fpgacnn-serve (the example under share/ with cmake --install)
+# and the maintainer scripts that tell systemd. The binary itself: apps/serve/CMakeLists.txt.
+if(TARGET fpgacnn-serve)
+  fpgacnn_install_configured(${PROJECT_SOURCE_DIR}/packaging/fpgacnn-serve.service.in lib/systemd/system tools)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-serve.default
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/fpgacnn/examples COMPONENT tools)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/fpgacnn-serve.default DESTINATION /etc/default
+          RENAME fpgacnn-serve COMPONENT tools EXCLUDE_FROM_ALL)
+  fpgacnn_deb_maintainer_files(tools fpgacnn-tools)
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME fpgacnn)
@@ -122,6 +141,13 @@ set(CPACK_DEBIAN_TOOLS_DESCRIPTION "Darknet CNNs on FPGA accelerators - command-
 fpgacnn-detect (detections on images, folders and videos), fpgacnn-quantize
 (int16 calibration), fpgacnn-plan (the accelerator's tiling), fpgacnn-bench
 (throughput, latency, power) and fpgacnn-synth-weights.")
+if(TARGET fpgacnn-serve)
+  string(APPEND CPACK_DEBIAN_TOOLS_DESCRIPTION "
+fpgacnn-serve serves detections over the KServe v2 / Triton inference
+protocol (REST and gRPC); its systemd unit fpgacnn-serve.service is installed
+but not enabled: set the model repository in /etc/default/fpgacnn-serve, then
+systemctl enable --now fpgacnn-serve.")
+endif()
 set(CPACK_DEBIAN_CAMERA_PACKAGE_SECTION video)
 set(CPACK_DEBIAN_CAMERA_PACKAGE_DEPENDS "${fpgacnn_lib_exact}, adduser")
 set(CPACK_DEBIAN_CAMERA_DESCRIPTION "Darknet CNNs on FPGA accelerators - live camera server
@@ -132,11 +158,6 @@ system user fpgacnn (created on install) with its arguments from
 accelerator's /dev/uio* and /dev/udmabuf* nodes. The service is not started
 until configured: edit /etc/default/fpgacnn-camera, then
 systemctl enable --now fpgacnn-camera.")
-set(CPACK_DEBIAN_CAMERA_PACKAGE_CONTROL_EXTRA
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/conffiles
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/postinst
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/prerm
-    ${PROJECT_SOURCE_DIR}/packaging/debian/fpgacnn-camera/postrm)
-set(CPACK_DEBIAN_CAMERA_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+fpgacnn_deb_maintainer_files(camera fpgacnn-camera)
 
 include(CPack)

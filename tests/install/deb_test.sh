@@ -98,6 +98,16 @@ if command -v systemd-analyze >/dev/null; then
     fail "systemd-analyze verify rejects fpgacnn-camera.service"
   }
   say "systemd-analyze verify: fpgacnn-camera.service is valid"
+  # fpgacnn-serve's unit (in fpgacnn-tools where the build has gRPC; packaging/fpgacnn-serve.service.in).
+  if [[ -f /usr/lib/systemd/system/fpgacnn-serve.service ]]; then
+    grep -q '^/etc/default/fpgacnn-serve$' /var/lib/dpkg/info/fpgacnn-tools.conffiles ||
+      fail "/etc/default/fpgacnn-serve is not a conffile of fpgacnn-tools"
+    systemd-analyze verify /usr/lib/systemd/system/fpgacnn-serve.service >"$work/verify.txt" 2>&1 || {
+      cat "$work/verify.txt"
+      fail "systemd-analyze verify rejects fpgacnn-serve.service"
+    }
+    say "systemd-analyze verify: fpgacnn-serve.service is valid"
+  fi
 else
   say "systemd-analyze not installed: unit check skipped"
 fi
