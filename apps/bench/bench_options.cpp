@@ -6,7 +6,8 @@
 namespace fpgacnn::bench {
 
 void add_bench_options(CLI::App& app, BenchOptions& options) {
-    app.add_option("--cfg", options.cfg, "darknet network .cfg")->required()->check(CLI::ExistingFile);
+    app.add_option("--cfg", options.cfg, "darknet network .cfg (required unless --server)")
+        ->check(CLI::ExistingFile);
     app.add_option("--weights", options.weights,
                    "darknet .weights matching the cfg (default: deterministic synthetic weights, which "
                    "time the same but detect nothing)")
@@ -38,6 +39,28 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
     app.add_option("--images", options.images,
                    "a folder of images to use as frames (default: darknet's sample images)")
         ->check(CLI::ExistingDirectory);
+#ifdef FPGACNN_BENCH_SERVER
+    CLI::Option* server =
+        app.add_option("--server", options.server,
+                       "measure a running fpgacnn-serve at this gRPC address (host:port) instead of a model "
+                       "here: --clients concurrent clients send --images in turn");
+    for (const char* model_flag : {"--cfg", "--weights", "--quantized", "--device", "--precision"})
+        server->excludes(model_flag);
+    app.add_option("--model", options.model, "--server: the model to call (a folder name of its repository)")
+        ->needs(server);
+    app.add_option("--clients", options.clients, "--server: concurrent clients, one connection each")
+        ->check(CLI::Range(1, 256))
+        ->needs(server)
+        ->capture_default_str();
+    app.add_option("--requests", options.requests, "--server: requests in all")
+        ->check(CLI::Range(1, 10000000))
+        ->needs(server)
+        ->capture_default_str();
+    app.add_option("--seconds", options.seconds, "--server: no request starts after this many seconds")
+        ->check(apps::finite_range(0.1, 86400))
+        ->needs(server)
+        ->capture_default_str();
+#endif
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

@@ -29,6 +29,13 @@ struct BenchOptions {
     std::string images;  // a folder of input frames; default: darknet's sample images
     int verbosity = 0;
     bool quiet = false;
+    // --server: a running fpgacnn-serve measured over gRPC instead of a model in this process
+    // (server_load.hpp; only in builds with fpgacnn-serve, FPGACNN_BENCH_SERVER).
+    std::string server;  // host:port
+    std::string model;
+    int clients = 16;
+    int requests = 320;
+    double seconds = 60;
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

@@ -78,8 +78,7 @@ Image synthetic_frame(int seed) {
 }
 
 std::vector<Image> load_frames(const BenchOptions& options, std::string& source) {
-    const std::vector<std::string> paths =
-        options.images.empty() ? existing(default_calibration_images()) : folder_images(options.images);
+    const std::vector<std::string> paths = frame_image_paths(options.images);
     std::vector<Image> frames;
     frames.reserve(paths.size());
     for (const std::string& path : paths) frames.push_back(load_image(path));
@@ -91,25 +90,6 @@ std::vector<Image> load_frames(const BenchOptions& options, std::string& source)
     source = "synthetic 640x480 gradients";
     for (int i = 0; i < 4; ++i) frames.push_back(synthetic_frame(i));
     return frames;
-}
-
-Percentiles percentiles(std::vector<double> values) {
-    Percentiles p;
-    if (values.empty()) return p;
-    std::sort(values.begin(), values.end());
-    double sum = 0;
-    for (double v : values) sum += v;
-    p.mean = sum / static_cast<double>(values.size());
-    // Nearest rank: the smallest value with at least q of the samples at or below it.
-    const auto rank = [&](double q) {
-        const auto n = static_cast<double>(values.size());
-        const auto index = static_cast<std::size_t>(std::max(0.0, std::ceil(q * n) - 1));
-        return values[std::min(index, values.size() - 1)];
-    };
-    p.p50 = rank(0.50);
-    p.p90 = rank(0.90);
-    p.p99 = rank(0.99);
-    return p;
 }
 
 // Collects per-frame numbers of one mode.
@@ -196,6 +176,29 @@ std::vector<LayerRow> layer_rows(const Network& network, const std::vector<doubl
 }
 
 }  // namespace
+
+Percentiles percentiles(std::vector<double> values) {
+    Percentiles p;
+    if (values.empty()) return p;
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values) sum += v;
+    p.mean = sum / static_cast<double>(values.size());
+    // Nearest rank: the smallest value with at least q of the samples at or below it.
+    const auto rank = [&](double q) {
+        const auto n = static_cast<double>(values.size());
+        const auto index = static_cast<std::size_t>(std::max(0.0, std::ceil(q * n) - 1));
+        return values[std::min(index, values.size() - 1)];
+    };
+    p.p50 = rank(0.50);
+    p.p90 = rank(0.90);
+    p.p99 = rank(0.99);
+    return p;
+}
+
+std::vector<std::string> frame_image_paths(const std::string& folder) {
+    return folder.empty() ? existing(default_calibration_images()) : folder_images(folder);
+}
 
 BenchResult run_benchmark(const BenchOptions& options) {
     BenchResult result;

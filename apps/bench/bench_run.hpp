@@ -82,4 +82,10 @@ struct BenchResult {
 /// Runs the whole benchmark; throws Error for bad models, devices or inputs.
 BenchResult run_benchmark(const BenchOptions& options);
 
+/// Mean and nearest-rank percentiles of `values`.
+Percentiles percentiles(std::vector<double> values);
+/// The image files of `folder` (.jpg, .png, .bmp, sorted; throws Error when there are none), or with
+/// an empty folder darknet's sample images that exist on this machine (possibly none).
+std::vector<std::string> frame_image_paths(const std::string& folder);
+
 }  // namespace fpgacnn::bench

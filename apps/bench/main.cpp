@@ -20,6 +20,9 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "roofline_plot.hpp"
+#ifdef FPGACNN_BENCH_SERVER
+#include "server_load.hpp"
+#endif
 
 namespace fs = std::filesystem;
 using namespace fpgacnn;
@@ -29,6 +32,15 @@ namespace {
 
 // Before the model loads: the flags agree and every output can be written.
 void check_command_line(const BenchOptions& options) {
+    if (!options.server.empty()) {
+        if (options.model.empty())
+            throw apps::CommandLineError("--server needs --model NAME (the model to call)");
+        if (!options.plot.empty() || !options.csv.empty())
+            throw apps::CommandLineError("--plot and --csv describe a model run here, not --server");
+        return;
+    }
+    if (options.cfg.empty())
+        throw apps::CommandLineError("--cfg is required (or --server to measure a running fpgacnn-serve)");
     if (std::string problem = apps::device_options_problem(options.precision, options.quantized);
         !problem.empty())
         throw apps::CommandLineError(problem);
@@ -39,7 +51,34 @@ void check_command_line(const BenchOptions& options) {
     if (!options.plot.empty()) apps::check_output_file(options.plot, "--plot");
 }
 
+#ifdef FPGACNN_BENCH_SERVER
+int run_against_server(const BenchOptions& options) {
+    ServerLoadOptions load;
+    load.address = options.server;
+    load.model = options.model;
+    load.clients = options.clients;
+    load.requests = options.requests;
+    load.seconds = options.seconds;
+    load.images = frame_image_paths(options.images);
+    const ServerLoadResult result = run_server_load(load);
+    if (options.json) {
+        std::cout << apps::json_text(server_load_to_json(result), 2) << std::endl;
+    } else {
+        std::cout << server_load_to_text(result) << std::flush;
+    }
+    if (result.answered < result.sent || result.wrong_ids > 0) {
+        spdlog::error("{} of {} requests failed, {} answers carried another request's id",
+                      result.sent - result.answered, result.sent, result.wrong_ids);
+        return apps::kExitFailure;
+    }
+    return apps::kExitSuccess;
+}
+#endif
+
 int run(const BenchOptions& options) {
+#ifdef FPGACNN_BENCH_SERVER
+    if (!options.server.empty()) return run_against_server(options);
+#endif
     const BenchResult result = run_benchmark(options);
     if (!options.csv.empty())
         detect::write_text_file(options.csv, layers_to_csv(result), "the per-layer CSV");

@@ -78,7 +78,16 @@ TEST(ExitCodes, Bench) {
                   {base + " --frames 99999999999999999999", 2, "--frames"},
                   {base + " --csv /no/such/folder/x.csv", 2, "does not exist"},
                   {base + " --csv /proc/x.csv", 1, "--csv"},
-                  {base + " --plot x.jpg", 2, ".png"}});
+                  {base + " --plot x.jpg", 2, ".png"},
+                  {"-q --frames 1", 2, "--cfg is required"}});
+#ifdef FPGACNN_TEST_HAVE_SERVE
+    // --server: flags checked before any connection; nobody listening on port 1 is a failure (1).
+    expect_cases("bench", "fpgacnn-bench",
+                 {{"-q --server 127.0.0.1:1", 2, "--model"},
+                  {"-q --server 127.0.0.1:1 --model m --cfg " + f.cfg, 2, "--cfg"},
+                  {"-q --server 127.0.0.1:1 --model m --clients 0", 2, "--clients"},
+                  {"-q --server 127.0.0.1:1 --model m --requests 1", 1, "127.0.0.1:1"}});
+#endif
 }
 
 TEST(ExitCodes, Quantize) {
@@ -146,3 +155,25 @@ TEST(ExitCodes, Camera) {
                   {model() + " --port 0 --input " + f.video + " --precision float --quantized " + f.cfg, 2,
                    "--quantized needs"}});
 }
+
+#ifdef FPGACNN_TEST_HAVE_SERVE
+TEST(ExitCodes, Serve) {
+    const t::Files& f = t::files();
+    // A repository whose only folder has no model.json: nothing to serve is a failure, not a server
+    // that answers 404 to everything.
+    const std::string empty_repository = f.dir + "/serve-repository";
+    fs::create_directories(empty_repository + "/no-model");
+    const std::string empty_token = f.dir + "/empty-token";
+    std::ofstream(empty_token).close();
+    const std::string base = "-q --grpc-port 0 --http-port 0 --model-repository ";
+    expect_cases("serve", "fpgacnn-serve",
+                 {{"--help", 0, ""},
+                  {"-q", 2, "--model-repository"},
+                  {base + "/no/such/folder", 2, "/no/such/folder"},
+                  {base + empty_repository + " --http-port 70000", 2, "--http-port"},
+                  {base + empty_repository + " --fallback gpu", 2, "--fallback"},
+                  {base + empty_repository + " --tls-cert " + f.cfg, 2, "--tls-key"},
+                  {base + empty_repository + " --auth-token-file " + empty_token, 1, "empty"},
+                  {base + empty_repository, 1, "no model to serve"}});
+}
+#endif

@@ -1,0 +1,198 @@
+#include "server_load.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "fpgacnn/error.hpp"
+#include "grpc_service.grpc.pb.h"
+#include "protocol_tensors.hpp"
+
+namespace fpgacnn::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw Error(path + ": cannot be read");
+    if (bytes.empty()) throw Error(path + ": empty or unreadable image file");
+    return bytes;
+}
+
+/// Its own TCP connection per client (gRPC would otherwise share one between channels to the same
+/// address, and the clients would measure one connection's multiplexing instead).
+std::shared_ptr<grpc::Channel> own_channel(const std::string& address) {
+    grpc::ChannelArguments arguments;
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    arguments.SetMaxReceiveMessageSize(64 << 20);
+    arguments.SetMaxSendMessageSize(64 << 20);
+    return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+}
+
+std::string status_name(grpc::StatusCode code) {
+    static const std::map<grpc::StatusCode, std::string> names = {
+        {grpc::StatusCode::CANCELLED, "CANCELLED"},
+        {grpc::StatusCode::UNKNOWN, "UNKNOWN"},
+        {grpc::StatusCode::INVALID_ARGUMENT, "INVALID_ARGUMENT"},
+        {grpc::StatusCode::DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED"},
+        {grpc::StatusCode::NOT_FOUND, "NOT_FOUND"},
+        {grpc::StatusCode::RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"},
+        {grpc::StatusCode::UNAUTHENTICATED, "UNAUTHENTICATED"},
+        {grpc::StatusCode::INTERNAL, "INTERNAL"},
+        {grpc::StatusCode::UNAVAILABLE, "UNAVAILABLE"},
+    };
+    const auto it = names.find(code);
+    return it != names.end() ? it->second : "code " + std::to_string(static_cast<int>(code));
+}
+
+/// The server's name and version, once it answers and the model is ready (waits at most 10 s for
+/// the connection).
+std::string check_server(const std::string& address, const std::string& model) {
+    const auto stub = inference::GRPCInferenceService::NewStub(own_channel(address));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.set_wait_for_ready(true);
+    inference::ServerMetadataResponse metadata;
+    const grpc::Status status = stub->ServerMetadata(&context, inference::ServerMetadataRequest(), &metadata);
+    if (!status.ok()) {
+        throw Error("--server " + address + ": no fpgacnn-serve answers there (" +
+                    status_name(status.error_code()) + ": " + status.error_message() +
+                    "); start it, or check the address and its --grpc-port");
+    }
+    grpc::ClientContext ready_context;
+    ready_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    inference::ModelReadyRequest request;
+    request.set_name(model);
+    inference::ModelReadyResponse ready;
+    const grpc::Status ready_status = stub->ModelReady(&ready_context, request, &ready);
+    if (!ready_status.ok() || !ready.ready()) {
+        throw Error("--server " + address + ": model '" + model + "' is not ready (" +
+                    (ready_status.ok()
+                         ? std::string("not in rotation")
+                         : status_name(ready_status.error_code()) + ": " + ready_status.error_message()) +
+                    ")");
+    }
+    return metadata.name() + " " + metadata.version();
+}
+
+inference::ModelInferRequest infer_request(const std::string& model, const std::string& id,
+                                           const std::string& image) {
+    inference::ModelInferRequest request;
+    request.set_model_name(model);
+    request.set_id(id);
+    auto* input = request.add_inputs();
+    input->set_name(serve::kImageInputName);
+    input->set_datatype("BYTES");
+    input->add_shape(1);
+    request.add_raw_input_contents(serve::join_raw_bytes({image}));
+    return request;
+}
+
+/// What the clients share: the next request's number and the results.
+struct LoadState {
+    std::atomic<int> next{0};
+    std::mutex mutex;
+    std::vector<double> latency_ms;
+    ServerLoadResult result;
+};
+
+void run_client(const ServerLoadOptions& options, const std::vector<std::string>& images,
+                Clock::time_point stop_at, LoadState& state) {
+    const auto stub = inference::GRPCInferenceService::NewStub(own_channel(options.address));
+    while (Clock::now() < stop_at) {
+        const int n = state.next++;
+        if (n >= options.requests) break;
+        const std::string id = fmt::format("bench-{}", n);
+        const inference::ModelInferRequest request =
+            infer_request(options.model, id, images[static_cast<std::size_t>(n) % images.size()]);
+        grpc::ClientContext context;
+        // gRPC takes deadlines on the system clock only.
+        context.set_deadline(std::chrono::system_clock::now() +
+                             std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                 std::chrono::duration<double>(options.call_timeout_s)));
+        inference::ModelInferResponse response;
+        const Clock::time_point start = Clock::now();
+        const grpc::Status status = stub->ModelInfer(&context, request, &response);
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        std::lock_guard<std::mutex> lock(state.mutex);
+        ++state.result.sent;
+        if (!status.ok()) {
+            ++state.result.failures[status_name(status.error_code())];
+            continue;
+        }
+        ++state.result.answered;
+        state.latency_ms.push_back(ms);
+        if (response.id() != id) ++state.result.wrong_ids;
+        for (int i = 0; i < response.outputs_size(); ++i) {
+            if (response.outputs(i).name() == "scores" && response.outputs(i).shape_size() == 1)
+                state.result.detections += static_cast<std::uint64_t>(response.outputs(i).shape(0));
+        }
+    }
+}
+
+}  // namespace
+
+ServerLoadResult run_server_load(const ServerLoadOptions& options) {
+    if (options.images.empty()) throw Error("--server: no images to send (give --images DIR)");
+    std::vector<std::string> images;
+    for (const std::string& path : options.images) images.push_back(read_file(path));
+    LoadState state;
+    state.result.address = options.address;
+    state.result.model = options.model;
+    state.result.clients = options.clients;
+    state.result.server = check_server(options.address, options.model);
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point stop_at =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.seconds));
+    std::vector<std::thread> clients;
+    clients.reserve(static_cast<std::size_t>(options.clients));
+    for (int i = 0; i < options.clients; ++i)
+        clients.emplace_back([&] { run_client(options, images, stop_at, state); });
+    for (std::thread& client : clients) client.join();
+    ServerLoadResult result = state.result;
+    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    result.throughput = result.seconds > 0 ? result.answered / result.seconds : 0;
+    result.latency = percentiles(state.latency_ms);
+    return result;
+}
+
+std::string server_load_to_text(const ServerLoadResult& r) {
+    std::string text = fmt::format("server       {} at {}, model '{}'\n", r.server, r.address, r.model);
+    text += fmt::format("clients      {} (one gRPC connection each), {} requests in {:.2f} s\n", r.clients,
+                        r.sent, r.seconds);
+    text += fmt::format(
+        "answered     {:8.2f} requests/s   latency ms p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  mean {:.1f}\n",
+        r.throughput, r.latency.p50, r.latency.p90, r.latency.p99, r.latency.mean);
+    text += fmt::format("checked      {} answered, {} with another request's id, {} detections\n", r.answered,
+                        r.wrong_ids, r.detections);
+    for (const auto& [code, count] : r.failures) text += fmt::format("failed       {} x {}\n", count, code);
+    return text;
+}
+
+nlohmann::json server_load_to_json(const ServerLoadResult& r) {
+    return {
+        {"server", r.server},
+        {"address", r.address},
+        {"model", r.model},
+        {"clients", r.clients},
+        {"sent", r.sent},
+        {"answered", r.answered},
+        {"failures", r.failures},
+        {"wrong_ids", r.wrong_ids},
+        {"detections", r.detections},
+        {"seconds", r.seconds},
+        {"throughput_rps", r.throughput},
+        {"latency_ms",
+         {{"mean", r.latency.mean}, {"p50", r.latency.p50}, {"p90", r.latency.p90}, {"p99", r.latency.p99}}}};
+}
+
+}  // namespace fpgacnn::bench
