@@ -58,11 +58,11 @@ int run(const ServeOptions& options) {
     const FrontEndOptions http_options = front_end_options(options, options.http_port);
 
     RepositoryCore core(options.model_repository, pool_options(options));
-    for (const std::string& problem : core.problems()) spdlog::warn("skipped: {}", problem);
     const std::vector<std::string> models = core.model_names();
     if (models.empty()) {
         throw Error(options.model_repository +
-                    ": no model to serve (every folder was skipped, see above); each model needs a folder "
+                    ": no model to serve (every folder was skipped: see the warnings above); each model "
+                    "needs a folder "
                     "with a model.json (docs/tools/fpgacnn-serve.md)");
     }
     spdlog::info("serving {} model(s) from {}: {}", models.size(), options.model_repository,
@@ -79,14 +79,16 @@ int run(const ServeOptions& options) {
 #endif
 
     const char* signal = wait_for_stop_signal(stop_signals);
-    spdlog::info("{}: draining the requests in flight (at most {} s), then exiting", signal, options.drain_seconds);
+    spdlog::info("{}: draining the requests in flight (at most {} s), then exiting", signal,
+                 options.drain_seconds);
     core.begin_shutdown();
     // Both front ends stop accepting at once and share one deadline.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.drain_seconds);
     std::vector<std::future<void>> drains;
     drains.reserve(front_ends.size());
     for (auto& front_end : front_ends) {
-        drains.push_back(std::async(std::launch::async, [&front_end, deadline] { front_end->drain(deadline); }));
+        drains.push_back(
+            std::async(std::launch::async, [&front_end, deadline] { front_end->drain(deadline); }));
     }
     for (auto& drain : drains) drain.get();
     spdlog::info("drained; exiting");

@@ -17,7 +17,8 @@ void add_serve_options(CLI::App& app, ServeOptions& options) {
     app.add_option("--bind", options.bind,
                    "address both front ends listen on (0.0.0.0: every interface, e.g. in a container)")
         ->capture_default_str();
-    app.add_option("--http-port", options.http_port, "port of the REST routes and /metrics (0: any free port)")
+    app.add_option("--http-port", options.http_port,
+                   "port of the REST routes and /metrics (0: any free port)")
         ->capture_default_str()
         ->check(CLI::Range(0, 65535));
     app.add_option("--grpc-port", options.grpc_port,
@@ -32,9 +33,11 @@ void add_serve_options(CLI::App& app, ServeOptions& options) {
                    "cpu: a failed device's frames go to the CPU backend; none: the instance leaves rotation")
         ->capture_default_str()
         ->check(CLI::IsMember({"none", "cpu"}));
-    app.add_option("--tls-cert", options.tls_cert_file, "PEM certificate (with --tls-key: TLS on both front ends)")
+    app.add_option("--tls-cert", options.tls_cert_file,
+                   "PEM certificate (with --tls-key: TLS on both front ends)")
         ->check(CLI::ExistingFile);
-    app.add_option("--tls-key", options.tls_key_file, "PEM private key of --tls-cert")->check(CLI::ExistingFile);
+    app.add_option("--tls-key", options.tls_key_file, "PEM private key of --tls-cert")
+        ->check(CLI::ExistingFile);
     app.add_option("--auth-token-file", options.auth_token_file,
                    "file holding a bearer token every route but the health probes then requires")
         ->check(CLI::ExistingFile);
