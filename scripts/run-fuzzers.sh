@@ -27,25 +27,44 @@ for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build build/fuzz --parallel "$(nproc)" --target "${targets[@]}"
 echo "run-fuzzers: build took $(($(date +%s) - start)) s"
 
-failed=()
-for h in "${harnesses[@]}"; do
-  corpus="build/fuzz/corpus/$h"
-  findings="build/fuzz/findings/$h"
+# One harness: its status ("ok ..." or "FAILED") in build/fuzz/<h>.status for the report below.
+fuzz_one() {
+  local h="$1"
+  local corpus="build/fuzz/corpus/$h" findings="build/fuzz/findings/$h" log="build/fuzz/$h.log"
   mkdir -p "$corpus" "$findings"
-  log="build/fuzz/$h.log"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: libFuzzer's default, stated.
   if build/fuzz/tests/fuzz/"fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "tests/fuzz/corpus/$h" >"$log" 2>&1; then
+    local summary execs
     summary=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-    echo "run-fuzzers: $h ok: $execs executions; last status: $summary"
+    echo "ok: $execs executions; last status: $summary" >"build/fuzz/$h.status"
   else
-    echo "run-fuzzers: $h FAILED (log: $log, input: $findings/)" >&2
-    grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==' "$log" | head -20 >&2 || true
+    echo "FAILED" >"build/fuzz/$h.status"
+  fi
+}
+
+# Each harness is one single-threaded process: as many run at once as there are cores, each still
+# for the full time.
+for h in "${harnesses[@]}"; do
+  rm -f "build/fuzz/$h.status"
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+  fuzz_one "$h" &
+done
+wait
+
+failed=()
+for h in "${harnesses[@]}"; do
+  status=$(cat "build/fuzz/$h.status" 2>/dev/null || echo FAILED)
+  if [[ "$status" == ok:* ]]; then
+    echo "run-fuzzers: $h $status"
+  else
+    echo "run-fuzzers: $h FAILED (log: build/fuzz/$h.log, input: build/fuzz/findings/$h/)" >&2
+    grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==' "build/fuzz/$h.log" | head -20 >&2 || true
     failed+=("$h")
   fi
 done
-echo "run-fuzzers: total $(($(date +%s) - start)) s for ${#harnesses[@]} harnesses at ${seconds} s each"
+echo "run-fuzzers: total $(($(date +%s) - start)) s for ${#harnesses[@]} harnesses at ${seconds} s each, $(nproc) at once"
 if ((${#failed[@]})); then
   echo "run-fuzzers: failures in: ${failed[*]}" >&2
   exit 1

@@ -34,6 +34,7 @@ struct BenchOptions {
     std::string server;  // host:port
     std::string model;
     int clients = 16;
+    bool send_pixels = false;  // --pixels
     int requests = 320;
     double seconds = 60;
 };

@@ -57,6 +57,7 @@ int run_against_server(const BenchOptions& options) {
     load.address = options.server;
     load.model = options.model;
     load.clients = options.clients;
+    load.send_pixels = options.send_pixels;
     load.requests = options.requests;
     load.seconds = options.seconds;
     load.images = frame_image_paths(options.images);

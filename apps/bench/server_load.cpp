@@ -10,6 +10,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "fpgacnn/error.hpp"
 #include "grpc_service.grpc.pb.h"
@@ -84,16 +86,36 @@ std::string check_server(const std::string& address, const std::string& model) {
     return metadata.name() + " " + metadata.version();
 }
 
+/// The input `image` of one file, in the form the requests carry it.
+struct ImagePayload {
+    std::string datatype;             // BYTES or UINT8
+    std::vector<std::int64_t> shape;  // [1] or [H, W, 3]
+    std::string raw;                  // the raw input contents
+};
+
+ImagePayload encoded_payload(const std::string& path) {
+    return {"BYTES", {1}, serve::join_raw_bytes({read_file(path)})};
+}
+
+ImagePayload pixel_payload(const std::string& path) {
+    const cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+    if (bgr.empty()) throw Error(path + ": cannot be decoded as an image (--pixels decodes it here)");
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    const auto* first = reinterpret_cast<const char*>(rgb.data);  // continuous: cvtColor made it
+    return {"UINT8", {rgb.rows, rgb.cols, 3}, std::string(first, first + rgb.total() * 3)};
+}
+
 inference::ModelInferRequest infer_request(const std::string& model, const std::string& id,
-                                           const std::string& image) {
+                                           const ImagePayload& image) {
     inference::ModelInferRequest request;
     request.set_model_name(model);
     request.set_id(id);
     auto* input = request.add_inputs();
     input->set_name(serve::kImageInputName);
-    input->set_datatype("BYTES");
-    input->add_shape(1);
-    request.add_raw_input_contents(serve::join_raw_bytes({image}));
+    input->set_datatype(image.datatype);
+    for (const std::int64_t extent : image.shape) input->add_shape(extent);
+    request.add_raw_input_contents(image.raw);
     return request;
 }
 
@@ -105,7 +127,7 @@ struct LoadState {
     ServerLoadResult result;
 };
 
-void run_client(const ServerLoadOptions& options, const std::vector<std::string>& images,
+void run_client(const ServerLoadOptions& options, const std::vector<ImagePayload>& images,
                 Clock::time_point stop_at, LoadState& state) {
     const auto stub = inference::GRPCInferenceService::NewStub(own_channel(options.address));
     while (Clock::now() < stop_at) {
@@ -143,12 +165,15 @@ void run_client(const ServerLoadOptions& options, const std::vector<std::string>
 
 ServerLoadResult run_server_load(const ServerLoadOptions& options) {
     if (options.images.empty()) throw Error("--server: no images to send (give --images DIR)");
-    std::vector<std::string> images;
-    for (const std::string& path : options.images) images.push_back(read_file(path));
+    std::vector<ImagePayload> images;
+    images.reserve(options.images.size());
+    for (const std::string& path : options.images)
+        images.push_back(options.send_pixels ? pixel_payload(path) : encoded_payload(path));
     LoadState state;
     state.result.address = options.address;
     state.result.model = options.model;
     state.result.clients = options.clients;
+    state.result.sent_pixels = options.send_pixels;
     state.result.server = check_server(options.address, options.model);
     const Clock::time_point start = Clock::now();
     const Clock::time_point stop_at =
@@ -167,8 +192,10 @@ ServerLoadResult run_server_load(const ServerLoadOptions& options) {
 
 std::string server_load_to_text(const ServerLoadResult& r) {
     std::string text = fmt::format("server       {} at {}, model '{}'\n", r.server, r.address, r.model);
-    text += fmt::format("clients      {} (one gRPC connection each), {} requests in {:.2f} s\n", r.clients,
-                        r.sent, r.seconds);
+    text +=
+        fmt::format("clients      {} (one gRPC connection each), {} requests in {:.2f} s, images sent {}\n",
+                    r.clients, r.sent, r.seconds,
+                    r.sent_pixels ? "as RGB pixels (UINT8)" : "encoded (BYTES, decoded by the server)");
     text += fmt::format(
         "answered     {:8.2f} requests/s   latency ms p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  mean {:.1f}\n",
         r.throughput, r.latency.p50, r.latency.p90, r.latency.p99, r.latency.mean);
@@ -184,6 +211,7 @@ nlohmann::json server_load_to_json(const ServerLoadResult& r) {
         {"address", r.address},
         {"model", r.model},
         {"clients", r.clients},
+        {"image_input", r.sent_pixels ? "UINT8 pixels" : "BYTES encoded"},
         {"sent", r.sent},
         {"answered", r.answered},
         {"failures", r.failures},

@@ -1,7 +1,7 @@
 // fpgacnn-bench --server: a running fpgacnn-serve measured from outside over gRPC (the Open
 // Inference Protocol's ModelInfer), with N concurrent clients each on its own connection sending
-// encoded images in turn: throughput, latency percentiles, failures by status code, and whether
-// every answer carried its own request's id.
+// images in turn (encoded, or as RGB pixels): throughput, latency percentiles, failures by status code, and
+// whether every answer carried its own request's id.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,10 @@ struct ServerLoadOptions {
     int requests = 320;               // in all, spread over the clients
     double seconds = 60;              // no request starts after this (a bound, not a target)
     double call_timeout_s = 30;       // each call's gRPC deadline
-    std::vector<std::string> images;  // encoded image files, sent in turn
+    std::vector<std::string> images;  // image files, sent in turn
+    /// false: each file's bytes as BYTES [1] (the server decodes them); true (--pixels): decoded here
+    /// once and sent as UINT8 [H, W, 3] RGB, so the server's time is the in-process Detector's work.
+    bool send_pixels = false;
 };
 
 struct ServerLoadResult {
@@ -30,6 +33,7 @@ struct ServerLoadResult {
     std::string model;
     std::string server;  // "fpgacnn 0.x" from ServerMetadata
     int clients = 0;
+    bool sent_pixels = false;
     int sent = 0;
     int answered = 0;                     // status OK
     std::map<std::string, int> failures;  // by gRPC status code name

@@ -20,7 +20,8 @@ struct FrontEndOptions {
     std::string tls_key_file;
     std::string auth_token;  // non-empty: every route but the health probes needs "Bearer <token>"
     std::size_t max_body_bytes = 64u << 20;  // a request body / gRPC message larger is refused
-    int threads = 4;                         // threads serving requests (each infer call blocks one)
+    int threads =
+        32;  // inference calls served at once (each blocks a thread; the admission queue bounds work)
 };
 
 /// One listening front end. Constructing it binds and starts serving (throws Error naming the
