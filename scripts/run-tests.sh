@@ -52,14 +52,15 @@ leg_done "ASan+UBSan build + fast tests"
 # and the int16 / emu backends; PipelineFloat.* is left out: its image loading through OpenCV reports a
 # lock-order inversion inside the uninstrumented libgdal), the power sampler, the golden twin (its CPU
 # twin thread beside the device stage and the emu's kernel thread; the emu's injected faults), and
-# fpgacnn-serve's gRPC front end (its handler threads over the model pools; Debian's gRPC, Abseil and
-# OpenSSL are uninstrumented, so tests/serve/tsan-suppressions.txt lists their internals).
+# fpgacnn-serve's front ends (gRPC's handler threads, REST's I/O and inference threads, over the model
+# pools; Debian's gRPC, Abseil and OpenSSL are uninstrumented, so tests/serve/tsan-suppressions.txt lists
+# their internals).
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFPGACNN_SANITIZE=thread \
   -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF >/dev/null
 cmake --build build/tsan --parallel "$jobs" --target test_int16 test_float test_emu test_uio test_pipeline test_power \
   test_serve
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/serve/tsan-suppressions.txt" ctest --test-dir build/tsan \
-  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.|Grpc)' \
+  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.|Grpc|Rest)' \
   --output-on-failure -j "$jobs"
 leg_done "TSan build + threaded tests"
 

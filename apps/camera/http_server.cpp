@@ -21,6 +21,7 @@
 
 #include "bounded_queue.hpp"
 #include "fpgacnn/error.hpp"
+#include "http_listener.hpp"
 #include "request_route.hpp"
 
 namespace fpgacnn::camera {
@@ -28,6 +29,8 @@ namespace fpgacnn::camera {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+using fpgacnn::http::is_parse_error;
+using fpgacnn::http::to_std;
 using tcp = asio::ip::tcp;
 using Bytes = std::shared_ptr<const std::string>;
 
@@ -53,13 +56,6 @@ std::string feed_headers(Feed feed) {
         type, boundary);
     if (feed == Feed::Events) text += "retry: 2000\n\n";  // EventSource reconnects after 2 s
     return text;
-}
-
-std::string_view to_std(beast::string_view text) { return {text.data(), text.size()}; }
-
-bool is_parse_error(const beast::error_code& ec) {
-    return ec.category() == http::make_error_code(http::error::bad_method).category() &&
-           ec != http::error::end_of_stream;
 }
 
 }  // namespace
@@ -298,20 +294,7 @@ private:
 };
 
 void HttpServer::Impl::listen() {
-    beast::error_code ec;
-    const asio::ip::address address = asio::ip::make_address(options_.bind, ec);
-    if (ec)
-        throw Error("--bind " + options_.bind + ": not an IP address (use e.g. 127.0.0.1, 0.0.0.0 or ::)");
-    const tcp::endpoint endpoint(address, options_.port);
-    const std::string where = fmt::format("{}:{}", options_.bind, options_.port);
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-        throw Error("cannot listen on " + where + ": " + ec.message() +
-                    " (is another server using the port? --port 0 picks a free one)");
-    }
+    fpgacnn::http::listen_on(acceptor_, options_.bind, options_.port, "--port");
     port_ = acceptor_.local_endpoint().port();
 }
 
@@ -459,8 +442,7 @@ HttpServer::~HttpServer() {
 unsigned short HttpServer::port() const { return impl_->port_; }
 
 std::string HttpServer::url() const {
-    const bool v6 = impl_->options_.bind.find(':') != std::string::npos;
-    return fmt::format(v6 ? "http://[{}]:{}/" : "http://{}:{}/", impl_->options_.bind, impl_->port_);
+    return "http://" + fpgacnn::http::host_port(impl_->options_.bind, impl_->port_) + "/";
 }
 
 void HttpServer::start(std::function<void(const std::string&)> on_shutdown) {

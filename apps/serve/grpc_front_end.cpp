@@ -11,7 +11,10 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
+#include "bearer_token.hpp"
 #include "fpgacnn/error.hpp"
 #include "front_end.hpp"
 #include "grpc_messages.hpp"
@@ -49,17 +52,6 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const FrontEndOptions& opti
     ssl.pem_key_cert_pairs.push_back(
         {read_pem(options.tls_key_file, "key file"), read_pem(options.tls_cert_file, "certificate file")});
     return grpc::SslServerCredentials(ssl);
-}
-
-/// Compares in time independent of where the texts differ, so the time taken to refuse a wrong token
-/// says nothing of the right one.
-bool same_text(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    unsigned char difference = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        difference |=
-            static_cast<unsigned char>(static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(b[i]));
-    return difference == 0;
 }
 
 class Service final : public inference::GRPCInferenceService::Service {
@@ -140,15 +132,11 @@ private:
     }
 
     void check_token(const ServerContext& context) const {
-        if (token_.empty()) return;
         const auto& metadata = context.client_metadata();
         const auto found = metadata.find("authorization");
-        if (found == metadata.end())
-            throw ServeError(ErrorKind::Unauthenticated, "missing 'authorization: Bearer <token>' metadata");
-        const std::string_view given(found->second.data(), found->second.size());
-        if (!same_text(given, "Bearer " + token_))
-            throw ServeError(ErrorKind::Unauthenticated,
-                             "wrong bearer token in the 'authorization' metadata");
+        std::optional<std::string_view> given;
+        if (found != metadata.end()) given = std::string_view(found->second.data(), found->second.size());
+        check_bearer_token(token_, given, "metadata");
     }
 
     InferenceCore& core_;

@@ -71,12 +71,8 @@ int run(const ServeOptions& options) {
     std::vector<std::unique_ptr<FrontEnd>> front_ends;
     front_ends.push_back(start_grpc_front_end(core, grpc_options));
     print_listening("grpc", options.bind, front_ends.back()->port(), !options.tls_cert_file.empty());
-#ifdef FPGACNN_SERVE_HAVE_REST
     front_ends.push_back(start_rest_front_end(core, http_options));
     print_listening("http", options.bind, front_ends.back()->port(), !options.tls_cert_file.empty());
-#else
-    spdlog::warn("the REST front end is not built yet: --http-port {} is not served", http_options.port);
-#endif
 
     const char* signal = wait_for_stop_signal(stop_signals);
     spdlog::info("{}: draining the requests in flight (at most {} s), then exiting", signal,

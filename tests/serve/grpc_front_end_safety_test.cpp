@@ -10,6 +10,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "grpc_test_support.hpp"
+#include "test_certificate.hpp"
 
 namespace fpgacnn::serve {
 namespace {
@@ -77,16 +78,11 @@ TEST(GrpcFrontEndSafety, WithATokenOnlyTheHealthProbesAnswerWithoutIt) {
 
 TEST(GrpcFrontEndSafety, ServesOverTls) {
     FPGACNN_REQUIRE_SHARED_MODELS();
-    const std::string dir = test::scratch_dir("grpc_tls");
-    const std::string cert = dir + "/cert.pem";
-    const std::string key = dir + "/key.pem";
-    std::string out;
-    std::string err;
-    if (test::run_command("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost "
-                          "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
-                              key + " -out " + cert,
-                          &out, &err) != 0)
-        GTEST_SKIP() << "openssl cannot make a test certificate: " << err;
+    const TestCertificate certificate = make_test_certificate("grpc_tls");
+    if (!certificate.error.empty())
+        GTEST_SKIP() << "openssl cannot make a test certificate: " << certificate.error;
+    const std::string& cert = certificate.cert;
+    const std::string& key = certificate.key;
     const auto core = yolo_lite_core();
     FrontEndOptions options;
     options.tls_cert_file = cert;
@@ -107,7 +103,7 @@ TEST(GrpcFrontEndSafety, ServesOverTls) {
 
     options.tls_key_file.clear();
     EXPECT_THAT(start_error(*core, options), HasSubstr("needs both a certificate and a key file"));
-    options.tls_key_file = dir + "/missing.pem";
+    options.tls_key_file = cert + ".missing.pem";
     EXPECT_THAT(start_error(*core, options), HasSubstr("missing.pem"));
 }
 

@@ -20,26 +20,24 @@ import argparse
 import json
 import os
 import signal
-import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
-import zlib
 
 import grpc
 from grpc_tools import protoc
 
+from protocol_samples import detect_json as protocol_samples_detect_json
+from protocol_samples import (DARKNET_DATA, SAMPLES, SKIPPED, assert_same_detections, detection_objects,
+                              free_port, png_bytes, raw_bytes, split_raw_bytes, test_pixels, yolo_lite_files)
+
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROTO_DIR = os.path.join(SOURCE_DIR, "apps", "serve")
-DARKNET_DATA = "/usr/share/darknet/data"
-SAMPLES = ["dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "kite.jpg", "person.jpg", "scream.jpg"]
-MODEL_FILES = ("tiny-yolov2-trial3-noBatch.cfg", "tiny-yolov2-trial3-noBatch.weights", "voc.names")
 THRESH = 0.25  # the repository's model.json and fpgacnn-detect --thresh: the same value on both sides
 TOKEN = "conformance-token"
-SKIPPED = 77  # ctest's SKIP_RETURN_CODE for this test
 
 ARGS = None  # parsed command line
 pb = None  # the generated grpc_service_pb2
@@ -58,40 +56,6 @@ def generate_client(out_dir):
     import grpc_service_pb2
     import grpc_service_pb2_grpc
     pb, pb_grpc = grpc_service_pb2, grpc_service_pb2_grpc
-
-
-def raw_bytes(elements):
-    """The protocol's raw BYTES encoding: each element a 4-byte little-endian length, then its bytes."""
-    return b"".join(struct.pack("<I", len(e)) + e for e in elements)
-
-
-def split_raw_bytes(raw):
-    elements, at = [], 0
-    while at < len(raw):
-        (length,) = struct.unpack_from("<I", raw, at)
-        elements.append(raw[at + 4:at + 4 + length])
-        at += 4 + length
-    return elements
-
-
-def png_bytes(width, height, rgb):
-    """An 8-bit RGB PNG of the pixels (zlib only: no imaging library needed)."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\x00" + rgb[y * width * 3:(y + 1) * width * 3] for y in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
-
-
-def test_pixels(width=320, height=240):
-    """A deterministic picture with edges and colour (what the pixel form sends)."""
-    out = bytearray()
-    for y in range(height):
-        for x in range(width):
-            block = ((x // 40) + (y // 40)) % 3
-            out += bytes(((x * 255) // width if block == 0 else 40, (y * 255) // height if block == 1 else 90,
-                          200 if block == 2 else (x ^ y) & 0xFF))
-    return bytes(out)
 
 
 def infer_request(name, datatype, shape, raw, request_id, typed=False, thresh=None):
@@ -116,9 +80,7 @@ def detections_of(response):
     scores = struct.unpack(f"<{count}f", outputs["scores"][1])
     classes = struct.unpack(f"<{count}i", outputs["classes"][1])
     labels = [label.decode() for label in split_raw_bytes(outputs["labels"][1])]
-    return [{"left": int(boxes[4 * i]), "top": int(boxes[4 * i + 1]), "right": int(boxes[4 * i + 2]),
-             "bottom": int(boxes[4 * i + 3]), "prob": scores[i], "class_id": classes[i], "class": labels[i]}
-            for i in range(count)]
+    return detection_objects(boxes, scores, classes, labels)
 
 
 class ServeProcess:
@@ -127,12 +89,11 @@ class ServeProcess:
     exit 0."""
 
     def __init__(self, scratch):
-        model = os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")
+        cfg, weights, names = yolo_lite_files(ARGS.shared_dir)
         folder = os.path.join(scratch, "repository", "yolo-lite")
         os.makedirs(folder)
         with open(os.path.join(folder, "model.json"), "w") as f:
-            json.dump({"cfg": os.path.join(model, MODEL_FILES[0]), "weights": os.path.join(model, MODEL_FILES[1]),
-                       "names": os.path.join(model, MODEL_FILES[2]), "device": "cpu", "precision": "float",
+            json.dump({"cfg": cfg, "weights": weights, "names": names, "device": "cpu", "precision": "float",
                        "thresh": THRESH}, f)
         token_file = os.path.join(scratch, "token")
         with open(token_file, "w") as f:
@@ -179,21 +140,8 @@ class ServeProcess:
         return self.process.returncode
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def detect_json(images, thresh):
-    """fpgacnn-detect --json on the images (float on the CPU, as the repository's model)."""
-    model = os.path.join(ARGS.shared_dir, "models", "yolo-lite-voc")
-    command = [os.path.join(ARGS.build_dir, "apps", "detect", "fpgacnn-detect"),
-               "--cfg", os.path.join(model, MODEL_FILES[0]), "--weights", os.path.join(model, MODEL_FILES[1]),
-               "--names", os.path.join(model, MODEL_FILES[2]), "--device", "cpu", "--precision", "float",
-               "--thresh", str(thresh), "--json", *images]
-    run = subprocess.run(command, capture_output=True, text=True, check=True)
-    return {entry["image"]: entry["detections"] for entry in map(json.loads, run.stdout.splitlines())}
+    return protocol_samples_detect_json(ARGS.build_dir, ARGS.shared_dir, images, thresh)
 
 
 class Conformance(unittest.TestCase):
@@ -214,11 +162,7 @@ class Conformance(unittest.TestCase):
         return caught.exception.details()
 
     def assert_same_detections(self, got, expected, what):
-        self.assertEqual(len(got), len(expected), f"{what}: {got} vs {expected}")
-        for g, e in zip(got, expected):
-            for key in ("left", "top", "right", "bottom", "class_id", "class"):
-                self.assertEqual(g[key], e[key], f"{what}: {key} of {g} vs {e}")
-            self.assertAlmostEqual(g["prob"], e["prob"], delta=1e-6, msg=f"{what}: {g} vs {e}")
+        assert_same_detections(self, got, expected, what)
 
     def test_health_and_metadata(self):
         self.assertTrue(self.call("ServerLive", pb.ServerLiveRequest(), metadata=[]).live)
