@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(cfg weights quantized image http_request device_spec)
+((${#harnesses[@]})) || harnesses=(cfg weights quantized image http_request device_spec rest_request)
 
 launcher=()
 if command -v ccache >/dev/null; then

@@ -93,6 +93,9 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
             throw ServeError(ErrorKind::InvalidArgument, where + ": shape [1] but the data holds " +
                                                              std::to_string(elements.size()) + " elements");
         }
+        // Found by fuzz_rest_request: an empty file would otherwise reach the decoder.
+        if (elements[0].empty())
+            throw ServeError(ErrorKind::InvalidArgument, where + ": the encoded image is empty (0 bytes)");
         input.form = ImageInput::Form::Encoded;
         input.bytes.assign(elements[0].begin(), elements[0].end());
         return input;

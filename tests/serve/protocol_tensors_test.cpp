@@ -74,6 +74,8 @@ TEST(ProtocolTensors, EveryWrongImageDescriptionIsAnInvalidArgumentNamingTheRequ
         {error_of([&] { image_from_tensor("r7", "image", "BYTES", {2}, one); }), "BYTES shape must be [1]"},
         {error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, one + one); }),
          "the data holds 2 elements"},
+        {error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, join_raw_bytes({""})); }),
+         "the encoded image is empty"},
         {error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {2, 2}, "abcd");
          }),
