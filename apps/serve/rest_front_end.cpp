@@ -261,7 +261,14 @@ public:
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
+    /// Called on the acceptor's strand; everything after runs on the connection's own strand, so a
+    /// close from drain never meets the first read half-started.
     void start() {
+        asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->begin(); });
+    }
+
+private:
+    void begin() {
         std::weak_ptr<Session> weak = this->shared_from_this();
         shared_.add_connection(this, [weak] {
             if (const auto self = weak.lock())
@@ -279,7 +286,6 @@ public:
         }
     }
 
-private:
     void read_header() {
         if (closed_) return;
         if (shared_.draining()) return close();
