@@ -54,6 +54,9 @@ RestRoute route_of_path(std::string_view target) {
     return route;
 }
 
+/// The one method each route answers.
+const char* method_of(RestRouteKind kind) { return kind == RestRouteKind::Infer ? "POST" : "GET"; }
+
 const json* member(const json& object, const char* name) {
     const auto found = object.find(name);
     return found == object.end() ? nullptr : &*found;
@@ -193,13 +196,11 @@ json tensor_metadata_json(const std::vector<TensorMetadata>& tensors) {
 RestRoute route_rest(std::string_view method, std::string_view target) {
     RestRoute route = route_of_path(target);
     if (route.kind == RestRouteKind::NotFound) return route;
-    if (method != rest_route_method(target)) route.kind = RestRouteKind::MethodNotAllowed;
+    if (method != method_of(route.kind)) route.kind = RestRouteKind::MethodNotAllowed;
     return route;
 }
 
-const char* rest_route_method(std::string_view target) {
-    return route_of_path(target).kind == RestRouteKind::Infer ? "POST" : "GET";
-}
+const char* rest_route_method(std::string_view target) { return method_of(route_of_path(target).kind); }
 
 bool rest_route_is_probe(RestRouteKind kind) {
     return kind == RestRouteKind::Live || kind == RestRouteKind::Ready;
