@@ -15,10 +15,10 @@
 namespace fpgacnn::fuzz {
 
 /// Keeps the harnesses inside libFuzzer's 2 GB RSS limit and deterministic: the memory budget is
-/// fixed (no /proc/meminfo), OpenCV decodes at most 2^24 pixels, logs are quiet.
+/// fixed (no /proc/meminfo), logs are quiet. OpenCV's own pixel limit is not lowered (it is read when
+/// the library loads, and it would hide a header check that lets a large image through).
 inline void setup_process() {
     ::setenv("FPGACNN_MEMORY_LIMIT", "512M", 1);
-    ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", "16777216", 1);
     set_log_level(LogLevel::Quiet);
 }
 

@@ -104,6 +104,7 @@ TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {
     Bytes bmp(54, 0);
     bmp[0] = 'B';
     bmp[1] = 'M';
+    bmp[14] = 40;  // BITMAPINFOHEADER
     for (int i = 0; i < 4; ++i) {
         bmp[18 + i] = static_cast<std::uint8_t>(40000u >> (8 * i));
         bmp[22 + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(-40000) >> (8 * i));
@@ -195,6 +196,67 @@ TEST(ImageHardening, FormatsOutsideTheSupportedOnesAreRefusedBeforeOpenCv) {
     Bytes png;
     ASSERT_TRUE(cv::imencode(".png", cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), png));
     EXPECT_EQ(decode_image(png.data(), png.size(), "a.png").w, 4);
+}
+
+// Every supported format's size is read from its header as OpenCV's decoder reads it: WebP's three
+// chunk kinds (checked against OpenCV's own encoder), BMP's OS/2 core header (16-bit sizes), PNM
+// numbers with leading zeros and a comment ended by '\r'.
+TEST(ImageHardening, EveryFormatsSizeIsReadFromItsHeader) {
+    const cv::Mat pixels(5, 7, CV_8UC3, cv::Scalar(10, 20, 30));
+    for (const int quality : {80, 101}) {  // 101: lossless (VP8L)
+        Bytes webp;
+        ASSERT_TRUE(cv::imencode(".webp", pixels, webp, {cv::IMWRITE_WEBP_QUALITY, quality}));
+        const Image image = decode_image(webp.data(), webp.size(), "a.webp");
+        EXPECT_EQ(image.w, 7);
+        EXPECT_EQ(image.h, 5);
+    }
+    const ScopedMemoryLimit limit("1G");
+    // VP8X (extended WebP): canvas 20000x20000 (stored minus one, 24 bits little-endian).
+    Bytes vp8x = {'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'X', 10, 0, 0, 0};
+    vp8x.resize(30, 0);
+    for (const std::size_t at : {24u, 27u}) {
+        vp8x[at] = static_cast<std::uint8_t>(19999 & 0xFF);
+        vp8x[at + 1] = static_cast<std::uint8_t>(19999 >> 8);
+    }
+    EXPECT_NE(error_message([&] {
+                  decode_image(vp8x.data(), vp8x.size(), "x.webp");
+              }).find("x.webp (20000x20000) needs"),
+              std::string::npos);
+    // OS/2 BMP: a 12-byte core header with 16-bit sizes, 30000x30000.
+    Bytes core(26, 0);
+    core[0] = 'B';
+    core[1] = 'M';
+    core[14] = 12;
+    core[18] = core[20] = 0x30;
+    core[19] = core[21] = 0x75;
+    EXPECT_NE(error_message([&] {
+                  decode_image(core.data(), core.size(), "c.bmp");
+              }).find("c.bmp (30000x30000) needs"),
+              std::string::npos);
+    const std::string pnm = "P6 #comment\r0000000000020000\v20000\n255\n";
+    const auto* pnm_bytes = reinterpret_cast<const std::uint8_t*>(pnm.data());
+    EXPECT_NE(error_message([&] {
+                  decode_image(pnm_bytes, pnm.size(), "p.ppm");
+              }).find("p.ppm (20000x20000) needs"),
+              std::string::npos);
+}
+
+// Found by fuzz_image (an out-of-memory: a 2.2 GB allocation inside OpenCV): a file whose header
+// gave no size was decoded unchecked, at whatever size the decoder read. Now it is refused.
+TEST(ImageHardening, AFileWithoutAReadableSizeIsRefusedBeforeDecoding) {
+    Bytes riff = {'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P', 'A', 'B', 'C', 'D', 10, 0, 0, 0};
+    riff.resize(40, 0);
+    EXPECT_NE(error_message([&] {
+                  decode_image(riff.data(), riff.size(), "r.webp");
+              }).find("r.webp: cannot read the image size from its WebP header"),
+              std::string::npos);
+    Bytes bmp = {'B', 'M'};
+    bmp.resize(54, 0);
+    bmp[14] = 20;  // no header of that size exists
+    EXPECT_NE(error_message([&] {
+                  decode_image(bmp.data(), bmp.size(), "b.bmp");
+              }).find("b.bmp: cannot read the image size from its BMP header"),
+              std::string::npos);
 }
 
 // Found by fuzz_image (a 10-second "timeout"): 244 bytes declaring a 12056x14895 progressive frame

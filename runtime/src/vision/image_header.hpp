@@ -1,7 +1,7 @@
 // Image dimensions read from a file's header, before decoding: the pixel cap and the memory budget
 // are checked on them so that a 30000x30000 PNG is refused in microseconds instead of allocating
-// gigabytes. Covers the formats images come in (JPEG, PNG, BMP, PNM); other formats OpenCV reads
-// (WebP) are checked after decoding (OpenCV's own pixel limit still bounds them).
+// gigabytes. Covers every format handed to OpenCV (JPEG, PNG, BMP, PNM, WebP), read as OpenCV's
+// decoders read them; a file whose size cannot be read is refused before decoding.
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,8 @@
 // darknet copies it to planar float dividing by 255. (in double) and then swaps R and B.
 // fpgacnn reads the file itself (a regular file only: see core/input_file.hpp) and decodes the bytes
 // with cv::imdecode, which gives the same pixels as cv::imread (EXIF orientation included; tested),
-// after checking the header's size against the pixel cap and the memory budget, and a JPEG for damage.
+// after checking the header's size (every supported format's) against the pixel cap and the memory
+// budget, and a JPEG for damage.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -88,15 +89,22 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
     if (size > static_cast<std::size_t>(INT32_MAX)) {
         throw Error(name + ": the image file has " + std::to_string(size) + " bytes, more than 2 GiB");
     }
-    if (vision_detail::supported_image_format(data, size) == nullptr) {
+    const char* format = vision_detail::supported_image_format(data, size);
+    if (format == nullptr) {
         throw Error(name +
                     ": not a JPEG, PNG, BMP, PNM or WebP image; other formats (TIFF, JPEG 2000, DICOM, "
                     "OpenEXR, ...) are refused because their decoders are a large attack surface: convert "
                     "the image to JPEG or PNG first");
     }
-    if (const auto header = vision_detail::image_header_size(data, size)) {
-        require_pixels(header->width, header->height, name);
+    // Every supported format states its size up front; without it the decoder would allocate what the
+    // file claims before the checks below could run (fuzzing: a 2.2 GB allocation), so refuse it here.
+    const auto header = vision_detail::image_header_size(data, size);
+    if (!header) {
+        throw Error(name + ": cannot read the image size from its " + format +
+                    " header (a truncated or damaged file, or a variant OpenCV does not read either); "
+                    "re-save the image as JPEG or PNG");
     }
+    require_pixels(header->width, header->height, name);
     std::string damage;
     if (vision_detail::is_jpeg(data, size)) {
         // 2^30 pixels (the cap) in 4:2:0 take 3 GiB of coefficients: the budget bounds it further.
@@ -109,7 +117,7 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
         }
     }
     const cv::Mat bgr = decode_bgr(data, size, name);
-    // Formats without a header check (TIFF, WebP, ...): the 8-bit decode exists, the float one not yet.
+    // The decoded size, should a decoder read another one than the header check did.
     require_pixels(static_cast<std::uint64_t>(bgr.cols), static_cast<std::uint64_t>(bgr.rows), name);
     Image image = image_from_bgr(bgr);
     image.damaged = !damage.empty();
