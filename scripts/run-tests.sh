@@ -11,10 +11,20 @@ fast_only=0
 jobs="$(nproc)"
 # Each leg's wall time, for the notes and for keeping the whole run within CI's hour.
 leg_start=$SECONDS
+legs=()
 leg_done() {
   echo "run-tests: leg '$1' took $((SECONDS - leg_start)) s (run so far $((SECONDS / 60)) min $((SECONDS % 60)) s)"
+  legs+=("$1: $((SECONDS - leg_start)) s")
   leg_start=$SECONDS
 }
+# The legs' times again as the last lines, pass or fail: CI keeps only the end of the output.
+leg_summary() {
+  local status=$?
+  local leg
+  for leg in "${legs[@]}"; do echo "run-tests: $leg"; done
+  echo "run-tests: exit $status after $((SECONDS / 60)) min $((SECONDS % 60)) s (the leg that failed, if any, is the one after the last above)"
+}
+trap leg_summary EXIT
 
 bash scripts/install-deps.sh --with-tests
 bash scripts/check-style.sh
@@ -76,9 +86,10 @@ for arch in arm64 armhf; do
   leg_done "cross $arch (sysroot, build, tests under qemu, packages)"
 done
 
-# libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for about a minute
-# (FPGACNN_FUZZ_SECONDS to change) in its own small clang build; any finding fails the run.
-bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-60}"
+# libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for half a minute
+# (FPGACNN_FUZZ_SECONDS to change; CI's whole run must stay within its hour) in its own small clang
+# build; any finding fails the run.
+bash scripts/run-fuzzers.sh "${FPGACNN_FUZZ_SECONDS:-30}"
 leg_done "fuzzers"
 
 # Last: the .debs installed on this machine with apt, used, then purged (tests/install/deb_test.sh

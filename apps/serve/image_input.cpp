@@ -1,8 +1,5 @@
 #include "image_input.hpp"
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include "fpgacnn/error.hpp"
 
 namespace fpgacnn::serve {
@@ -32,12 +29,9 @@ Image image_from_input(const ImageInput& input, const std::string& request_id) {
                                                          ", " + std::to_string(input.width) +
                                                          ", 3], which needs " + std::to_string(expected));
     }
-    // The same conversion as a camera frame's (image_from_bgr), so pixels and the file they were
-    // decoded from give the same detections.
-    const cv::Mat rgb(input.height, input.width, CV_8UC3, const_cast<std::uint8_t*>(input.bytes.data()));
-    cv::Mat bgr;
-    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    return image_from_bgr(bgr);
+    // The values a camera frame's or a decoded file's conversion gives, so pixels and the file they
+    // were decoded from give the same detections.
+    return image_from_rgb(input.bytes.data(), input.width, input.height);
 }
 
 }  // namespace fpgacnn::serve

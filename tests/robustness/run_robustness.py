@@ -496,6 +496,8 @@ class Suite:
         self.output_cases()
         if self.options.only:
             self.cases = [c for c in self.cases if self.options.only in c.group + " " + c.what]
+        if self.options.sample > 1:
+            self.cases = self.cases[::self.options.sample]
 
     # ---- running -------------------------------------------------------------------------------
     def run_case(self, case):
@@ -654,6 +656,9 @@ def main():
     parser.add_argument("--max-rss-mb", type=float, default=1536.0, help="peak RSS per case")
     parser.add_argument("--markdown", help="write the bad-input matrix (markdown table) here")
     parser.add_argument("--only", help="run only the cases whose group or description holds this")
+    parser.add_argument("--sample", type=int, default=1,
+                        help="run every Nth case only (sanitizer builds: each case is a process start "
+                             "of about a second there)")
     return Suite(parser.parse_args()).run()
 
 

@@ -5,6 +5,7 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
@@ -88,6 +89,32 @@ TEST(ImageFromBgr, HonoursRowStepOfRoiViews) {
     const cv::Mat roi = big(cv::Rect(2, 3, 5, 4));
     ASSERT_FALSE(roi.isContinuous());
     EXPECT_EQ(image_from_bgr(roi).data, image_from_bgr(roi.clone()).data);
+}
+
+// Every 8-bit value in every channel: each converts as darknet's double division by 255. does.
+TEST(ImageFromBgr, EveryByteValueConvertsAsDarknetsDivision) {
+    cv::Mat bgr(1, 256, CV_8UC3);
+    for (int v = 0; v < 256; ++v) bgr.at<cv::Vec3b>(0, v) = cv::Vec3b(v, (v + 85) % 256, (v + 170) % 256);
+    const Image image = image_from_bgr(bgr);
+    for (int v = 0; v < 256; ++v) {
+        ASSERT_EQ(image.at(v, 0, 2), static_cast<float>(v / 255.)) << v;
+        ASSERT_EQ(image.at(v, 0, 1), static_cast<float>(((v + 85) % 256) / 255.)) << v;
+        ASSERT_EQ(image.at(v, 0, 0), static_cast<float>(((v + 170) % 256) / 255.)) << v;
+    }
+}
+
+// An inference request's UINT8 [H, W, 3] RGB tensor gives the Image of the same pixels in BGR.
+TEST(ImageFromRgb, EqualsImageFromBgrOfTheSamePixels) {
+    cv::Mat rgb(7, 5, CV_8UC3);
+    cv::randu(rgb, cv::Scalar::all(0), cv::Scalar::all(256));
+    cv::Mat bgr;
+    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    const Image from_rgb = image_from_rgb(rgb.ptr<std::uint8_t>(0), rgb.cols, rgb.rows);
+    EXPECT_EQ(from_rgb.w, 5);
+    EXPECT_EQ(from_rgb.h, 7);
+    EXPECT_EQ(from_rgb.data, image_from_bgr(bgr).data);
+    EXPECT_THROW(image_from_rgb(nullptr, 5, 7), Error);
+    EXPECT_THROW(image_from_rgb(rgb.ptr<std::uint8_t>(0), 0, 7), Error);
 }
 
 TEST(ImageFromBgr, RejectsOtherTypes) {

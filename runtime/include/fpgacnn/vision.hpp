@@ -51,6 +51,11 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
 /// Converts an 8-bit BGR OpenCV frame (camera / video) to an Image.
 Image image_from_bgr(const cv::Mat& bgr);
 
+/// Converts interleaved 8-bit RGB pixels (rows of `width` x 3 bytes, no padding: an inference
+/// request's UINT8 [height, width, 3] tensor) to an Image: the values image_from_bgr gives for the
+/// same pixels in BGR order.
+Image image_from_rgb(const std::uint8_t* rgb, int width, int height);
+
 /// darknet's resize_image: corner-aligned bilinear, horizontal pass then vertical pass.
 Image resize_image(const Image& image, int w, int h);
 
