@@ -28,6 +28,16 @@ trap leg_summary EXIT
 
 bash scripts/install-deps.sh --with-tests
 bash scripts/check-style.sh
+# The ARM legs' sysroots are downloads (about 150 s each, most of it waiting on the mirror): made in
+# the background while the release build compiles, and waited for before the cross legs.
+sysroots_pid=
+if ((!fast_only)); then
+  bash scripts/install-deps.sh --with-cross
+  mkdir -p build
+  (bash scripts/make-sysroot.sh arm64 && bash scripts/make-sysroot.sh armhf) >build/sysroots.log 2>&1 &
+  sysroots_pid=$!
+fi
+
 leg_done "dependencies + clang-format"
 
 # fpgacnn-serve must be built here (its dependencies are installed above), not skipped quietly.
@@ -79,8 +89,13 @@ leg_done "TSan build + threaded tests"
 # only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
 # YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
 # (tests/cross/check-debs.sh). The rest of the cross build is scripts/cross-build.sh + ctest.
-bash scripts/install-deps.sh --with-cross
-leg_done "cross tools"
+if ! wait "$sysroots_pid"; then
+  cat build/sysroots.log
+  echo "run-tests: making the ARM sysroots failed (log above: build/sysroots.log)" >&2
+  exit 1
+fi
+cat build/sysroots.log
+leg_done "cross sysroots (made in the background since the start)"
 for arch in arm64 armhf; do
   bash scripts/cross-test.sh "$arch"
   leg_done "cross $arch (sysroot, build, tests under qemu, packages)"
