@@ -38,7 +38,7 @@ if ((!fast_only)); then
   sysroots_pid=$!
 fi
 
-leg_done "dependencies + clang-format"
+leg_done "dependencies + clang-format (the sysroots then start in the background)"
 
 # fpgacnn-serve must be built here (its dependencies are installed above), not skipped quietly.
 bash scripts/build.sh release -DFPGACNN_WITH_SERVE=ON
@@ -85,9 +85,9 @@ TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/serve/tsan-suppressions.tx
 leg_done "TSan build + threaded tests"
 
 # --- ARM cross legs (issue 12; docs/boards.md) ---
-# Per Debian ARM target: the sysroot (downloaded once, kept in build/sysroot-<arch>), a cross build of
-# only what the leg tests, and those tests under qemu-user, including the int16 layer dumps of
-# YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
+# Per Debian ARM target: the sysroot (made in the background above, kept in build/sysroot-<arch>), a
+# cross build of only what the leg tests, and those tests under qemu-user, including the int16 layer
+# dumps of YOLO-LITE against build/release's; then the leg's .deb packages, checked under qemu
 # (tests/cross/check-debs.sh). The rest of the cross build is scripts/cross-build.sh + ctest.
 if ! wait "$sysroots_pid"; then
   cat build/sysroots.log
@@ -98,7 +98,7 @@ cat build/sysroots.log
 leg_done "cross sysroots (made in the background since the start)"
 for arch in arm64 armhf; do
   bash scripts/cross-test.sh "$arch"
-  leg_done "cross $arch (sysroot, build, tests under qemu, packages)"
+  leg_done "cross $arch (build, tests under qemu, packages)"
 done
 
 # libFuzzer harnesses (tests/fuzz, docs/reliability.md): each parser fuzzed for half a minute

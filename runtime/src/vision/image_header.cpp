@@ -8,6 +8,7 @@ namespace fpgacnn::vision_detail {
 namespace {
 
 std::uint32_t be16(const std::uint8_t* p) { return static_cast<std::uint32_t>(p[0] << 8 | p[1]); }
+std::uint32_t le16(const std::uint8_t* p) { return static_cast<std::uint32_t>(p[0] | p[1] << 8); }
 std::uint32_t be32(const std::uint8_t* p) { return be16(p) << 16 | be16(p + 2); }
 std::uint32_t le32(const std::uint8_t* p) {
     return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
@@ -81,8 +82,7 @@ std::optional<HeaderSize> bmp_size(const std::uint8_t* data, std::size_t size) {
     if (size < 18) return std::nullopt;
     const std::uint32_t header_bytes = le32(data + 14);
     if (header_bytes == 12 && size >= 22) {
-        return HeaderSize{static_cast<std::uint32_t>(data[18] | data[19] << 8),
-                          static_cast<std::uint32_t>(data[20] | data[21] << 8)};
+        return HeaderSize{le16(data + 18), le16(data + 20)};
     }
     if (header_bytes < 36 || size < 26) return std::nullopt;
     const auto magnitude = [](std::uint32_t bits) {
@@ -110,8 +110,7 @@ std::optional<HeaderSize> webp_size(const std::uint8_t* data, std::size_t size) 
     }
     if (size >= 30 && std::memcmp(data + 12, "VP8 ", 4) == 0 && data[23] == 0x9D && data[24] == 0x01 &&
         data[25] == 0x2A) {
-        return HeaderSize{static_cast<std::uint32_t>((data[26] | data[27] << 8) & 0x3FFF),
-                          static_cast<std::uint32_t>((data[28] | data[29] << 8) & 0x3FFF)};
+        return HeaderSize{le16(data + 26) & 0x3FFF, le16(data + 28) & 0x3FFF};
     }
     return std::nullopt;
 }
@@ -119,6 +118,10 @@ std::optional<HeaderSize> webp_size(const std::uint8_t* data, std::size_t size) 
 bool is_png(const std::uint8_t* data, std::size_t size) {
     static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     return size >= 8 && std::memcmp(data, kSignature, 8) == 0;
+}
+
+bool is_bmp(const std::uint8_t* data, std::size_t size) {
+    return size >= 2 && data[0] == 'B' && data[1] == 'M';
 }
 
 bool is_webp(const std::uint8_t* data, std::size_t size) {
@@ -138,7 +141,7 @@ bool is_jpeg(const std::uint8_t* data, std::size_t size) {
 const char* supported_image_format(const std::uint8_t* data, std::size_t size) {
     if (is_jpeg(data, size)) return "JPEG";
     if (is_png(data, size)) return "PNG";
-    if (size >= 2 && data[0] == 'B' && data[1] == 'M') return "BMP";
+    if (is_bmp(data, size)) return "BMP";
     if (is_pnm(data, size)) return "PNM";
     if (is_webp(data, size)) return "WebP";
     return nullptr;
@@ -149,7 +152,7 @@ std::optional<HeaderSize> image_header_size(const std::uint8_t* data, std::size_
         return HeaderSize{be32(data + 16), be32(data + 20)};
     }
     if (is_jpeg(data, size)) return jpeg_size(data, size);
-    if (size >= 2 && data[0] == 'B' && data[1] == 'M') return bmp_size(data, size);
+    if (is_bmp(data, size)) return bmp_size(data, size);
     if (is_pnm(data, size)) return pnm_size(data, size);
     if (is_webp(data, size)) return webp_size(data, size);
     return std::nullopt;

@@ -57,10 +57,6 @@ cv::Mat decode_bgr(const std::uint8_t* data, std::size_t size, const std::string
     return bgr;
 }
 
-}  // namespace
-
-namespace {
-
 // darknet's ipl_to_image divides each 8-bit value by 255. in double; for 8-bit values that rounds to
 // the same float as this table holds, which is what makes the conversion cheap (a 768x576 frame took
 // milliseconds of divisions, a noticeable share of a served request).
