@@ -18,9 +18,14 @@ namespace fs = std::filesystem;
 namespace fpgacnn::test {
 namespace {
 
+// Written aside and renamed into place, as the kernel updates a sysfs file: at once. A sampler
+// thread reading while a test rewrites a counter saw the truncated, empty file otherwise
+// ("energy_uj: not a number: ''", once in a clean-clone run).
 void write_file(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
-    std::ofstream(path) << text << "\n";
+    const fs::path aside = path.string() + ".writing";
+    std::ofstream(aside) << text << "\n";
+    fs::rename(aside, path);
 }
 
 fs::path fresh_root(const std::string& name) { return fs::path(scratch_dir("power_" + name)); }
