@@ -38,7 +38,7 @@ if ((!fast_only)); then
   sysroots_pid=$!
 fi
 
-leg_done "dependencies + clang-format (the sysroots then start in the background)"
+leg_done "dependencies + clang-format"
 
 # fpgacnn-serve must be built here (its dependencies are installed above), not skipped quietly.
 bash scripts/build.sh release -DFPGACNN_WITH_SERVE=ON
