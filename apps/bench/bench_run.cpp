@@ -297,7 +297,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
     }
 
     const bool device_timed = std::find(on_device.begin(), on_device.end(), true) != on_device.end();
-    const int element_bytes = result.precision == Precision::Int16 ? 2 : 4;
+    // Fixed point holds every value (8-bit ones too, so far) in 16-bit words in memory.
+    const int element_bytes = is_fixed_point(result.precision) ? 2 : 4;
     result.layers = layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
                                detector.device());
     result.timing_basis = device_timed ? "device time per command (host layers: 0)"

@@ -55,7 +55,7 @@ struct BenchResult {
     std::string weights;  // "synthetic" when none was given
     std::string device_spec;
     std::string device_name;
-    Precision precision = Precision::Float;  // resolved: Float or Int16
+    Precision precision = Precision::Float;  // resolved: Float or a fixed-point one
     int input_w = 0;
     int input_h = 0;
     int warmup = 0;

@@ -41,7 +41,8 @@ int ops_per_cycle(Precision precision, std::string& isa) {
     isa = "NEON";
     const int lanes = 4;
 #endif
-    const int macs = precision == Precision::Int16 ? 2 * lanes : lanes;  // int16: twice the lanes of float32
+    // Fixed point runs on 16-bit lanes (8-bit layers too, so far): twice the lanes of float32.
+    const int macs = is_fixed_point(precision) ? 2 * lanes : lanes;
     return 2 /*ports*/ * macs * 2 /*ops per MAC*/;
 }
 

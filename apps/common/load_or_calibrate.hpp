@@ -23,14 +23,16 @@ Network load_model_files(const std::string& cfg, const std::string& weights,
 /// on darknet's sample images (a fixed set, so an image's detections do not depend on which other
 /// images are in the run) or, when those are not installed, on `fallback_images`. Throws Error when
 /// there is nothing to calibrate on. Either way `network` and the model's copy of it keep their
-/// shapes only (release_float_parameters): int16 never reads the float weights again.
+/// shapes only (release_float_parameters): fixed point never reads the float weights again.
+/// `precision` (a fixed-point one; Auto counts as Mixed): calibration's widths (all 16, or 8 for the
+/// conv layers with Int8); a file must have its widths (require_precision_widths); Mixed needs a file.
 std::shared_ptr<const QuantizedNetwork> load_or_calibrate(
     Network& network, const std::string& quantized_file, bool progress,
-    const std::vector<std::string>& fallback_images = {});
+    const std::vector<std::string>& fallback_images = {}, Precision precision = Precision::Int16);
 
 /// make_backend's options for the flags: the device resolved once (so "auto" lists the devices
-/// once, not per backend), the precision resolved for it and, for int16, load_or_calibrate() (which
-/// frees `network`'s float parameters).
+/// once, not per backend), the precision resolved for it and, for fixed point, load_or_calibrate()
+/// (which frees `network`'s float parameters).
 BackendOptions resolve_backend_options(Network& network, const std::string& device, Precision precision,
                                        const std::string& quantized_file, bool progress,
                                        const std::vector<std::string>& fallback_images = {});

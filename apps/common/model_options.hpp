@@ -42,8 +42,11 @@ inline void add_precision_option(CLI::App& app, Precision& precision) {
         "{" + names + "}");
     app.add_option_function<std::string>(
            "--precision", [&precision](const std::string& text) { precision = parse_precision(text); },
-           "arithmetic: auto (int16 on accelerators, float on cpu) | float (the darknet reference) | int16 "
-           "(dynamic fixed point, docs/arithmetic.md; bit-identical on every device)")
+           "arithmetic: auto (with --quantized: the file's own widths; else int16 on accelerators, float on "
+           "cpu) | float "
+           "(the darknet reference) | int16 (dynamic fixed point, docs/arithmetic.md; bit-identical on every "
+           "device) | int8 (conv layers' weights and outputs at 8 bits) | mixed (the per-layer widths of "
+           "--quantized FILE)")
         ->check(valid)
         ->default_str(precision_name(precision));
 }
@@ -54,15 +57,17 @@ inline void add_device_options(CLI::App& app, std::string& device, Precision& pr
     app.add_option("--device", device, device_option_help())->capture_default_str();
     add_precision_option(app, precision);
     app.add_option("--quantized", quantized,
-                   "int16: the quantized model written by fpgacnn-quantize (default: calibrate on darknet's "
-                   "sample images)")
+                   "fixed point: the quantized model written by fpgacnn-quantize (default: calibrate on "
+                   "darknet's sample images; mixed needs it)")
         ->check(CLI::ExistingFile);
 }
 
 /// A --precision / --quantized combination CLI11 cannot reject by itself; empty when fine.
 inline std::string device_options_problem(Precision precision, const std::string& quantized) {
     if (!quantized.empty() && precision == Precision::Float)
-        return "--quantized needs --precision int16 (or auto with an accelerator device)";
+        return "--quantized needs a fixed-point --precision: int16, int8, mixed (or auto)";
+    if (quantized.empty() && precision == Precision::Mixed)
+        return "--precision mixed runs the per-layer widths of a quantized model file: pass --quantized FILE";
     return "";
 }
 

@@ -44,8 +44,8 @@ AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vec
     cpu.device = "cpu";
     cpu.precision = Precision::Float;
     const std::unique_ptr<Backend> reference = make_backend(network, cpu);
-    cpu.precision = Precision::Int16;
-    cpu.keep_layer_outputs = true;  // the report compares every layer
+    cpu.precision = Precision::Mixed;  // the widths just chosen
+    cpu.keep_layer_outputs = true;     // the report compares every layer
     cpu.quantized =
         std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
     const std::unique_ptr<Backend> fixed_point = make_backend(network, cpu);
@@ -70,6 +70,7 @@ int run(const QuantizeOptions& options) {
     calibration.activation_margin_bits = options.activation_margin_bits;
     calibration.accumulator_margin_bits = options.accumulator_margin_bits;
     calibration.progress = !options.quiet;
+    calibration.widths = widths_from_flags(network, options.bits, options.widths);
     outcome.calibration = calibrate(network, outcome.images, calibration);
     save_quantized_network(outcome.calibration.quantized, options.out);
 
@@ -85,7 +86,8 @@ int run(const QuantizeOptions& options) {
 
 int quantize_main(int argc, char** argv) {
     CLI::App app{
-        "fpgacnn-quantize: calibrate a darknet model to int16 fixed point and write a quantized model"};
+        "fpgacnn-quantize: calibrate a darknet model to fixed point (int16, int8 or per-layer widths) and "
+        "write a quantized model"};
     QuantizeOptions options;
     add_quantize_options(app, options);
     return apps::parse_then_run(app, argc, argv, [&] {

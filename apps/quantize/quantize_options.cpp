@@ -1,6 +1,9 @@
 #include "quantize_options.hpp"
 
+#include <fmt/format.h>
+
 #include "../common/flag_checks.hpp"
+#include "fpgacnn/error.hpp"
 
 namespace fpgacnn::quantize {
 
@@ -29,12 +32,62 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
                    "bits the int32 accumulators stay below the wrap on the calibration images")
         ->check(apps::finite_range(0.0, 8.0))
         ->capture_default_str();
+    app.add_option("--precision", options.bits,
+                   "storage width of every conv layer's weights and outputs: 16 (int16) or 8 (int8); "
+                   "docs/arithmetic.md, \"Per-layer widths\"")
+        ->transform(CLI::Transformer({{"int16", "16"}, {"int8", "8"}}))
+        ->check(CLI::IsMember({16, 8}))
+        ->default_str("int16");
+    app.add_option(
+        "--widths", options.widths,
+        "per conv layer, overriding --precision: comma-separated L=B (weights and output of layer "
+        "L at B bits) or L=W/O (weights W, output O bits); e.g. --precision int8 --widths 0=16,14=16");
     app.add_option("--out", options.out, "the quantized model file to write")->required();
     app.add_flag("--report", options.report,
                  "also run float and int16 on the calibration images: per-layer SQNR, detection agreement");
     app.add_flag("--json", options.json, "print the result (and report) as one JSON object on stdout");
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
+}
+
+namespace {
+
+int parse_bits(const std::string& text, const std::string& item) {
+    if (text == "16" || text == "8") return std::stoi(text);
+    throw Error(fmt::format("--widths {}: width '{}' bits; the contract stores 16 or 8", item, text));
+}
+
+}  // namespace
+
+std::vector<LayerWidths> widths_from_flags(const Network& network, int bits, const std::string& spec) {
+    std::vector<LayerWidths> widths = uniform_conv_widths(network, bits);
+    std::size_t begin = 0;
+    while (begin < spec.size()) {
+        const std::size_t end = std::min(spec.find(',', begin), spec.size());
+        const std::string item = spec.substr(begin, end - begin);
+        begin = end + 1;
+        const std::size_t equals = item.find('=');
+        std::size_t layer = network.layers.size();
+        try {
+            std::size_t used = 0;
+            layer = std::stoul(item.substr(0, equals), &used);
+            if (used != equals) layer = network.layers.size();
+        } catch (const std::logic_error&) {  // not a number
+        }
+        if (equals == std::string::npos || layer >= network.layers.size() ||
+            network.layers[layer].type != LayerType::Convolutional) {
+            throw Error(
+                fmt::format("--widths {}: expected L=B or L=W/O with L a convolutional layer of {} "
+                            "(fpgacnn-plan or fpgacnn-quantize --report lists them)",
+                            item, network.cfg_path));
+        }
+        const std::string value = item.substr(equals + 1);
+        const std::size_t slash = value.find('/');
+        widths[layer].weight_bits = parse_bits(value.substr(0, slash), item);
+        widths[layer].output_bits = slash == std::string::npos ? widths[layer].weight_bits
+                                                               : parse_bits(value.substr(slash + 1), item);
+    }
+    return widths;
 }
 
 }  // namespace fpgacnn::quantize

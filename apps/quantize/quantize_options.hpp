@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fpgacnn/calibration.hpp"
+
 namespace fpgacnn::quantize {
 
 struct QuantizeOptions {
@@ -16,6 +18,9 @@ struct QuantizeOptions {
     double percentile = 100.0;
     int activation_margin_bits = 1;
     double accumulator_margin_bits = 2.0;
+    int bits = 16;       // --precision: every conv layer's width unless --widths says otherwise
+    std::string widths;  // --widths "L=B,L=W/O": per conv layer
+
     std::string out;
     bool report = false;
     bool json = false;
@@ -24,5 +29,10 @@ struct QuantizeOptions {
 };
 
 void add_quantize_options(CLI::App& app, QuantizeOptions& options);
+
+/// The calibration widths of --precision and --widths for `network`: every conv layer at `bits`, then
+/// each "L=B" (weights and output of conv layer L at B bits) or "L=W/O" (weights W, output O bits).
+/// Throws Error naming the item for a layer that is not a conv layer, or a width other than 16 / 8.
+std::vector<LayerWidths> widths_from_flags(const Network& network, int bits, const std::string& spec);
 
 }  // namespace fpgacnn::quantize

@@ -21,8 +21,11 @@ std::string layer_row(const QuantizeOutcome& o, std::size_t i) {
     const Layer& layer = o.calibration.quantized.network.layers[i];
     const QuantizedLayer& q = o.calibration.quantized.layers[i];
     const LayerCalibration& c = o.calibration.layers[i];
-    std::string row = fmt::format("{:>5}  {:<13} {:<12} {:>4} {:>4}", i, layer_type_name(layer.type),
-                                  shape_text(layer.output), q.input_q, q.output_q);
+    const std::string bits = layer.type == LayerType::Convolutional
+                                 ? fmt::format("{}/{}", q.weight_bits, q.output_bits)
+                                 : fmt::format("-/{}", q.output_bits);
+    std::string row = fmt::format("{:>5}  {:<13} {:<12} {:>5} {:>4} {:>4}", i, layer_type_name(layer.type),
+                                  shape_text(layer.output), bits, q.input_q, q.output_q);
     if (layer.type == LayerType::Convolutional) {
         row += fmt::format(" {:>4} {:>4} {:>6} {:>11.4g} {:>8.1f} {:>8.1f}", q.weight_q, q.bias_q,
                            q.weight_q + q.input_q - q.output_q, c.max_abs_output, c.accumulator_bits,
@@ -43,24 +46,26 @@ std::string outcome_to_text(const QuantizeOutcome& o) {
     const QuantizedNetwork& q = o.calibration.quantized;
     const CalibrationOptions& options = o.calibration.options;
     std::string text = fmt::format(
-        "{}: {} layers, input {} at exponent {}, calibrated on {} image(s): "
+        "{}: {} layers ({}), input {} at exponent {}, calibrated on {} image(s): "
         "percentile {:g}, activation margin {} bit(s), accumulator margin {:g} bit(s)\n",
-        o.out_path, q.layers.size(), shape_text(q.network.input), q.input_q, o.calibration.images,
-        options.percentile, options.activation_margin_bits, options.accumulator_margin_bits);
+        o.out_path, q.layers.size(), width_summary(q), shape_text(q.network.input), q.input_q,
+        o.calibration.images, options.percentile, options.activation_margin_bits,
+        options.accumulator_margin_bits);
     if (!o.accuracy) {
         for (const std::string& note : o.calibration.notes) text += "note: " + note + "\n";
         return text;
     }
-    text += fmt::format("\n{:>5}  {:<13} {:<12} {:>4} {:>4} {:>4} {:>4} {:>6} {:>11} {:>8} {:>8} {:>8}\n",
-                        "layer", "type", "output", "Qin", "Qout", "Qw", "Qb", "oshift", "max|float|",
-                        "acc bits", "headroom", "SQNR dB");
+    text +=
+        fmt::format("\n{:>5}  {:<13} {:<12} {:>5} {:>4} {:>4} {:>4} {:>4} {:>6} {:>11} {:>8} {:>8} {:>8}\n",
+                    "layer", "type", "output", "bits", "Qin", "Qout", "Qw", "Qb", "oshift", "max|float|",
+                    "acc bits", "headroom", "SQNR dB");
     for (std::size_t i = 0; i < q.layers.size(); ++i) text += layer_row(o, i);
     text += "\n";
     for (const std::string& note : o.calibration.notes) text += "note: " + note + "\n";
     for (const DetectionAgreement& a : o.accuracy->agreement) {
         text += fmt::format(
-            "detections at thresh {:g}: int16 reproduces {} of {} float detections ({:.1f} %); "
-            "int16 finds {}\n",
+            "detections at thresh {:g}: fixed point reproduces {} of {} float detections ({:.1f} %); "
+            "fixed point finds {}\n",
             a.thresh, a.reproduced, a.float_detections, 100.0 * a.ratio(), a.int16_detections);
     }
     return text;
@@ -79,11 +84,13 @@ nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
             {"output", {layer.output.c, layer.output.h, layer.output.w}},
             {"input_q", ql.input_q},
             {"output_q", ql.output_q},
+            {"output_bits", ql.output_bits},
             {"max_abs_output",
              layer.type == LayerType::Region ? nlohmann::json(nullptr) : nlohmann::json(c.max_abs_output)},
             {"preferred_output_q", c.preferred_output_q}};
         if (layer.type == LayerType::Convolutional) {
             entry["weight_q"] = ql.weight_q;
+            entry["weight_bits"] = ql.weight_bits;
             entry["bias_q"] = ql.bias_q;
             entry["bias_shift"] = ql.weight_q + ql.input_q - ql.bias_q;
             entry["output_shift"] = ql.weight_q + ql.input_q - ql.output_q;
@@ -103,6 +110,7 @@ nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
                              {"weights", q.network.weights_path},
                              {"input", {q.network.input.c, q.network.input.h, q.network.input.w}},
                              {"input_q", q.input_q},
+                             {"widths", width_summary(q)},
                              {"percentile", o.calibration.options.percentile},
                              {"activation_margin_bits", o.calibration.options.activation_margin_bits},
                              {"accumulator_margin_bits", o.calibration.options.accumulator_margin_bits},

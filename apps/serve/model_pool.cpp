@@ -90,8 +90,9 @@ ModelPool::ModelPool(ModelConfig config, const PoolOptions& options)
     instances_.resize(backends.size());
     for (std::size_t i : order) {
         BackendOptions& backend = backends[i];
-        if (backend.precision == Precision::Int16) {
-            if (!quantized) quantized = apps::load_or_calibrate(network, config_.quantized, false);
+        if (is_fixed_point(backend.precision)) {
+            if (!quantized)
+                quantized = apps::load_or_calibrate(network, config_.quantized, false, {}, config_.precision);
             backend.quantized = quantized;
         }
         DetectorOptions detector;

@@ -1,7 +1,7 @@
 // Convolution + bias + leaky ReLU, tiled as in Zhang et al. 2015 / Chen et al. 2019:
 //   for each Tr x Tc output tile, for each group of Tm output maps:
 //     accumulators = bias; for each group of Tn input maps: load input tile + weight block, MAC;
-//     requantize and store.
+//     requantize, saturate to the command's output width and store.
 // Input tiles and weight blocks are ping-ponged (load group n+1 while computing group n); output
 // tiles are ping-ponged too (store group m while computing group m+1).
 #pragma once
@@ -75,6 +75,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
     const int pad = static_cast<int>(cmd.pad);
     const int tile_rows = static_cast<int>(cmd.tile_rows);
     const int tile_cols = static_cast<int>(cmd.tile_cols);
+    const int output_bits = static_cast<int>(cmd.output_bits);
     const int input_groups = static_cast<int>(div_ceil(cmd.in_c, kTn));
     const uint32_t block_elements = static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size;
 
@@ -116,7 +117,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 }
                 if (has_pending) {
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,
-                                      fm_write, traffic);
+                                      output_bits, fm_write, traffic);
                 }
                 pending.tensor_offset = cmd.output_offset;
                 pending.height = out_h;
@@ -133,8 +134,8 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         }
     }
     if (has_pending) {
-        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, fm_write,
-                          traffic);
+        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, output_bits,
+                          fm_write, traffic);
     }
 }
 

@@ -76,8 +76,10 @@ void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 out.rows = rows;
                 out.first_col = col0;
                 out.cols = cols;
-                // Linear requantization: the identity when the exponents match (output_shift 0).
-                store_output_tile(output_tile, out, cmd.output_shift, false, fm_write, traffic);
+                // Linear requantization: the identity when the exponents match (output_shift 0). A
+                // maxpool moves values, so an 8-bit input gives 8-bit outputs without a clamp.
+                store_output_tile(output_tile, out, cmd.output_shift, false, arith::kDataBits, fm_write,
+                                  traffic);
             }
         }
     }

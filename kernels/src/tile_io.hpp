@@ -105,10 +105,10 @@ struct OutputWindow {
     int cols;
 };
 
-/// Requantizes (rounding, leaky, saturation in one step) and writes one burst per map row.
+/// Requantizes (rounding, leaky, saturation to `bits` in one step) and writes one burst per map row.
 template <class Traffic>
-void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int16_t* fm,
-                       Traffic& traffic) {
+void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int bits,
+                       int16_t* fm, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     for (int m = 0; m < win.maps; ++m) {
         for (int r = 0; r < win.rows; ++r) {
@@ -118,7 +118,8 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
                 static_cast<uint32_t>(win.first_col);
             for (int c = 0; c < win.cols; ++c) {
 #pragma HLS PIPELINE II = 1
-                fm[target + static_cast<uint32_t>(c)] = arith::requantize(acc[r][c][m], shift, leaky);
+                fm[target + static_cast<uint32_t>(c)] =
+                    arith::requantize_to_width(acc[r][c][m], shift, leaky, bits);
             }
             traffic.fm_write(static_cast<uint32_t>(win.cols));
         }

@@ -49,6 +49,7 @@ kernel::LayerCommand one_tile_conv(int tile) {
     c.output_offset = c.in_c * c.in_h * c.in_w;
     c.bias_shift = 3;
     c.output_shift = 10;
+    c.output_bits = 16;
     return c;
 }
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/plan.hpp"
 
@@ -34,52 +36,115 @@ std::vector<int16_t> run_kernel(kernel::LayerCommand c, const std::vector<int16_
     return std::vector<int16_t>(arena.begin() + static_cast<std::ptrdiff_t>(input.size()), arena.end());
 }
 
+Int16ConvArgs random_conv_args(std::mt19937& rng, int max_bias_shift, int min_output_shift,
+                               int max_output_shift) {
+    Int16ConvArgs a;
+    a.size = uniform(rng, 0, 1) ? 3 : 1;
+    a.stride = uniform(rng, 1, 2);
+    a.pad = a.size == 3 ? 1 : 0;
+    a.input = TensorShape{uniform(rng, 1, 37), uniform(rng, 1, 40), uniform(rng, 1, 40)};
+    a.output = TensorShape{uniform(rng, 1, 50), (a.input.h + 2 * a.pad - a.size) / a.stride + 1,
+                           (a.input.w + 2 * a.pad - a.size) / a.stride + 1};
+    a.leaky = uniform(rng, 0, 1) != 0;
+    a.bias_shift = uniform(rng, 0, max_bias_shift);
+    a.output_shift = uniform(rng, min_output_shift, max_output_shift);
+    return a;
+}
+
+// The kernel's command for the layer, and its parameter buffer (re-ordered weights, padded biases).
+kernel::LayerCommand conv_command(const Int16ConvArgs& a, const std::vector<int16_t>& weights,
+                                  const std::vector<int16_t>& biases, std::vector<int16_t>& params) {
+    params = reorder_weights(weights, a.output.c, a.input.c, a.size, kernel::kTm, kernel::kTn);
+    kernel::LayerCommand c{};
+    c.op = kernel::kOpConv;
+    c.weight_offset = 0;
+    c.bias_offset = static_cast<uint32_t>(params.size());
+    params.insert(params.end(), biases.begin(), biases.end());
+    params.resize(c.bias_offset + kernel::padded_bias_elements(a.output.c, kernel::kTm), 0);
+    c.in_c = a.input.c, c.in_h = a.input.h, c.in_w = a.input.w;
+    c.out_c = a.output.c, c.out_h = a.output.h, c.out_w = a.output.w;
+    c.kernel_size = a.size, c.stride = a.stride, c.pad = a.pad, c.leaky = a.leaky;
+    c.bias_shift = a.bias_shift, c.output_shift = a.output_shift;
+    c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
+    c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
+    c.output_bits = static_cast<uint32_t>(a.output_bits);
+    return c;
+}
+
+std::string describe(const Int16ConvArgs& a) {
+    return std::to_string(a.input.c) + "x" + std::to_string(a.input.h) + "x" + std::to_string(a.input.w) +
+           " -> " + std::to_string(a.output.c) + ", k" + std::to_string(a.size) + " s" +
+           std::to_string(a.stride) + ", bias_shift " + std::to_string(a.bias_shift) + ", output_shift " +
+           std::to_string(a.output_shift) + (a.leaky ? ", leaky" : "") + ", " +
+           std::to_string(a.output_bits) + "-bit output";
+}
+
+std::vector<int16_t> reference(const Int16ConvArgs& a, const std::vector<int16_t>& weights,
+                               const std::vector<int16_t>& biases, const std::vector<int16_t>& input) {
+    std::vector<int16_t> out(a.output.size());
+    int16_conv_reference(a, weights.data(), biases.data(), input.data(), out.data());
+    return out;
+}
+
+// Runs the layer on the kernel and returns where it first differs from `expected` (empty: nowhere).
+std::string kernel_mismatch(const Int16ConvArgs& a, const std::vector<int16_t>& weights,
+                            const std::vector<int16_t>& biases, const std::vector<int16_t>& input,
+                            const std::vector<int16_t>& expected) {
+    std::vector<int16_t> params;
+    const std::vector<int16_t> actual = run_kernel(conv_command(a, weights, biases, params), input, params);
+    const auto diff = std::mismatch(actual.begin(), actual.end(), expected.begin());
+    if (diff.first == actual.end()) return "";
+    return describe(a) + ": element " + std::to_string(diff.first - actual.begin()) + " kernel " +
+           std::to_string(*diff.first) + ", expected " + std::to_string(*diff.second);
+}
+
 TEST(KernelVsInt16, ConvMatchesInt16ReferenceAndPackedScalarPath) {
     std::mt19937 rng(31337);
     for (int trial = 0; trial < 120; ++trial) {
-        Int16ConvArgs a;
-        a.size = uniform(rng, 0, 1) ? 3 : 1;
-        a.stride = uniform(rng, 1, 2);
-        a.pad = a.size == 3 ? 1 : 0;
-        a.input = TensorShape{uniform(rng, 1, 37), uniform(rng, 1, 40), uniform(rng, 1, 40)};
-        a.output = TensorShape{uniform(rng, 1, 50), (a.input.h + 2 * a.pad - a.size) / a.stride + 1,
-                               (a.input.w + 2 * a.pad - a.size) / a.stride + 1};
-        a.leaky = uniform(rng, 0, 1) != 0;
-        a.bias_shift = uniform(rng, 0, 15);
-        a.output_shift = uniform(rng, 0, 24);
+        const Int16ConvArgs a = random_conv_args(rng, 15, 0, 24);
         const int limit = uniform(rng, 0, 1) ? 32768 : 500;
         const std::vector<int16_t> input = random_values(rng, a.input.size(), limit);
         const std::vector<int16_t> weights = random_values(rng, a.weight_count(), limit);
         const std::vector<int16_t> biases = random_values(rng, static_cast<std::size_t>(a.output.c), limit);
 
-        std::vector<int16_t> expected(a.output.size());
-        int16_conv_reference(a, weights.data(), biases.data(), input.data(), expected.data());
+        const std::vector<int16_t> expected = reference(a, weights, biases, input);
         std::vector<int16_t> packed(a.output.size());
         Int16PackedConv(a, weights.data(), biases.data(), Int16Isa::Scalar).run(input.data(), packed.data());
         ASSERT_EQ(packed, expected) << "trial " << trial << ": the int16 backend's own paths disagree";
 
-        std::vector<int16_t> params =
-            reorder_weights(weights, a.output.c, a.input.c, a.size, kernel::kTm, kernel::kTn);
-        kernel::LayerCommand c{};
-        c.op = kernel::kOpConv;
-        c.weight_offset = 0;
-        c.bias_offset = static_cast<uint32_t>(params.size());
-        params.insert(params.end(), biases.begin(), biases.end());
-        params.resize(c.bias_offset + kernel::padded_bias_elements(a.output.c, kernel::kTm), 0);
-        c.in_c = a.input.c, c.in_h = a.input.h, c.in_w = a.input.w;
-        c.out_c = a.output.c, c.out_h = a.output.h, c.out_w = a.output.w;
-        c.kernel_size = a.size, c.stride = a.stride, c.pad = a.pad, c.leaky = a.leaky;
-        c.bias_shift = a.bias_shift, c.output_shift = a.output_shift;
-        c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
-        c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
-        const std::vector<int16_t> actual = run_kernel(c, input, params);
-        const auto diff = std::mismatch(actual.begin(), actual.end(), expected.begin());
-        ASSERT_TRUE(diff.first == actual.end())
-            << "trial " << trial << " (" << a.input.c << "x" << a.input.h << "x" << a.input.w << " -> "
-            << a.output.c << ", k" << a.size << " s" << a.stride << ", bias_shift " << a.bias_shift
-            << ", output_shift " << a.output_shift << (a.leaky ? ", leaky" : "") << "): element "
-            << (diff.first - actual.begin()) << " kernel " << *diff.first << " int16 " << *diff.second;
+        ASSERT_EQ(kernel_mismatch(a, weights, biases, input, expected), "") << "trial " << trial;
     }
+}
+
+// An 8-bit conv layer (inputs and weights in [-128, 127]) stores requantize_to_width(acc, shift,
+// leaky, 8) on the kernel and the CPU backend alike: the 16-bit result clamped to [-128, 127], since
+// both saturations clamp the same rounded value. The shifts leave many outputs outside 8 bits.
+TEST(KernelVsInt16, EightBitConvOutputsAreTheInt16ReferenceClamped) {
+    std::mt19937 rng(1616);
+    std::size_t clamped = 0, inside = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        Int16ConvArgs a = random_conv_args(rng, 8, 4, 12);
+        a.output_bits = arith::kNarrowBits;
+        const std::vector<int16_t> input = random_values(rng, a.input.size(), 128);
+        const std::vector<int16_t> weights = random_values(rng, a.weight_count(), 128);
+        const std::vector<int16_t> biases = random_values(rng, static_cast<std::size_t>(a.output.c), 128);
+
+        Int16ConvArgs wide = a;
+        wide.output_bits = arith::kDataBits;
+        std::vector<int16_t> expected = reference(wide, weights, biases, input);
+        for (int16_t& v : expected) {
+            const bool fits = v >= -128 && v <= 127;
+            ++(fits ? inside : clamped);
+            v = static_cast<int16_t>(std::clamp<int>(v, -128, 127));
+        }
+        ASSERT_EQ(reference(a, weights, biases, input), expected)
+            << "the CPU reference at 8 bits, " << describe(a);
+
+        ASSERT_EQ(kernel_mismatch(a, weights, biases, input, expected), "") << "trial " << trial;
+    }
+    // Both kinds in quantity: a kernel that ignored output_bits, or clamped everything, would fail.
+    EXPECT_GT(clamped, 1000u);
+    EXPECT_GT(inside, 1000u);
 }
 
 TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
@@ -105,6 +170,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         c.kernel_size = p.size, c.stride = p.stride, c.pad = p.padding / 2;
         c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
         c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
+        c.output_bits = 16;
         ASSERT_EQ(run_kernel(c, input, {0}), expected) << "maxpool trial " << trial;
 
         Layer reorg;
@@ -121,6 +187,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         r.out_c = reorg.output.c, r.out_h = reorg.output.h, r.out_w = reorg.output.w;
         r.stride = 2;
         r.tile_cols = std::min<uint32_t>(r.in_w, kernel::kTc);
+        r.output_bits = 16;
         ASSERT_EQ(run_kernel(r, reorg_input, {0}), reorg_expected) << "reorg trial " << trial;
     }
 }

@@ -13,6 +13,7 @@
 #include "../../runtime/src/core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "int16_test_support.hpp"
 
 namespace fpgacnn {
@@ -54,6 +55,7 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
     const std::vector<Int16Isa> isas = supported_int16_isas();
     ThreadPool pool(2);
     int wrapped_cases = 0;
+    int narrowed_cases = 0;  // 8-bit outputs whose clamp changed a value
     const int kCases = 240;
     for (int n = 0; n < kCases; ++n) {
         const int channel_choices[] = {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 33, 131};
@@ -68,26 +70,40 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
         const bool leaky = pick(0, 1) == 1;
         const int bias_shift = pick(arith::kModelMinBiasShift, arith::kModelMaxBiasShift);
         const int output_shift = pick(arith::kModelMinOutputShift, arith::kModelMaxOutputShift);
-        const Int16ConvArgs a =
+        Int16ConvArgs a =
             conv_args({channels, h, w}, filters, size, stride, pad, leaky, bias_shift, output_shift);
-        // Mostly full-range data (the accumulator wraps); sometimes small values like real activations.
-        const bool full_range = pick(0, 3) != 0;
-        const int lo = full_range ? -32768 : -300;
-        const int hi = full_range ? 32767 : 300;
+        // A third of the layers store 8-bit outputs (docs/arithmetic.md, "Per-layer widths"), with 8-bit
+        // weights and inputs as a real 8-bit layer's; the others full-range data (the accumulator wraps)
+        // or small values like real activations.
+        a.output_bits = pick(0, 2) == 0 ? arith::kNarrowBits : arith::kDataBits;
+        const bool narrow = a.output_bits == arith::kNarrowBits;
+        const bool full_range = !narrow && pick(0, 3) != 0;
+        const int lo = full_range ? -32768 : narrow ? -128 : -300;
+        const int hi = full_range ? 32767 : narrow ? 127 : 300;
         const auto weights = test::random_int16(rng, a.weight_count(), lo, hi);
         const auto biases = test::random_int16(rng, static_cast<std::size_t>(filters), lo, hi);
         const auto input = test::random_int16(rng, a.input.size(), lo, hi);
         if (full_range && channels * size * size >= 3) ++wrapped_cases;
         const auto expected = reference(a, weights, biases, input);
+        if (narrow) {
+            Int16ConvArgs wide = a;
+            wide.output_bits = arith::kDataBits;
+            const auto wide_out = reference(wide, weights, biases, input);
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                ASSERT_EQ(expected[i], arith::saturate_to_width(wide_out[i], arith::kNarrowBits));
+            }
+            narrowed_cases += wide_out != expected ? 1 : 0;
+        }
         for (Int16Isa isa : isas) {
             const auto got = packed(a, weights, biases, input, isa, n % 2 == 0 ? &pool : nullptr);
             ASSERT_EQ(got, expected) << isa_name(isa) << " case " << n << ": " << channels << "x" << h << "x"
                                      << w << " -> " << filters << " K" << size << " S" << stride << " P"
                                      << pad << (leaky ? " leaky" : " linear") << " bias_shift " << bias_shift
-                                     << " output_shift " << output_shift;
+                                     << " output_shift " << output_shift << " output_bits " << a.output_bits;
         }
     }
-    EXPECT_GT(wrapped_cases, kCases / 2);
+    EXPECT_GT(wrapped_cases, kCases / 3);
+    EXPECT_GT(narrowed_cases, 10) << "the 8-bit layers must saturate some outputs, or the clamp is untested";
 }
 
 TEST(Int16Conv, LargerLayerWithManyBandsAndBlocksMatchesOnEveryPath) {

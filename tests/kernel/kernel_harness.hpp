@@ -95,7 +95,8 @@ inline std::string describe(const kernel::LayerCommand& c) {
            std::to_string(c.out_h) + "x" + std::to_string(c.out_w) + " k" + std::to_string(c.kernel_size) +
            " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + (c.leaky ? " leaky" : " linear") +
            " bias_shift " + std::to_string(c.bias_shift) + " output_shift " + std::to_string(c.output_shift) +
-           " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols);
+           " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols) + " output_bits " +
+           std::to_string(c.output_bits);
 }
 
 }  // namespace fpgacnn::test

@@ -24,6 +24,7 @@ kernel::LayerCommand pool_command(int c, int h, int w, int size, int stride, int
     cmd.kernel_size = size, cmd.stride = stride, cmd.pad = padding / 2;
     cmd.tile_rows = std::min<int>(cmd.out_h, kernel::kTr);
     cmd.tile_cols = std::min<int>(cmd.out_w, kernel::kTc);
+    cmd.output_bits = 16;
     return cmd;
 }
 
@@ -56,6 +57,7 @@ TEST(KernelLayers, ReorgOfOneChannelIsDarknetsSpaceToDepth) {
     cmd.out_c = 16, cmd.out_h = 1, cmd.out_w = 1;
     cmd.stride = 2;
     cmd.tile_cols = 2;
+    cmd.output_bits = 16;
     std::vector<int16_t> input(16);
     for (int i = 0; i < 16; ++i) input[i] = static_cast<int16_t>(i);
     std::mt19937 rng(3);
@@ -73,6 +75,7 @@ TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
     cmd.kernel_size = 1, cmd.stride = 1, cmd.pad = 0, cmd.leaky = 1;
     cmd.bias_shift = 0, cmd.output_shift = 1;
     cmd.tile_rows = 1, cmd.tile_cols = 4;
+    cmd.output_bits = 16;
     std::vector<int16_t> bias(kernel::kTm, 0);
     const std::vector<int16_t> input = {3, -3, 32767, -32768};
     std::mt19937 rng(4);
@@ -80,6 +83,11 @@ TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
     ASSERT_EQ(run.check, kernel::kCommandOk);
     // 3/2 = 1.5 -> 2 (ties up); -3 * 13107 / 2^18 = -0.15 -> 0; 32767/2 -> 16384; -32768*0.1/2 -> -1638.
     EXPECT_EQ(run.output, (std::vector<int16_t>{2, 0, 16384, -1638}));
+    // The same rounding at 8 bits, then the clamp to [-128, 127].
+    cmd.output_bits = 8;
+    const KernelRun narrow = run_kernel_command(cmd, input, reorder_for_kernel({1}, 1, 1, 1), bias, rng);
+    ASSERT_EQ(narrow.check, kernel::kCommandOk);
+    EXPECT_EQ(narrow.output, (std::vector<int16_t>{2, 0, 127, -128}));
 }
 
 TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
@@ -102,6 +110,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
         {"channels", [](kernel::LayerCommand& c) { c.out_c = 4; }, kernel::kCommandShapeMismatch},
         {"height", [](kernel::LayerCommand& c) { c.in_h = 0; }, kernel::kCommandBadDimension},
         {"shift", [](kernel::LayerCommand& c) { c.output_shift = 60; }, kernel::kCommandBadShift},
+        {"width", [](kernel::LayerCommand& c) { c.output_bits = 12; }, kernel::kCommandBadWidth},
     };
     for (const Case& test_case : cases) {
         kernel::LayerCommand bad = good;
@@ -117,6 +126,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
     conv.op = kernel::kOpConv;
     conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = 5, conv.out_h = conv.out_w = 4;
     conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 4;
+    conv.output_bits = 16;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandShapeMismatch);  // (5 + 2 - 3) / 1 + 1 = 5
     conv.out_h = conv.out_w = 5;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
@@ -133,6 +143,7 @@ TEST(KernelLayers, TrafficCountersCountEveryBurst) {
     cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1;
     cmd.tile_rows = std::min(kernel::kTr, 30);
     cmd.tile_cols = std::min(kernel::kTc, 30);
+    cmd.output_bits = 16;
     std::mt19937 rng(5);
     const std::vector<int16_t> input(5 * 30 * 30, 1);
     const std::vector<int16_t> weights(40 * 5 * 9, 1);
@@ -170,22 +181,53 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
     std::vector<int16_t> params = reordered;
     params.insert(params.end(), bias.begin(), bias.end());
 
-    std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
-    std::copy(input.begin(), input.end(), arena_top.begin());
-    std::vector<int16_t> arena_native = arena_top;
-    kernel::LayerCommand cmd{};
-    cmd.op = kernel::kOpConv, cmd.input_offset = 0, cmd.output_offset = static_cast<uint32_t>(input.size());
-    cmd.weight_offset = 0, cmd.bias_offset = static_cast<uint32_t>(reordered.size());
-    cmd.in_c = in_c, cmd.in_h = cmd.in_w = hw, cmd.out_c = out_c, cmd.out_h = cmd.out_w = hw;
-    cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1, cmd.leaky = 1, cmd.bias_shift = 3, cmd.output_shift = 8;
-    cmd.tile_rows = std::min(5, kernel::kTr), cmd.tile_cols = std::min(11, kernel::kTc);
-    ASSERT_EQ(kernel::run_layer(cmd, arena_native.data(), arena_native.data(), params.data(), nullptr),
-              kernel::kCommandOk);
-    fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset, cmd.in_c,
-                  cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size, cmd.stride, cmd.pad,
-                  cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows, cmd.tile_cols, arena_top.data(),
-                  arena_top.data(), params.data());
-    EXPECT_EQ(arena_top, arena_native);
+    for (const uint32_t output_bits : {16u, 8u}) {
+        std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
+        std::copy(input.begin(), input.end(), arena_top.begin());
+        std::vector<int16_t> arena_native = arena_top;
+        kernel::LayerCommand cmd{};
+        cmd.op = kernel::kOpConv, cmd.input_offset = 0;
+        cmd.output_offset = static_cast<uint32_t>(input.size());
+        cmd.weight_offset = 0, cmd.bias_offset = static_cast<uint32_t>(reordered.size());
+        cmd.in_c = in_c, cmd.in_h = cmd.in_w = hw, cmd.out_c = out_c, cmd.out_h = cmd.out_w = hw;
+        cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1, cmd.leaky = 1, cmd.bias_shift = 3;
+        cmd.output_shift = 8;
+        cmd.tile_rows = std::min(5, kernel::kTr), cmd.tile_cols = std::min(11, kernel::kTc);
+        cmd.output_bits = output_bits;
+        ASSERT_EQ(kernel::run_layer(cmd, arena_native.data(), arena_native.data(), params.data(), nullptr),
+                  kernel::kCommandOk);
+        fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset,
+                      cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
+                      cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
+                      cmd.tile_cols, cmd.output_bits, arena_top.data(), arena_top.data(), params.data());
+        EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit output";
+    }
+}
+
+TEST(KernelLayers, OutputWidthMustBeSixteenOrEight) {
+    kernel::LayerCommand conv{};
+    conv.op = kernel::kOpConv;
+    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
+    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
+    kernel::LayerCommand reorg{};
+    reorg.op = kernel::kOpReorg;
+    reorg.in_c = 4, reorg.in_h = reorg.in_w = 2, reorg.out_c = 16, reorg.out_h = reorg.out_w = 1;
+    reorg.stride = 2, reorg.tile_cols = 2;
+    for (kernel::LayerCommand c : {conv, pool_command(3, 8, 8, 2, 2, 1), reorg}) {
+        for (const uint32_t bits : {16u, 8u}) {
+            c.output_bits = bits;
+            EXPECT_EQ(kernel::check_command(c), kernel::kCommandOk) << describe(c);
+        }
+        for (const uint32_t bits : {0u, 12u, 32u}) {
+            c.output_bits = bits;
+            EXPECT_EQ(kernel::check_command(c), kernel::kCommandBadWidth) << describe(c);
+        }
+    }
+    EXPECT_STREQ(kernel::command_check_text(kernel::kCommandBadWidth),
+                 "output width (output_bits) must be 16 or 8");
+    kernel::LayerCommand identify{};  // every other field ignored, the width too
+    identify.op = kernel::kOpIdentify;
+    EXPECT_EQ(kernel::check_command(identify), kernel::kCommandOk);
 }
 
 TEST(KernelLayers, NativeBuildMaximaMatchTheConfig) {

@@ -1,7 +1,7 @@
 // Property tests: hundreds of random layer configurations (odd sizes, channel counts that are not
 // multiples of Tm/Tn, several tile sizes, full-range values that wrap the accumulator and saturate
-// the output) must give exactly the naive reference's bits, and the kernel must never write outside
-// its output tensor.
+// the output at 16 or 8 bits) must give exactly the naive reference's bits, and the kernel must never write
+// outside its output tensor.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,6 +59,7 @@ kernel::LayerCommand random_conv(std::mt19937& rng) {
     c.leaky = uniform(rng, 0, 1);
     c.bias_shift = uniform(rng, 0, 15);
     c.output_shift = uniform(rng, -3, 26);
+    c.output_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
     c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
     c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
     return c;
@@ -84,7 +85,8 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
                   static_cast<int>(c.pad),
                   c.leaky != 0,
                   c.bias_shift,
-                  c.output_shift};
+                  c.output_shift,
+                  static_cast<int>(c.output_bits)};
         const std::vector<int16_t> expected = reference_conv(p, input.data(), weights.data(), biases.data());
 
         biases.resize(kernel::padded_bias_elements(c.out_c, kernel::kTm), 0);
@@ -114,6 +116,7 @@ TEST(KernelProperty, MaxPoolMatchesNaiveReferenceOnRandomLayers) {
         c.out_w = (in_w + padding - k) / s + 1;
         c.kernel_size = k, c.stride = s, c.pad = padding / 2;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
+        c.output_bits = arith::kDataBits;
         c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
         c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
         const std::vector<int16_t> input = random_values(rng, static_cast<std::size_t>(c.in_c) * in_h * in_w);
@@ -143,6 +146,7 @@ TEST(KernelProperty, ReorgMatchesDarknetFormulaOnRandomLayers) {
         c.out_w = c.in_w / s;
         c.stride = s;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
+        c.output_bits = arith::kDataBits;
         c.tile_cols = random_tile(rng, static_cast<int>(c.in_w), kernel::kTc);
         const std::vector<int16_t> input =
             random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);

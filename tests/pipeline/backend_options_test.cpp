@@ -21,13 +21,15 @@ TEST(Precision, NamesRoundTrip) {
     EXPECT_EQ(precision_name(Precision::Auto), "auto");
     EXPECT_EQ(precision_name(Precision::Float), "float");
     EXPECT_EQ(precision_name(Precision::Int16), "int16");
+    EXPECT_EQ(precision_name(Precision::Int8), "int8");
+    EXPECT_EQ(precision_name(Precision::Mixed), "mixed");
 }
 
 TEST(Precision, UnknownNamesListTheValidOnes) {
-    for (const char* bad : {"double", "", "Int16", "int8", "float "}) {
+    for (const char* bad : {"double", "", "Int16", "int4", "float "}) {
         const std::string message = error_message([&] { parse_precision(bad); });
-        EXPECT_EQ(message,
-                  "unknown precision '" + std::string(bad) + "': valid values are auto, float, int16");
+        EXPECT_EQ(message, "unknown precision '" + std::string(bad) +
+                               "': valid values are auto, float, int16, int8, mixed");
     }
     EXPECT_THROW(precision_name(static_cast<Precision>(7)), Error);
 }
@@ -38,7 +40,7 @@ TEST(Precision, ResolvedForTheDevice) {
     EXPECT_EQ(resolve_precision("emu", Precision::Auto), Precision::Int16);
     EXPECT_EQ(resolve_precision("emu:lenient", Precision::Int16), Precision::Int16);
     const std::string message = error_message([] { resolve_precision("emu", Precision::Float); });
-    EXPECT_NE(message.find("device 'emu' computes in int16 only"), std::string::npos) << message;
+    EXPECT_NE(message.find("device 'emu' computes in fixed point only"), std::string::npos) << message;
     EXPECT_NE(error_message([] { resolve_precision("fpga", Precision::Auto); }).find("valid values are auto"),
               std::string::npos);
 }
@@ -56,6 +58,14 @@ TEST(MakeBackend, PicksTheBackendForTheOptions) {
     options.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
     EXPECT_NE(make_backend(network, options)->name().find("int16"), std::string::npos);
 
+    // int8 promises 8-bit conv layers; this model has none. mixed runs whatever widths it has.
+    options.precision = Precision::Int8;
+    EXPECT_NE(error_message([&] { make_backend(network, options); }).find("--precision int8 means 8 bits"),
+              std::string::npos);
+    options.precision = Precision::Mixed;
+    EXPECT_NE(make_backend(network, options)->name().find("int16"), std::string::npos);
+
+    options.precision = Precision::Int16;
     options.device = "emu";
     const std::unique_ptr<Backend> emu = make_backend(network, options);
     EXPECT_NE(emu->device(), nullptr);

@@ -171,6 +171,16 @@ TEST(PlanNetwork, ExponentsBecomeShifts) {
     EXPECT_EQ(commands[0].output_shift, 12 + 10 - 10);
     EXPECT_EQ(commands[1].op, static_cast<uint32_t>(kernel::kOpMaxPool));
     EXPECT_EQ(commands[1].output_shift, 0);
+    EXPECT_EQ(plan.layers[0].command.output_bits, 16u);  // before the quantized network is known
+    for (const kernel::LayerCommand& c : commands) EXPECT_EQ(c.output_bits, 16u);
+    q.layers[0].output_bits = q.layers[1].output_bits = 8;  // the conv and the maxpool after it
+    const std::vector<kernel::LayerCommand> narrow = with_exponents(plan, q);
+    EXPECT_EQ(narrow[0].output_bits, 8u);
+    EXPECT_EQ(narrow[1].output_bits, 8u);
+    EXPECT_EQ(narrow[2].output_bits, 16u);
+    q.layers[0].output_bits = 12;
+    EXPECT_THROW(with_exponents(plan, q), Error);
+    q.layers[0].output_bits = 16;
     q.layers[0].bias_q = 40;  // bias shift -18
     try {
         with_exponents(plan, q);

@@ -77,6 +77,39 @@ TEST_F(QuantizeCli, TextReportHasATableAndTheDetectionAgreement) {
     EXPECT_TRUE(err.empty()) << err;  // -q: no progress
 }
 
+TEST_F(QuantizeCli, Int8WithPerLayerOverridesWritesThoseWidths) {
+    // tiny cfg: 0 conv, 1 maxpool, 2 conv, 3 maxpool, 4 conv, 5 route, 6 reorg, 7 route, 8 conv, 9 region.
+    const std::string out_file = dir_ + "/mixed.fq16";
+    std::string out, err;
+    const int code = run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " +
+                             out_file + " --precision int8 --widths 8=16,2=8/16 --json -q",
+                         &out, &err);
+    ASSERT_EQ(code, 0) << err;
+    const nlohmann::json result = nlohmann::json::parse(out);
+    EXPECT_EQ(result["widths"], "3 of 4 conv layers with 8-bit weights or outputs") << result["widths"];
+    EXPECT_EQ(result["layers"][0]["weight_bits"], 8);
+    EXPECT_EQ(result["layers"][0]["output_bits"], 8);
+    EXPECT_EQ(result["layers"][1]["output_bits"], 8);  // the maxpool carries conv 0's width
+    EXPECT_EQ(result["layers"][2]["weight_bits"], 8);
+    EXPECT_EQ(result["layers"][2]["output_bits"], 16);
+    EXPECT_EQ(result["layers"][8]["weight_bits"], 16);
+    Network network = load_darknet_model(cfg_, weights_);
+    const QuantizedNetwork loaded = load_quantized_network(out_file, network);
+    EXPECT_EQ(loaded.layers[0].output_bits, 8);
+    EXPECT_EQ(loaded.layers[8].output_bits, 16);
+}
+
+TEST_F(QuantizeCli, WidthsNamingALayerWithoutWeightsOrAnUnknownWidthAreRefused) {
+    std::string out, err;
+    EXPECT_NE(run(model_arguments() + " --out " + dir_ + "/w.fq16 --widths 1=8", &out, &err), 0);
+    EXPECT_NE(err.find("--widths 1=8: expected L=B or L=W/O with L a convolutional layer"), std::string::npos)
+        << err;
+    EXPECT_NE(run(model_arguments() + " --out " + dir_ + "/w.fq16 --widths 0=4", &out, &err), 0);
+    EXPECT_NE(err.find("--widths 0=4: width '4' bits; the contract stores 16 or 8"), std::string::npos)
+        << err;
+    EXPECT_FALSE(fs::exists(dir_ + "/w.fq16"));
+}
+
 TEST_F(QuantizeCli, ExitCodes) {
     std::string out, err;
     EXPECT_EQ(run("--help", &out, &err), 0);

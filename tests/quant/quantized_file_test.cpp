@@ -233,13 +233,82 @@ TEST_F(QuantizedFile, NewerFormatOrContractVersionsAreRefused) {
     put_u32(bytes, 8, kQuantizedFormatVersion + 1);
     reseal(bytes);
     write_bytes(path, bytes);
-    expect_error(path, *network_, "file format version 2");
+    expect_error(path, *network_, "file format version " + std::to_string(kQuantizedFormatVersion + 1));
+    expect_error(path, *network_, "made by a newer fpgacnn");
 
     bytes = read_bytes(good_file("versions.fq16"));
     put_u32(bytes, 12, static_cast<std::uint32_t>(arith::kContractVersion) + 1);
     reseal(bytes);
     write_bytes(path, bytes);
     expect_error(path, *network_, "arithmetic contract version");
+}
+
+// Offset of a layer's widths word in the layer table (format 2; format 1 wrote 0 there).
+constexpr std::size_t kWidths = 28;
+
+TEST_F(QuantizedFile, PerLayerWidthsRoundTrip) {
+    // tiny_yolo_cfg_text(): 0 conv, 1 maxpool, 2 conv, 3 maxpool, 4 conv, 5 route (2), 6 reorg, 7 route
+    // (6, 4), 8 conv, 9 region. Asked: conv 0 and 4 at 8 bits, conv 2 8-bit weights with a 16-bit output,
+    // conv 8 at 16. Route 7 joins conv 4 with conv 2's 16-bit values, so conv 4's output is widened.
+    CalibrationOptions options;
+    options.widths = uniform_conv_widths(*network_, arith::kNarrowBits);
+    options.widths[2] = {arith::kNarrowBits, arith::kDataBits};
+    options.widths[8] = {arith::kDataBits, arith::kDataBits};
+    const CalibrationResult result = calibrate(*network_, test::sample_images(), options);
+    const QuantizedNetwork& mixed = result.quantized;
+    const std::string path = *dir_ + "/mixed.fq16";
+    save_quantized_network(mixed, path);
+    const QuantizedNetwork back = load_quantized_network(path, *network_);
+    std::vector<int> narrow_outputs;
+    for (std::size_t i = 0; i < mixed.layers.size(); ++i) {
+        EXPECT_EQ(back.layers[i].output_bits, mixed.layers[i].output_bits) << "layer " << i;
+        EXPECT_EQ(back.layers[i].weight_bits, mixed.layers[i].weight_bits) << "layer " << i;
+        EXPECT_EQ(back.layers[i].weights, mixed.layers[i].weights) << "layer " << i;
+        if (mixed.layers[i].output_bits == arith::kNarrowBits) narrow_outputs.push_back(static_cast<int>(i));
+    }
+    EXPECT_EQ(narrow_outputs, (std::vector<int>{0, 1}));  // conv 0 and the maxpool that carries it
+    EXPECT_EQ(mixed.layers[2].weight_bits, arith::kNarrowBits);
+    EXPECT_EQ(mixed.layers[4].weight_bits, arith::kNarrowBits);
+    EXPECT_EQ(mixed.layers[4].output_bits, arith::kDataBits);
+    for (const int16_t w : mixed.layers[2].weights) ASSERT_TRUE(w >= -128 && w <= 127) << w;
+    const bool widened = std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
+        return note.find("layer 4 (conv): output widened to 16 bits: route layer 7") != std::string::npos;
+    });
+    EXPECT_TRUE(widened) << "calibration must say why conv 4's output is 16-bit";
+    // An 8-bit activation exponent is 8 bits coarser than the 16-bit one would be (margin included).
+    EXPECT_EQ(mixed.layers[0].output_q, calibrated_->layers[0].output_q - 8);
+}
+
+TEST_F(QuantizedFile, FormatOneFilesStillLoadAsSixteenBit) {
+    // A format-1 file as the previous release wrote it: version 1, contract 1, zeros in the widths word.
+    const std::string path = edited_file("format1.fq16", [](auto& bytes) {
+        put_u32(bytes, 8, 1);
+        put_u32(bytes, 12, 1);
+        for (std::size_t layer = 0; layer < 10; ++layer) put_u32(bytes, field(layer, kWidths), 0);
+    });
+    QuantizedFileInfo info;
+    const QuantizedNetwork old = load_quantized_network(path, *network_, &info);
+    EXPECT_EQ(info.format_version, 1u);
+    for (const QuantizedLayer& layer : old.layers) {
+        EXPECT_EQ(layer.output_bits, arith::kDataBits);
+        EXPECT_EQ(layer.weight_bits, arith::kDataBits);
+    }
+    EXPECT_EQ(old.layers[0].weights, calibrated_->layers[0].weights);
+}
+
+TEST_F(QuantizedFile, WidthsThatBreakTheContractAreRefused) {
+    // A width the contract does not store.
+    std::string path =
+        edited_file("width12.fq16", [](auto& bytes) { put_u32(bytes, field(0, kWidths), 16 | 12 << 8); });
+    expect_error(path, *network_, "weight width 12 bits");
+    // A maxpool that narrows what it moves.
+    path = edited_file("maxpool_narrows.fq16",
+                       [](auto& bytes) { put_u32(bytes, field(1, kWidths), 8 | 16 << 8); });
+    expect_error(path, *network_, "output_bits of layer 0");
+    // 16-bit weights declared 8-bit: they do not fit.
+    path = edited_file("weights_too_wide.fq16",
+                       [](auto& bytes) { put_u32(bytes, field(0, kWidths), 16 | 8 << 8); });
+    expect_error(path, *network_, "outside the layer's 8-bit range");
 }
 
 TEST_F(QuantizedFile, ExponentsOutsideTheContractAreRefusedEvenWithAValidChecksum) {

@@ -59,6 +59,7 @@ DeviceCommand maxpool_command(int layer) {
     k.out_h = k.out_w = 4;
     k.kernel_size = k.stride = 2;
     k.tile_rows = k.tile_cols = 4;
+    k.output_bits = 16;
     k.input_offset = 0;
     k.output_offset = 4 * 8 * 8;
     return c;
@@ -184,11 +185,11 @@ TEST_F(XrtNoop, AWholeNetworkFrameRunsThroughTheDeviceQueue) {
 }
 
 TEST_F(XrtNoop, DeviceXrtIsAValidDetectorDevice) {
-    // --device xrt:... resolves to the driver (int16 only); make_backend opens it with open_device.
+    // --device xrt:... resolves to the driver (fixed point only); make_backend opens it with open_device.
     const std::string spec = "xrt:0@" + xclbin_;
     EXPECT_EQ(resolve_device(spec), spec);
     EXPECT_EQ(resolve_precision(spec, Precision::Auto), Precision::Int16);
-    EXPECT_CONTAINS(error_message([&] { resolve_precision(spec, Precision::Float); }), "int16 only");
+    EXPECT_CONTAINS(error_message([&] { resolve_precision(spec, Precision::Float); }), "fixed point only");
 }
 
 TEST_F(XrtNoop, ACommandTheKernelRejectsIsRefusedAndTheNextOneRuns) {

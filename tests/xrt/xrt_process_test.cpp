@@ -41,6 +41,7 @@ DeviceCommand reorg_command(int layer) {
     c.command.out_h = c.command.out_w = 2;
     c.command.stride = 2;
     c.command.tile_cols = 2;
+    c.command.output_bits = 16;
     c.command.output_offset = 64;
     return c;
 }

@@ -19,7 +19,8 @@ int16_t pseudo_random(uint32_t& state) {
     return static_cast<int16_t>(static_cast<int32_t>(state >> 16) % 2000 - 1000);
 }
 
-int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32_t s, uint32_t pad) {
+int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32_t s, uint32_t pad,
+               uint32_t output_bits) {
     const uint32_t out_hw = kernel::conv_output_extent(in_hw, k, s, pad);
     const kernel::WeightLayout layout = {out_c, in_c, k, static_cast<uint32_t>(kernel::kTm),
                                          static_cast<uint32_t>(kernel::kTn)};
@@ -42,7 +43,8 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
     const uint32_t tile_rows = out_hw < static_cast<uint32_t>(kernel::kTr) ? out_hw : kernel::kTr;
     const uint32_t tile_cols = out_hw < static_cast<uint32_t>(kernel::kTc) ? out_hw : kernel::kTc;
     fpgacnn_accel(kernel::kOpConv, 0, in_size, 0, layout.total_elements(), in_c, in_hw, in_hw, out_c, out_hw,
-                  out_hw, k, s, pad, 1, 2, 9, tile_rows, tile_cols, &arena[0], &arena[0], &params[0]);
+                  out_hw, k, s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, &arena[0], &arena[0],
+                  &params[0]);
 
     int errors = 0;
     for (uint32_t m = 0; m < out_c; ++m) {
@@ -60,12 +62,14 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
                             acc = arith::mac(acc, weights[layout.darknet_index(m, n, ky, kx)],
                                              arena[(n * in_hw + iy) * in_hw + ix]);
                         }
-                const int16_t expected = arith::requantize(acc, 9, true);
+                const int16_t expected =
+                    arith::requantize_to_width(acc, 9, true, static_cast<int>(output_bits));
                 if (arena[in_size + (m * out_hw + y) * out_hw + x] != expected) ++errors;
             }
         }
     }
-    printf("conv %ux%ux%u -> %u maps, k%u s%u: %d mismatches\n", in_c, in_hw, in_hw, out_c, k, s, errors);
+    printf("conv %ux%ux%u -> %u maps, k%u s%u, %u-bit output: %d mismatches\n", in_c, in_hw, in_hw, out_c, k,
+           s, output_bits, errors);
     return errors;
 }
 
@@ -73,9 +77,9 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
 
 int main() {
     int errors = 0;
-    errors += check_conv(3, 30, 16, 3, 1, 1);
-    errors += check_conv(37, 13, 45, 1, 1, 0);
-    errors += check_conv(5, 29, 33, 3, 2, 1);
+    errors += check_conv(3, 30, 16, 3, 1, 1, 16);
+    errors += check_conv(37, 13, 45, 1, 1, 0, 16);
+    errors += check_conv(5, 29, 33, 3, 2, 1, 8);
     printf(errors == 0 ? "PASS\n" : "FAIL\n");
     return errors == 0 ? 0 : 1;
 }

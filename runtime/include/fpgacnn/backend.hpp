@@ -47,17 +47,34 @@ public:
     }
 };
 
-/// The arithmetic of a backend (--precision): Float is darknet's float32 reference, Int16 the
-/// dynamic fixed point of docs/arithmetic.md (bit-identical on every device). Auto: Int16 on
-/// accelerators, Float on the CPU (resolve_precision decides).
-enum class Precision { Auto, Float, Int16 };
+/// The arithmetic of a backend (--precision): Float is darknet's float32 reference; the others are
+/// the dynamic fixed point of docs/arithmetic.md (bit-identical on every device) with every layer
+/// stored at 16 bits (Int16), every conv layer's weights and outputs at 8 bits (Int8), or the
+/// per-layer widths of a quantized model file (Mixed). Auto: Int16 on accelerators, Float on the CPU
+/// (resolve_precision decides).
+enum class Precision { Auto, Float, Int16, Int8, Mixed };
 
 /// Every Precision, in the order --precision help lists them.
-inline constexpr std::array<Precision, 3> kPrecisions = {Precision::Auto, Precision::Float, Precision::Int16};
+inline constexpr std::array<Precision, 5> kPrecisions = {Precision::Auto, Precision::Float, Precision::Int16,
+                                                         Precision::Int8, Precision::Mixed};
 
-/// "auto", "float" or "int16": the --precision value and what reports print.
+/// True for the fixed-point precisions (the CPU int16 backend and the devices run them).
+bool is_fixed_point(Precision precision);
+
+/// "auto", "float", "int16", "int8" or "mixed": the --precision value and what reports print.
 std::string precision_name(Precision precision);
 /// The inverse of precision_name; throws Error listing the valid values.
 Precision parse_precision(const std::string& text);
+
+struct QuantizedNetwork;
+/// Throws Error (naming `where`, e.g. the model file) unless the quantized model's widths are what
+/// `precision` promises: all 16 bits for Int16, every conv layer 8-bit for Int8, anything for Mixed.
+void require_precision_widths(const QuantizedNetwork& quantized, Precision precision,
+                              const std::string& where);
+/// The precision the model's widths are: Int16 (all 16 bits), Int8 (every conv layer's weights and
+/// outputs 8-bit) or Mixed.
+Precision precision_of_widths(const QuantizedNetwork& quantized);
+/// "all 16-bit", "conv layers 8-bit" or "3 of 9 conv layers with 8-bit weights or outputs": for logs.
+std::string width_summary(const QuantizedNetwork& quantized);
 
 }  // namespace fpgacnn

@@ -19,6 +19,15 @@
 
 namespace fpgacnn {
 
+/// Storage widths asked for one layer (docs/arithmetic.md, "Per-layer widths"): 16 or 8 bits.
+struct LayerWidths {
+    int weight_bits = 16;  // conv layers' weights
+    int output_bits = 16;  // conv layers' outputs; other layers carry their input's width
+};
+
+/// Every conv layer's weights and outputs at `bits` (--precision int8: bits = 8), the others at 16.
+std::vector<LayerWidths> uniform_conv_widths(const Network& network, int bits);
+
 struct CalibrationOptions {
     /// Per layer, the share of float activations (in %) that must fit without saturating.
     /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
@@ -36,6 +45,10 @@ struct CalibrationOptions {
     double accumulator_margin_bits = 2.0;
     /// A progress bar on stderr (one line updated on a terminal, a single final line otherwise).
     bool progress = false;
+    /// Per layer (empty: all 16). Only conv layers' requests count; a route's inputs and everything
+    /// that carries their values share one width, the widest any of their conv layers asks for
+    /// (a note says when a request was widened).
+    std::vector<LayerWidths> widths;
 };
 
 /// What calibration measured and decided for one layer (for reports and tests).
@@ -70,12 +83,13 @@ CalibrationResult calibrate_letterboxed(const Network& network, const std::vecto
 // ---- Building blocks (public so that tests and tools can check each rule on its own) ----
 
 /// The exponent q in [min_q, max_q] whose round-and-saturate quantization of `values` has the least
-/// squared error; ties go to the larger q. Also returns that error.
+/// squared error; ties go to the larger q. Also returns that error. `bits`: the storage width the
+/// values saturate at (16 or 8).
 struct ExponentChoice {
     int q = 0;
     double squared_error = 0;
 };
-ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q);
+ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q, int bits = 16);
 
 /// The largest q in the contract's range at which at most (100 - percentile) % of `values` saturate.
 int activation_exponent(const float* values, std::size_t count, double percentile);
@@ -95,7 +109,8 @@ ActivationExponents unify_activation_exponents(const Network& network,
 std::vector<std::string> default_calibration_images();
 
 // ---- Tensor conversion at one exponent (arith::quantize / arith::dequantize on arrays) ----
-void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out);
+/// arith::quantize_to_width at `bits` (16: arith::quantize).
+void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out, int bits = 16);
 void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out);
 
 }  // namespace fpgacnn

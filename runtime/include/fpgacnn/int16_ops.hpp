@@ -40,6 +40,7 @@ struct Int16ConvArgs {
     bool leaky = false;
     int bias_shift = 0;    // Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
     int output_shift = 0;  // Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
+    int output_bits = 16;  // storage width of the output (arith::kDataBits or kNarrowBits): its clamp
 
     std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
@@ -53,7 +54,8 @@ Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantize
 void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
 
 /// The definition of truth: direct loops, acc = align_bias(b, bias_shift), then mac() over
-/// input channel, ky, kx with zero padding, out = requantize(acc, output_shift, leaky).
+/// input channel, ky, kx with zero padding, out = requantize_to_width(acc, output_shift, leaky,
+/// output_bits).
 /// weights: [filters][channels][size][size]; biases: [filters].
 void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases,
                           const int16_t* input, int16_t* output);

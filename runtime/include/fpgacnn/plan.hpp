@@ -100,7 +100,8 @@ struct LayerPlan {
     std::size_t weight_elements = 0;  // re-ordered, zero-padded to whole blocks
     std::size_t bias_offset = 0;
     std::size_t bias_elements = 0;  // padded to a multiple of Tm
-    /// The kernel command; bias_shift / output_shift are 0 until with_exponents() fills them.
+    /// The kernel command; bias_shift / output_shift are 0 and output_bits 16 until with_exponents()
+    /// fills them.
     kernel::LayerCommand command{};
     LayerEstimate estimate;
 };
@@ -123,8 +124,9 @@ struct NetworkPlan {
 NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 
 /// The command of every device layer with the exponents of a quantized network filled in
-/// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout).
-/// Throws Error naming the layer when a shift is outside arith::kExact*Shift (no build can run it).
+/// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout) and
+/// its output width (output_bits = QuantizedLayer::output_bits). Throws Error naming the layer when
+/// a shift is outside arith::kExact*Shift or a width is not a storage width (no build can run it).
 std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
 
 /// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets,

@@ -75,11 +75,17 @@ private:
     const QuantizedLayer* layer_ = nullptr;
 };
 
+/// Throws Error (prefixed with `where`) when a weight of `layer` lies outside its weight_bits range
+/// ([-128, 127] at 8 bits).
+void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where);
+
 /// Checks `quantized` against the arithmetic contract's invariants (docs/arithmetic.md), layer by
 /// layer in network order: exponents within the contract's range; parameter counts that match the
 /// shapes (parameters on conv layers only); each layer's input exponent equal to its producer's output
 /// exponent (layer 0: the network's input exponent); a route's inputs sharing its output exponent;
-/// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range.
+/// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range;
+/// storage widths of 16 or 8 bits, carried unchanged by maxpool / reorg / region, shared by a route's
+/// inputs, 16 for the network input, and weights that fit their width.
 /// Throws Error "<where>: layer <i> (<kind>, cfg line <n>): <broken rule>; <fix>". The quantized file
 /// reader and writer, calibrate(), the int16 engine and the device path (build_command_list,
 /// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also

@@ -10,8 +10,9 @@
 
 namespace fpgacnn {
 
-/// Bumped whenever the file layout changes.
-constexpr std::uint32_t kQuantizedFormatVersion = 1;
+/// Bumped whenever the file layout changes (2: per-layer widths). Older formats still load; a newer
+/// one is refused with a message.
+constexpr std::uint32_t kQuantizedFormatVersion = 2;
 
 /// FNV-1a 64 of the parsed layer list: the input shape and, per layer, its kind, shapes and the
 /// cfg options that shape the computation (not the weights). Differs for another cfg or --input size.

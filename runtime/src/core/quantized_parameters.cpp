@@ -2,6 +2,7 @@
 #include <string>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
@@ -34,6 +35,19 @@ ResidentLayer::ResidentLayer(const QuantizedNetwork& quantized, std::size_t laye
     read_ = *layer_;  // the exponents; the parameters come from the source
     quantized.parameter_source->read(layer, read_);
     layer_ = &read_;
+    require_weights_fit_width(read_, "quantized model file: layer " + std::to_string(layer));
+}
+
+void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where) {
+    if (layer.weight_bits == arith::kDataBits) return;
+    const int high = (1 << (layer.weight_bits - 1)) - 1;
+    for (std::size_t i = 0; i < layer.weights.size(); ++i) {
+        if (layer.weights[i] < -high - 1 || layer.weights[i] > high) {
+            throw Error(where + ": weight " + std::to_string(i) + " is " + std::to_string(layer.weights[i]) +
+                        ", outside the layer's " + std::to_string(layer.weight_bits) +
+                        "-bit range; re-run fpgacnn-quantize");
+        }
+    }
 }
 
 }  // namespace fpgacnn

@@ -29,6 +29,10 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
                     std::to_string(arith::kModelMaxBiasShift) +
                     "]; re-run calibration (see docs/arithmetic.md)");
     }
+    if (!arith::is_storage_width(a.output_bits)) {
+        throw Error(what + ": output width " + std::to_string(a.output_bits) + " bits; the contract stores " +
+                    std::to_string(arith::kDataBits) + " or " + std::to_string(arith::kNarrowBits));
+    }
     if (a.output_shift < arith::kModelMinOutputShift || a.output_shift > arith::kModelMaxOutputShift) {
         throw Error(what + ": output shift Qw + Qin - Qout = " + std::to_string(a.output_shift) +
                     " is outside [" + std::to_string(arith::kModelMinOutputShift) + ", " +
@@ -50,11 +54,13 @@ Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantize
     args.leaky = conv.activation == Activation::Leaky;
     args.bias_shift = quantized.weight_q + quantized.input_q - quantized.bias_q;
     args.output_shift = quantized.weight_q + quantized.input_q - quantized.output_q;
+    args.output_bits = quantized.output_bits;
     if (conv.filters != layer.output.c) {
         throw Error(what + ": " + std::to_string(conv.filters) + " filters but output shape " +
                     shape_text(layer.output));
     }
     check_int16_conv_args(args, what);
+    require_weights_fit_width(quantized, what);
     if (quantized.weights.size() != args.weight_count() ||
         quantized.biases.size() != static_cast<std::size_t>(args.output.c)) {
         throw Error(what + ": the quantized layer has " + std::to_string(quantized.weights.size()) +

@@ -133,6 +133,7 @@ FPGACNN_AVX2 void conv_band_avx2(const ConvBandJob& job) {
             job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
         requantize_avx2(by_filter[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
                         job.leaky);
+        narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
     }
 }
 

@@ -81,6 +81,7 @@ FPGACNN_AVX512 void conv_band_avx512vnni(const ConvBandJob& job) {
             job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
         requantize_avx512(tile[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
                           job.leaky);
+        narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
     }
 }
 

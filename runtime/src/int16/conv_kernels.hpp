@@ -58,6 +58,7 @@ struct ConvBandJob {
     int filter_count = 0;  // valid filters in this block (<= block width)
     int output_shift = 0;
     bool leaky = false;
+    int output_bits = 16;       // an 8-bit output is the 16-bit one clamped (narrow_to_width)
     int16_t* output = nullptr;  // the layer's whole CHW output
 };
 
@@ -101,6 +102,11 @@ private:
     int x_;
     const int16_t* packed_;
 };
+
+/// Clamps requantized int16 outputs to `bits` (16: nothing to do). Saturating to int16 and then to
+/// 8 bits equals saturating to 8 bits at once, so every path's requantize followed by this is
+/// arith::requantize_to_width.
+void narrow_to_width(int16_t* out, std::size_t n, int bits);
 
 void conv_band_scalar(const ConvBandJob& job);
 void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);

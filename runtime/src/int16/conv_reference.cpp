@@ -32,7 +32,7 @@ void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, con
                     }
                 }
                 output[(static_cast<std::size_t>(m) * out.h + oy) * out.w + ox] =
-                    arith::requantize(acc, args.output_shift, args.leaky);
+                    arith::requantize_to_width(acc, args.output_shift, args.leaky, args.output_bits);
             }
         }
     }

@@ -17,6 +17,8 @@ namespace fpgacnn {
 namespace {
 
 constexpr const char* kFix = "re-run calibration (fpgacnn-quantize); see docs/arithmetic.md";
+// The letterboxed image is always stored at 16 bits (at Q14 an 8-bit value could not hold 1.0).
+constexpr int kNetworkInputBits = arith::kDataBits;
 
 class LayerChecker {
 public:
@@ -60,6 +62,29 @@ public:
         }
     }
 
+    void storage_width(int bits, const char* what) const {
+        if (arith::is_storage_width(bits)) return;
+        fail(fmt::format("{} width {} bits: the contract stores {} or {} bits", what, bits, arith::kDataBits,
+                         arith::kNarrowBits));
+    }
+
+    // Layers that only move values (maxpool, reorg, region) write them at the width they read.
+    void width_carried_from_producer(std::size_t index) const {
+        const int input_bits = index == 0 ? kNetworkInputBits : quantized_.layers[index - 1].output_bits;
+        equal("its output_bits", q_.output_bits,
+              index == 0 ? std::string("the network input's")
+                         : fmt::format("output_bits of layer {}", index - 1),
+              input_bits, "this layer moves values without changing their width");
+    }
+
+    void route_sources_share_width() const {
+        for (const int source : layer_.route().inputs) {
+            equal("its output_bits", q_.output_bits, fmt::format("output_bits of its input layer {}", source),
+                  quantized_.layers[static_cast<std::size_t>(source)].output_bits,
+                  "a route concatenates stored values, so every input must share its width");
+        }
+    }
+
     void route_sources_share_exponent(std::size_t index) const {
         for (const int source : layer_.route().inputs) {
             if (source < 0 || static_cast<std::size_t>(source) >= index) {
@@ -100,16 +125,24 @@ public:
     void check(std::size_t index) const {
         exponent_in_range(q_.input_q, "input");
         exponent_in_range(q_.output_q, "output");
+        storage_width(q_.output_bits, "output");
         if (layer_.type == LayerType::Convolutional) {
             input_matches_producer(index);
             conv_parameters();
+            storage_width(q_.weight_bits, "weight");
+            // Where the weights stay in the model file, ResidentLayer checks them as it reads them.
+            require_weights_fit_width(q_, name_);
             return;
         }
         no_parameters();
+        equal("its weight_bits", q_.weight_bits, "the default", arith::kDataBits,
+              "only convolutional layers have weights");
         if (layer_.type == LayerType::Route) {
             route_sources_share_exponent(index);
+            route_sources_share_width();
         } else {
             input_matches_producer(index);
+            width_carried_from_producer(index);
         }
         // Maxpool, reorg, region and route move int16 values without rescaling them.
         const char* rule = layer_.type == LayerType::Region

@@ -188,6 +188,7 @@ void Int16PackedConv::run(const int16_t* input, int16_t* output, int16_t* scratc
         job.filter_count = std::min(d.block, d.args.output.c - job.first_filter);
         job.output_shift = d.args.output_shift;
         job.leaky = d.args.leaky;
+        job.output_bits = d.args.output_bits;
         job.output = output;
         d.band(job);
     };

@@ -12,6 +12,12 @@ void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shif
     for (std::size_t i = 0; i < n; ++i) out[i] = arith::requantize(acc[i], shift, leaky);
 }
 
+void narrow_to_width(int16_t* out, std::size_t n, int bits) {
+    if (bits == arith::kDataBits) return;
+    // A plain loop: compilers vectorise it for the build's baseline ISA.
+    for (std::size_t i = 0; i < n; ++i) out[i] = arith::saturate_to_width(out[i], bits);
+}
+
 }  // namespace int16_detail
 
 void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa) {

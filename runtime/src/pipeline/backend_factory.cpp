@@ -24,21 +24,25 @@ Precision resolve_precision(const std::string& device, Precision precision) {
     const bool accelerator = is_accelerator(resolve_device(device));
     if (precision == Precision::Auto) return accelerator ? Precision::Int16 : Precision::Float;
     if (accelerator && precision == Precision::Float) {
-        throw Error("device '" + device + "' computes in int16 only: use --precision int16 (or auto)");
+        throw Error("device '" + device +
+                    "' computes in fixed point only: use --precision int16, int8 or mixed (or auto)");
     }
     return precision;
 }
 
 std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptions& options) {
     const std::string device = resolve_device(options.device);
-    if (resolve_precision(device, options.precision) == Precision::Float)
-        return std::make_unique<FloatBackend>(network);
+    const Precision precision = resolve_precision(device, options.precision);
+    if (precision == Precision::Float) return std::make_unique<FloatBackend>(network);
     std::shared_ptr<const QuantizedNetwork> quantized = options.quantized;
     if (!quantized) {
-        throw Error(
-            "precision int16 needs a quantized network: pass --quantized FILE (made by fpgacnn-quantize) "
-            "or calibrate first");
+        throw Error("precision " + precision_name(precision) +
+                    " needs a quantized network: pass --quantized FILE (made by fpgacnn-quantize) or "
+                    "calibrate first");
     }
+    // auto runs whatever widths the model has, as mixed does.
+    require_precision_widths(*quantized, options.precision == Precision::Auto ? Precision::Mixed : precision,
+                             "the quantized network");
     if (network_fingerprint(quantized->network) != network_fingerprint(network)) {
         throw Error("the quantized network was made for another cfg or input size than " + network.cfg_path +
                     ": re-run fpgacnn-quantize");

@@ -1,4 +1,4 @@
-// The exponents of a quantized network turned into the commands' shifts.
+// The exponents and storage widths of a quantized network turned into the commands' shifts and widths.
 #include <string>
 
 #include "fpgacnn/error.hpp"
@@ -29,6 +29,12 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
         } else {
             c.output_shift = q.input_q - q.output_q;
         }
+        if (!arith::is_storage_width(q.output_bits)) {
+            throw Error(what + ": output width " + std::to_string(q.output_bits) + " bits is neither " +
+                        std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits) +
+                        "; re-run calibration");
+        }
+        c.output_bits = static_cast<uint32_t>(q.output_bits);
         if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift) {
             throw Error(what + ": output shift " + std::to_string(c.output_shift) + " is outside " +
                         std::to_string(arith::kExactMinOutputShift) + ".." +

@@ -5,6 +5,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
 #include "plan/arena_layout.hpp"
 
@@ -64,6 +65,7 @@ kernel::LayerCommand base_command(const Layer& layer, const ArenaRange& input, c
     c.out_c = static_cast<uint32_t>(layer.output.c);
     c.out_h = static_cast<uint32_t>(layer.output.h);
     c.out_w = static_cast<uint32_t>(layer.output.w);
+    c.output_bits = arith::kDataBits;  // with_exponents() sets the quantized network's width
     return c;
 }
 

@@ -15,6 +15,7 @@
 #include "fpgacnn/progress_bar.hpp"
 #include "quant/activation_histogram.hpp"
 #include "quant/conv_exponents.hpp"
+#include "quant/layer_widths.hpp"
 
 namespace fpgacnn {
 
@@ -106,20 +107,24 @@ std::vector<std::string> route_notes(const Network& network, const std::vector<i
     return notes;
 }
 
-std::vector<int16_t> quantize_vector(const std::vector<float>& values, int q) {
+std::vector<int16_t> quantize_vector(const std::vector<float>& values, int q, int bits) {
     std::vector<int16_t> out(values.size());
-    quantize_tensor(values.data(), values.size(), q, out.data());
+    quantize_tensor(values.data(), values.size(), q, out.data(), bits);
     return out;
 }
 
 CalibrationResult choose_exponents(const Network& network, const FloatStatistics& stats,
                                    const CalibrationOptions& options) {
     const std::size_t layer_count = network.layers.size();
+    const WidthPlan widths = plan_widths(network, options.widths);
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
         if (network.layers[i].type == LayerType::Region) continue;
+        // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
+        // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
+        const int narrowing = arith::kDataBits - widths.output_bits[i];
         preferred[i] = std::max(arith::kMinExponent, stats.outputs[i].exponent(options.percentile) -
-                                                         options.activation_margin_bits);
+                                                         options.activation_margin_bits - narrowing);
     }
 
     // Lowering an output exponent (to keep output_shift in range) changes the groups, so iterate until
@@ -140,7 +145,8 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
             const Layer& layer = network.layers[i];
             if (layer.type != LayerType::Convolutional) continue;
             conv[i] = choose_conv_exponents(layer, exponents.input_of[i], exponents.output_q[i],
-                                            stats.max_abs_accumulator[i], options.accumulator_margin_bits);
+                                            stats.max_abs_accumulator[i], options.accumulator_margin_bits,
+                                            widths.weight_bits[i]);
             if (conv[i].needs_lower_output && conv[i].max_output_q < caps[i]) {
                 caps[i] = conv[i].max_output_q;
                 cap_notes.push_back(
@@ -156,7 +162,9 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     CalibrationResult result;
     result.images = stats.images;
     result.options = options;
-    result.notes = route_notes(network, preferred, exponents);
+    result.notes = widths.notes;
+    const std::vector<std::string> routes = route_notes(network, preferred, exponents);
+    result.notes.insert(result.notes.end(), routes.begin(), routes.end());
     result.notes.insert(result.notes.end(), cap_notes.begin(), cap_notes.end());
     QuantizedNetwork& quantized = result.quantized;
     quantized.network = network;
@@ -169,14 +177,16 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
         LayerCalibration& report = result.layers[i];
         q.input_q = exponents.input_of[i];
         q.output_q = exponents.output_q[i];
+        q.output_bits = widths.output_bits[i];
         report.max_abs_output = stats.outputs[i].max_abs();
         report.preferred_output_q = preferred[i];
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& params = layer.conv();
         q.weight_q = conv[i].weight_q;
         q.bias_q = conv[i].bias_q;
-        q.weights = quantize_vector(params.weights, q.weight_q);
-        q.biases = quantize_vector(params.biases, q.bias_q);
+        q.weight_bits = widths.weight_bits[i];
+        q.weights = quantize_vector(params.weights, q.weight_q, q.weight_bits);
+        q.biases = quantize_vector(params.biases, q.bias_q, arith::kDataBits);  // biases stay 16-bit
         report.max_abs_accumulator = stats.max_abs_accumulator[i];
         report.accumulator_bits = conv[i].accumulator_bits;
         report.weight_rms_error =

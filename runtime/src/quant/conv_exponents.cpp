@@ -28,14 +28,14 @@ void require_finite(const Layer& layer, const std::vector<float>& values, const 
 }  // namespace
 
 ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_q, double max_abs_accumulator,
-                                    double accumulator_margin_bits) {
+                                    double accumulator_margin_bits, int weight_bits) {
     const ConvParams& conv = layer.conv();
     require_finite(layer, conv.weights, "weight");
     require_finite(layer, conv.biases, "bias");
 
     ConvExponents result;
-    const ExponentChoice best =
-        best_exponent(conv.weights.data(), conv.weights.size(), arith::kMinExponent, arith::kMaxExponent);
+    const ExponentChoice best = best_exponent(conv.weights.data(), conv.weights.size(), arith::kMinExponent,
+                                              arith::kMaxExponent, weight_bits);
     result.best_weight_q = best.q;
 
     // Each constraint is an upper bound on Qw: below it the weights lose precision, but nothing wraps
@@ -75,7 +75,7 @@ ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_
     result.weight_squared_error = best.squared_error;
     if (best.q < min_weight_q || best.q > max_weight_q) {
         const ExponentChoice constrained =
-            best_exponent(conv.weights.data(), conv.weights.size(), min_weight_q, max_weight_q);
+            best_exponent(conv.weights.data(), conv.weights.size(), min_weight_q, max_weight_q, weight_bits);
         weight_q = constrained.q;
         result.weight_squared_error = constrained.squared_error;
         const std::string reason =

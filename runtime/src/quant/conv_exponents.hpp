@@ -23,7 +23,8 @@ struct ConvExponents {
 };
 
 /// `max_abs_accumulator`: max |pre-activation| of the layer in float on the calibration data.
+/// `weight_bits`: the storage width of the weights (16 or 8).
 ConvExponents choose_conv_exponents(const Layer& layer, int input_q, int output_q, double max_abs_accumulator,
-                                    double accumulator_margin_bits);
+                                    double accumulator_margin_bits, int weight_bits = 16);
 
 }  // namespace fpgacnn

@@ -76,9 +76,15 @@ QuantizedFileInfo check_envelope(core::InputFile& file) {
     info.network_fingerprint = header.u64();
     info.weights_fingerprint = header.u64();
     info.tiling_fingerprint = header.u64();
-    if (info.format_version != kQuantizedFormatVersion) {
-        throw Error(fmt::format("{}: file format version {}, this build reads version {}; {}", path,
-                                info.format_version, kQuantizedFormatVersion, kRequantize));
+    if (info.format_version < quantized_file::kOldestReadableFormat ||
+        info.format_version > kQuantizedFormatVersion) {
+        throw Error(fmt::format("{}: file format version {}, this build reads versions {} to {}; {}{}", path,
+                                info.format_version, quantized_file::kOldestReadableFormat,
+                                kQuantizedFormatVersion,
+                                info.format_version > kQuantizedFormatVersion
+                                    ? "the file was made by a newer fpgacnn: upgrade, or "
+                                    : "",
+                                kRequantize));
     }
     if (info.bytes != size) {
         throw Error(
@@ -97,11 +103,16 @@ QuantizedFileInfo check_envelope(core::InputFile& file) {
             fmt::format("{}: checksum mismatch (stored {:016x}, computed {:016x}): the file is damaged; {}",
                         path, stored, actual, kRequantize));
     }
-    if (info.contract_version != static_cast<std::uint32_t>(arith::kContractVersion)) {
-        throw Error(
-            fmt::format("{}: quantized for arithmetic contract version {}, this build implements version "
-                        "{}; {}",
-                        path, info.contract_version, arith::kContractVersion, kRequantize));
+    if (info.contract_version < static_cast<std::uint32_t>(arith::kOldestReadableContractVersion) ||
+        info.contract_version > static_cast<std::uint32_t>(arith::kContractVersion)) {
+        throw Error(fmt::format(
+            "{}: quantized for arithmetic contract version {}, this build implements versions {} "
+            "to {}; {}{}",
+            path, info.contract_version, arith::kOldestReadableContractVersion, arith::kContractVersion,
+            info.contract_version > static_cast<std::uint32_t>(arith::kContractVersion)
+                ? "the file was made by a newer fpgacnn: upgrade, or "
+                : "",
+            kRequantize));
     }
     return info;
 }
@@ -147,7 +158,15 @@ private:
     std::vector<StoredLayer> layers_;
 };
 
-void read_layers(core::InputFile& file, ParameterLoading loading, QuantizedNetwork& quantized) {
+/// The layer record's widths word: format 1 wrote 0 there (every layer 16-bit).
+void read_widths(std::uint32_t word, std::uint32_t format, QuantizedLayer& q) {
+    if (format < quantized_file::kFirstFormatWithWidths) return;  // the QuantizedLayer defaults: 16
+    q.output_bits = static_cast<int>(word & 0xFF);
+    q.weight_bits = static_cast<int>((word >> 8) & 0xFF);
+}
+
+void read_layers(core::InputFile& file, std::uint32_t format, ParameterLoading loading,
+                 QuantizedNetwork& quantized) {
     const std::string& path = file.path();
     const Network& network = quantized.network;
     const std::uint64_t body_end = file.size() - quantized_file::kChecksumBytes;
@@ -184,7 +203,7 @@ void read_layers(core::InputFile& file, ParameterLoading loading, QuantizedNetwo
         q.bias_q = in.i32();
         stored[i].weights = in.u32();
         stored[i].biases = in.u32();
-        in.skip(4);
+        read_widths(in.u32(), format, q);
     }
     std::uint64_t offset = quantized_file::kHeaderBytes + table_bytes;
     std::vector<std::int16_t> weights;  // OnDemand: one layer at a time, to hash it
@@ -241,7 +260,7 @@ QuantizedNetwork load_quantized_network(const std::string& path, Network network
     }
     QuantizedNetwork quantized;
     quantized.network = std::move(network);
-    read_layers(file, loading, quantized);
+    read_layers(file, header.format_version, loading, quantized);
     if (info != nullptr) *info = header;
     return quantized;
 }

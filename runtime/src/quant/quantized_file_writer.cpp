@@ -38,7 +38,7 @@ std::vector<std::uint8_t> serialise(const QuantizedNetwork& quantized, std::uint
         out.i32(q.bias_q);
         out.u32(static_cast<std::uint32_t>(q.weights.size()));
         out.u32(static_cast<std::uint32_t>(q.biases.size()));
-        out.u32(0);
+        out.u32(quantized_file::pack_widths(q.output_bits, q.weight_bits));
     }
     for (const QuantizedLayer& q : quantized.layers) {
         out.i16_array(q.weights);

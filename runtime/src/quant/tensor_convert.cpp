@@ -5,8 +5,8 @@
 
 namespace fpgacnn {
 
-void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out) {
-    for (std::size_t i = 0; i < count; ++i) out[i] = arith::quantize(values[i], q);
+void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out, int bits) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = arith::quantize_to_width(values[i], q, bits);
 }
 
 void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out) {

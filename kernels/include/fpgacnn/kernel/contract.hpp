@@ -8,9 +8,13 @@
 namespace fpgacnn {
 namespace arith {
 
-/// Version of the int16 arithmetic contract (docs/arithmetic.md). Bumped whenever a rule changes;
+/// Version of the arithmetic contract (docs/arithmetic.md). Bumped whenever a rule changes;
 /// recorded in quantized model files (fpgacnn-quantize) and in bitstreams (the fingerprint).
-static const int kContractVersion = 1;
+/// 2 added per-layer storage widths (kNarrowBits below); every version-1 model (all 16-bit) computes
+/// the same bits under version 2, so model files of version 1 still load.
+static const int kContractVersion = 2;
+/// The oldest contract whose model files this version still runs unchanged.
+static const int kOldestReadableContractVersion = 1;
 
 /// Bits per feature-map / weight / bias element: in memory, on the kernel's ports, in model files.
 static const int kDataBits = 16;

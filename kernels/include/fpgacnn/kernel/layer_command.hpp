@@ -37,10 +37,12 @@ struct LayerCommand {
     int32_t output_shift;  // conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
     uint32_t tile_rows;    // output rows per tile, 1..Tr (reorg: unused)
     uint32_t tile_cols;    // output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
+    uint32_t output_bits;  // storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
+                           // to it; maxpool / reorg carry their input's); still one int16 word each
 };
 
 /// Number of 32-bit words (registers) of a command, in declaration order.
-static const int kCommandWords = 19;
+static const int kCommandWords = 20;
 
 enum CommandCheck {
     kCommandOk = 0,
@@ -51,6 +53,7 @@ enum CommandCheck {
     kCommandBadTile,        // tile_rows / tile_cols outside 1..Tr / 1..Tc
     kCommandBadShift,       // bias_shift / output_shift outside arith::kExact*Shift
     kCommandShapeMismatch,  // output shape does not follow from input shape and window
+    kCommandBadWidth,       // output_bits is not a storage width (arith::is_storage_width)
 };
 
 /// Conv output size along one axis: (in + 2 pad - K) / S + 1 (darknet's convolutional layer).
@@ -65,6 +68,7 @@ inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t s
 inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
     if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
+    if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
     const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
     for (int i = 0; i < 4; ++i) {
         if (dims[i] == 0 || dims[i] > static_cast<uint32_t>(kMaxDimension)) return kCommandBadDimension;
@@ -128,6 +132,8 @@ inline const char* command_check_text(CommandCheck check) {
             return "bias or output shift outside the range the arithmetic keeps exact";
         case kCommandShapeMismatch:
             return "output shape does not follow from the input shape and window";
+        case kCommandBadWidth:
+            return "output width (output_bits) must be 16 or 8";
     }
     return "unknown check result";
 }
