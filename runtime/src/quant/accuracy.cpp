@@ -55,7 +55,8 @@ AccuracyReport evaluate_quantization(const Network& network, Backend& reference,
     AccuracyReport report;
     report.layers.resize(network.layers.size());
     for (float thresh : options.thresholds) report.agreement.push_back(DetectionAgreement{thresh, 0, 0, 0});
-    ProgressBar bar("comparing float and fixed point", static_cast<int>(image_paths.size()), options.progress);
+    ProgressBar bar("comparing float and fixed point", static_cast<int>(image_paths.size()),
+                    options.progress);
     for (const std::string& path : image_paths) {
         const Image image = load_image(path);
         const Image boxed = letterbox_image(image, network.input.w, network.input.h);
