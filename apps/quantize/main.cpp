@@ -2,6 +2,7 @@
 // quantized model file that fpgacnn-detect --precision int16 --quantized FILE runs.
 // Exit codes: apps/common/exit_codes.hpp.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "../common/json_text.hpp"
 #include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
+#include "../detect/result_writers.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -24,9 +26,11 @@
 #include "image_list.hpp"
 #include "quantize_options.hpp"
 #include "report_writers.hpp"
+#include "width_plot.hpp"
 
 using namespace fpgacnn;
 using namespace fpgacnn::quantize;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -56,6 +60,7 @@ AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vec
 
 int run(const QuantizeOptions& options) {
     apps::check_output_file(options.out, "--out");  // before minutes of calibration
+    if (!options.plot.empty()) apps::check_output_file(options.plot, "--plot");
     std::optional<InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
     const Network network = load_darknet_model(options.cfg, options.weights, input_override);
@@ -70,11 +75,26 @@ int run(const QuantizeOptions& options) {
     calibration.activation_margin_bits = options.activation_margin_bits;
     calibration.accumulator_margin_bits = options.accumulator_margin_bits;
     calibration.progress = !options.quiet;
-    calibration.widths = widths_from_flags(network, options.bits, options.widths);
-    outcome.calibration = calibrate(network, outcome.images, calibration);
+    if (options.explore) {
+        ExploreOptions explore;
+        explore.max_loss_percent = options.max_loss_percent;
+        explore.progress = !options.quiet;
+        calibration.progress = false;  // the exploration's own bar follows the one float pass
+        outcome.exploration =
+            explore_widths(network, outcome.images, calibration, explore, outcome.calibration);
+        outcome.accuracy = outcome.exploration->points[outcome.exploration->chosen].accuracy;
+    } else {
+        calibration.widths = widths_from_flags(network, options.bits, options.widths);
+        outcome.calibration = calibrate(network, outcome.images, calibration);
+    }
     save_quantized_network(outcome.calibration.quantized, options.out);
+    if (!options.plot.empty()) {
+        detect::write_image_file(options.plot,
+                                 draw_width_plot(*outcome.exploration, fs::path(options.cfg).stem().string()),
+                                 "the width plot");
+    }
 
-    if (options.report)
+    if (options.report && !outcome.accuracy)
         outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
     if (options.json) {
         std::cout << apps::json_text(outcome_to_json(outcome), 2) << std::endl;

@@ -42,6 +42,19 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
         "--widths", options.widths,
         "per conv layer, overriding --precision: comma-separated L=B (weights and output of layer "
         "L at B bits) or L=W/O (weights W, output O bits); e.g. --precision int8 --widths 0=16,14=16");
+    auto* explore = app.add_flag(
+        "--explore", options.explore,
+        "search which conv layers can be 8-bit: each alone, then cumulatively from the least sensitive; "
+        "prints every choice's detection loss, SQNR, weight bytes and CPU time, and writes the chosen one");
+    app.add_option("--max-loss", options.max_loss_percent,
+                   "--explore: the chosen choice has the fewest weight bytes among those losing at most this "
+                   "% of the float detections")
+        ->check(apps::finite_range(0.0, 100.0))
+        ->capture_default_str()
+        ->needs(explore);
+    app.add_option("--plot", options.plot,
+                   "--explore: a PNG of accuracy against weight bytes and CPU time, the front and the choice")
+        ->needs(explore);
     app.add_option("--out", options.out, "the quantized model file to write")->required();
     app.add_flag("--report", options.report,
                  "also run float and int16 on the calibration images: per-layer SQNR, detection agreement");

@@ -18,8 +18,11 @@ struct QuantizeOptions {
     double percentile = 100.0;
     int activation_margin_bits = 1;
     double accumulator_margin_bits = 2.0;
-    int bits = 16;       // --precision: every conv layer's width unless --widths says otherwise
-    std::string widths;  // --widths "L=B,L=W/O": per conv layer
+    int bits = 16;         // --precision: every conv layer's width unless --widths says otherwise
+    std::string widths;    // --widths "L=B,L=W/O": per conv layer
+    bool explore = false;  // --explore: search the widths (width_explorer.hpp), write the chosen point
+    double max_loss_percent = 5.0;
+    std::string plot;  // --plot FILE.png with --explore
 
     std::string out;
     bool report = false;

@@ -1,5 +1,6 @@
 #include "report_writers.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -40,6 +41,67 @@ std::string layer_row(const QuantizeOutcome& o, std::size_t i) {
     return row + "\n";
 }
 
+// "4w 6o": layer 4's weights and layer 6's output at 8 bits.
+std::string move_text(const WidthMove& move) {
+    return fmt::format("{}{}", move.layer, move.weights ? "w" : "o");
+}
+
+std::string moves_text(const std::vector<WidthMove>& moves) {
+    if (moves.empty()) return "-";
+    std::string text;
+    for (const WidthMove& move : moves) text += (text.empty() ? "" : " ") + move_text(move);
+    return text;
+}
+
+std::string exploration_text(const WidthExploration& e) {
+    std::string text = fmt::format(
+        "\nwidth exploration: {} choices, greedy in sensitivity order (least sensitive first: {}; w: a conv "
+        "layer's weights at 8 bits, o: its output); CPU time on {}, median of {} runs\n",
+        e.points.size(), moves_text(e.sensitivity_order), e.cpu, e.options.timing_runs);
+    std::size_t label_width = 5;
+    std::size_t moves_width = 5;
+    for (const WidthPoint& p : e.points) {
+        label_width = std::max(label_width, p.label.size());
+        moves_width = std::max(moves_width, moves_text(p.moves).size());
+    }
+    text += fmt::format("{:<{}} {:<{}} {:>7} {:>10} {:>10} {:>10} {:>8}  {}\n", "point", label_width, "8-bit",
+                        moves_width, "loss %", "region dB", "lowest dB", "weight KiB", "CPU ms", "front");
+    for (std::size_t i = 0; i < e.points.size(); ++i) {
+        const WidthPoint& p = e.points[i];
+        text += fmt::format("{:<{}} {:<{}} {:>7.1f} {:>10} {:>10} {:>10.1f} {:>8.2f}  {}{}\n", p.label,
+                            label_width, moves_text(p.moves), moves_width, p.loss_percent,
+                            sqnr_text(p.region_sqnr_db), sqnr_text(p.lowest_sqnr_db), p.weight_bytes / 1024.0,
+                            p.cpu_ms, p.on_front ? "yes" : "", i == e.chosen ? "  <- chosen" : "");
+    }
+    const WidthPoint& chosen = e.points[e.chosen];
+    text += e.chosen_within_loss
+                ? fmt::format("chosen (fewest weight bytes within --max-loss {:g} %): {}\n",
+                              e.options.max_loss_percent, chosen.label)
+                : fmt::format("no width choice keeps the loss within --max-loss {:g} %: int16 is written\n",
+                              e.options.max_loss_percent);
+    return text;
+}
+
+nlohmann::json exploration_json(const WidthExploration& e) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const WidthPoint& p : e.points) {
+        points.push_back({{"label", p.label},
+                          {"narrowed", moves_text(p.moves)},
+                          {"loss_percent", p.loss_percent},
+                          {"region_sqnr_db", finite_or_null(p.region_sqnr_db)},
+                          {"lowest_sqnr_db", finite_or_null(p.lowest_sqnr_db)},
+                          {"weight_bytes", p.weight_bytes},
+                          {"cpu_ms", p.cpu_ms},
+                          {"on_front", p.on_front}});
+    }
+    return {{"points", points},
+            {"sensitivity_order", moves_text(e.sensitivity_order)},
+            {"chosen", e.chosen},
+            {"chosen_within_loss", e.chosen_within_loss},
+            {"max_loss_percent", e.options.max_loss_percent},
+            {"cpu", e.cpu}};
+}
+
 }  // namespace
 
 std::string outcome_to_text(const QuantizeOutcome& o) {
@@ -68,6 +130,7 @@ std::string outcome_to_text(const QuantizeOutcome& o) {
             "fixed point finds {}\n",
             a.thresh, a.reproduced, a.float_detections, 100.0 * a.ratio(), a.int16_detections);
     }
+    if (o.exploration) text += exploration_text(*o.exploration);
     return text;
 }
 
@@ -128,6 +191,7 @@ nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
         }
         result["detections"] = agreement;
     }
+    if (o.exploration) result["exploration"] = exploration_json(*o.exploration);
     return result;
 }
 

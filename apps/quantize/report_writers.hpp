@@ -9,6 +9,7 @@
 
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
+#include "width_explorer.hpp"
 
 namespace fpgacnn::quantize {
 
@@ -17,6 +18,7 @@ struct QuantizeOutcome {
     std::vector<std::string> images;
     CalibrationResult calibration;
     std::optional<AccuracyReport> accuracy;
+    std::optional<WidthExploration> exploration;  // --explore: the chosen point is `calibration`
 };
 
 std::string outcome_to_text(const QuantizeOutcome& outcome);

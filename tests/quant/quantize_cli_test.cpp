@@ -1,7 +1,9 @@
 // fpgacnn-quantize end to end: exit codes, the written file, the text and JSON reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +110,54 @@ TEST_F(QuantizeCli, WidthsNamingALayerWithoutWeightsOrAnUnknownWidthAreRefused) 
     EXPECT_NE(err.find("--widths 0=4: width '4' bits; the contract stores 16 or 8"), std::string::npos)
         << err;
     EXPECT_FALSE(fs::exists(dir_ + "/w.fq16"));
+}
+
+TEST_F(QuantizeCli, ExploreEvaluatesEveryMoveThenTheGreedyPrefixesAndWritesTheChoice) {
+    // tiny cfg: conv layers 0, 2, 4, 8, each with two moves (weights "w", output "o"): int16, 8 moves
+    // alone, 7 prefixes (2..8 moves). With --max-loss 100 every move is kept, so the constrained pass
+    // adds nothing.
+    const std::string out_file = dir_ + "/explored.fq16";
+    const std::string plot_file = dir_ + "/widths.png";
+    std::string out, err;
+    const int code = run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " +
+                             out_file + " --explore --max-loss 100 --plot " + plot_file + " --json -q",
+                         &out, &err);
+    ASSERT_EQ(code, 0) << err;
+    const nlohmann::json e = nlohmann::json::parse(out)["exploration"];
+    ASSERT_EQ(e["points"].size(), 16u);
+    EXPECT_EQ(e["points"][0]["label"], "int16");
+    EXPECT_EQ(e["points"][1]["narrowed"], "0w");
+    EXPECT_EQ(e["points"][2]["narrowed"], "0o");
+    EXPECT_EQ(e["points"][15]["label"], "all int8");
+    EXPECT_EQ(e["points"][15]["narrowed"].get<std::string>().size(),
+              e["sensitivity_order"].get<std::string>().size());
+    for (const char* move : {"0w", "0o", "2w", "2o", "4w", "4o", "8w", "8o"})
+        EXPECT_NE(e["sensitivity_order"].get<std::string>().find(move), std::string::npos) << move;
+    // Every loss is within 100 %, so the choice has the fewest weight bytes of all.
+    const auto& chosen = e["points"][e["chosen"].get<std::size_t>()];
+    EXPECT_TRUE(e["chosen_within_loss"]);
+    bool some_on_front = false;
+    for (const auto& point : e["points"]) {
+        EXPECT_GE(point["weight_bytes"].get<double>(), chosen["weight_bytes"].get<double>());
+        EXPECT_GT(point["cpu_ms"].get<double>(), 0.0);
+        some_on_front = some_on_front || point["on_front"].get<bool>();
+    }
+    EXPECT_LT(chosen["weight_bytes"].get<double>(), e["points"][0]["weight_bytes"].get<double>());
+    EXPECT_TRUE(some_on_front);
+    Network network = load_darknet_model(cfg_, weights_);
+    const QuantizedNetwork written = load_quantized_network(out_file, network);
+    for (const int layer : {0, 2, 4, 8}) EXPECT_EQ(written.layers[layer].weight_bits, 8) << layer;
+    // A PNG (its signature), not an empty file.
+    std::ifstream png(plot_file, std::ios::binary);
+    char signature[8] = {};
+    png.read(signature, sizeof signature);
+    EXPECT_EQ(std::string(signature + 1, 3), "PNG");
+}
+
+TEST_F(QuantizeCli, PlotAndMaxLossNeedExplore) {
+    std::string out, err;
+    EXPECT_EQ(run(model_arguments() + " --out " + dir_ + "/x.fq16 --max-loss 3", &out, &err), 2);
+    EXPECT_NE(err.find("--explore"), std::string::npos) << err;
 }
 
 TEST_F(QuantizeCli, ExitCodes) {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,24 @@ struct CalibrationResult {
     /// Human-readable decisions that deviate from the plain statistics (exponents lowered for
     /// headroom, shifts or route sharing); also logged at info level.
     std::vector<std::string> notes;
+};
+
+/// The float statistics of a calibration run, gathered once and quantized at any widths: the width
+/// exploration (fpgacnn-quantize --explore) calibrates dozens of width choices from one float pass.
+class Calibration {
+public:
+    /// Runs the float path on the images as calibrate() does (options.widths is ignored here).
+    Calibration(const Network& network, const std::vector<std::string>& image_paths,
+                const CalibrationOptions& options = {});
+    ~Calibration();
+    Calibration(const Calibration&) = delete;
+    Calibration& operator=(const Calibration&) = delete;
+    /// Exponents and parameters for `widths` (per layer, empty: all 16), as calibrate() would choose.
+    CalibrationResult quantize(const std::vector<LayerWidths>& widths) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 /// Calibrates on image files (each loaded, letterboxed to the network input and run through the

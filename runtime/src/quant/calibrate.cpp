@@ -215,10 +215,8 @@ void require_options(const CalibrationOptions& options) {
     }
 }
 
-}  // namespace
-
-CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
-                            const CalibrationOptions& options) {
+FloatStatistics file_statistics(const Network& network, const std::vector<std::string>& image_paths,
+                                const CalibrationOptions& options) {
     require_options(options);
     require_calibratable(network);
     if (image_paths.empty()) throw Error("calibration needs at least one image");
@@ -227,12 +225,36 @@ CalibrationResult calibrate(const Network& network, const std::vector<std::strin
         throw Error(fmt::format("{}: calibration on image files needs a 3-channel input (the cfg has {})",
                                 network.cfg_path, in.c));
     }
-    const FloatStatistics stats = gather_statistics(
+    return gather_statistics(
         network, image_paths.size(),
         [&](std::size_t n) { return letterbox_image(load_image(image_paths[n]), in.w, in.h); },
         [&](std::size_t n) { return std::filesystem::path(image_paths[n]).filename().string(); },
         options.progress);
-    return choose_exponents(network, stats, options);
+}
+
+}  // namespace
+
+struct Calibration::Impl {
+    Network network;
+    CalibrationOptions options;
+    FloatStatistics stats;
+};
+
+Calibration::Calibration(const Network& network, const std::vector<std::string>& image_paths,
+                         const CalibrationOptions& options)
+    : impl_(std::make_unique<Impl>(Impl{network, options, file_statistics(network, image_paths, options)})) {}
+
+Calibration::~Calibration() = default;
+
+CalibrationResult Calibration::quantize(const std::vector<LayerWidths>& widths) const {
+    CalibrationOptions options = impl_->options;
+    options.widths = widths;
+    return choose_exponents(impl_->network, impl_->stats, options);
+}
+
+CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
+                            const CalibrationOptions& options) {
+    return choose_exponents(network, file_statistics(network, image_paths, options), options);
 }
 
 CalibrationResult calibrate_letterboxed(const Network& network, const std::vector<Image>& letterboxed,

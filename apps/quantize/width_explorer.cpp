@@ -1,0 +1,219 @@
+#include "width_explorer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
+#include "fpgacnn/progress_bar.hpp"
+#include "fpgacnn/vision.hpp"
+
+namespace fpgacnn::quantize {
+
+namespace {
+
+std::vector<int> conv_layers(const Network& network) {
+    std::vector<int> layers;
+    for (const Layer& layer : network.layers) {
+        if (layer.type == LayerType::Convolutional) layers.push_back(layer.index);
+    }
+    return layers;
+}
+
+std::vector<LayerWidths> narrowed(const Network& network, const std::vector<WidthMove>& moves) {
+    std::vector<LayerWidths> widths = uniform_conv_widths(network, arith::kDataBits);
+    for (const WidthMove& move : moves) {
+        (move.weights ? widths[move.layer].weight_bits : widths[move.layer].output_bits) = arith::kNarrowBits;
+    }
+    return widths;
+}
+
+std::string move_text(const WidthMove& move) {
+    return fmt::format("layer {} {}", move.layer, move.weights ? "weights" : "output");
+}
+
+std::size_t weight_bytes(const QuantizedNetwork& quantized) {
+    std::size_t bytes = 0;
+    for (const QuantizedLayer& layer : quantized.layers) {
+        bytes += layer.weights.size() * static_cast<std::size_t>(layer.weight_bits / 8) +
+                 layer.biases.size() * sizeof(int16_t);
+    }
+    return bytes;
+}
+
+double loss_percent(const AccuracyReport& report) {
+    int reference = 0;
+    int reproduced = 0;
+    for (const DetectionAgreement& a : report.agreement) {
+        reference += a.float_detections;
+        reproduced += a.reproduced;
+    }
+    return reference == 0 ? 0.0 : 100.0 * (reference - reproduced) / reference;
+}
+
+/// Everything one point needs, made once: the float reference, the image the timing runs on.
+class Evaluator {
+public:
+    Evaluator(const Network& network, const std::vector<std::string>& images, const ExploreOptions& options)
+        : network_(network), images_(images), options_(options) {
+        BackendOptions reference;
+        reference.device = "cpu";
+        reference.precision = Precision::Float;
+        reference_ = make_backend(network, reference);
+        timing_input_ = letterbox_image(load_image(images.front()), network.input.w, network.input.h).data;
+    }
+
+    void evaluate(const CalibrationResult& calibration, WidthPoint& point) {
+        BackendOptions fixed;
+        fixed.device = "cpu";
+        fixed.precision = Precision::Mixed;
+        fixed.keep_layer_outputs = true;  // the accuracy report compares every layer
+        fixed.quantized =
+            std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &calibration.quantized);
+        const std::unique_ptr<Backend> backend = make_backend(network_, fixed);
+        point.accuracy = evaluate_quantization(network_, *reference_, *backend, images_);
+        point.loss_percent = loss_percent(point.accuracy);
+        point.region_sqnr_db = point.accuracy.layers.back().sqnr_db();
+        point.lowest_sqnr_db = std::numeric_limits<double>::infinity();
+        for (const LayerAccuracy& layer : point.accuracy.layers)
+            point.lowest_sqnr_db = std::min(point.lowest_sqnr_db, layer.sqnr_db());
+        point.weight_bytes = weight_bytes(calibration.quantized);
+        cpu_name_ = backend->name();
+        // The time without layer outputs kept, as fpgacnn-detect runs.
+        fixed.keep_layer_outputs = false;
+        const std::unique_ptr<Backend> timed = make_backend(network_, fixed);
+        timed->run(timing_input_.data());  // warm-up: packing, first-touch of the buffers
+        std::vector<double> ms;
+        for (int i = 0; i < options_.timing_runs; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            timed->run(timing_input_.data());
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+        std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
+        point.cpu_ms = ms[ms.size() / 2];
+    }
+
+    const std::string& cpu_name() const { return cpu_name_; }
+
+private:
+    const Network& network_;
+    const std::vector<std::string>& images_;
+    ExploreOptions options_;
+    std::unique_ptr<Backend> reference_;
+    std::vector<float> timing_input_;
+    std::string cpu_name_;
+};
+
+bool dominates(const WidthPoint& a, const WidthPoint& b) {
+    const bool no_worse =
+        a.loss_percent <= b.loss_percent && a.weight_bytes <= b.weight_bytes && a.cpu_ms <= b.cpu_ms;
+    const bool better =
+        a.loss_percent < b.loss_percent || a.weight_bytes < b.weight_bytes || a.cpu_ms < b.cpu_ms;
+    return no_worse && better;
+}
+
+void mark_front(std::vector<WidthPoint>& points) {
+    for (WidthPoint& p : points) {
+        p.on_front =
+            std::none_of(points.begin(), points.end(), [&p](const WidthPoint& q) { return dominates(q, p); });
+    }
+}
+
+}  // namespace
+
+WidthExploration explore_widths(const Network& network, const std::vector<std::string>& images,
+                                const CalibrationOptions& calibration_options, const ExploreOptions& options,
+                                CalibrationResult& chosen) {
+    if (!(options.max_loss_percent >= 0 && options.max_loss_percent <= 100))
+        throw Error(fmt::format("--max-loss {} is outside [0, 100]", options.max_loss_percent));
+    const Calibration calibration(network, images, calibration_options);
+    Evaluator evaluator(network, images, options);
+    WidthExploration result;
+    result.options = options;
+    std::vector<WidthMove> moves;
+    for (const int layer : conv_layers(network)) {
+        moves.push_back({layer, true});
+        moves.push_back({layer, false});
+    }
+    // int16, each move alone, the prefixes, and at most one constrained step per move.
+    ProgressBar bar("exploring widths", static_cast<int>(3 * moves.size()), options.progress);
+
+    auto add_point = [&](std::string label, std::vector<WidthMove> applied) {
+        WidthPoint point;
+        point.label = std::move(label);
+        point.moves = std::move(applied);
+        point.widths = narrowed(network, point.moves);
+        evaluator.evaluate(calibration.quantize(point.widths), point);
+        result.points.push_back(std::move(point));
+        bar.step(result.points.back().label);
+    };
+    add_point("int16", {});
+    for (const WidthMove& move : moves) add_point(move_text(move), {move});
+
+    // Least sensitive first: fewest detections lost, then the highest region SQNR (point 1 + i is
+    // move i alone).
+    std::vector<std::size_t> order(moves.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const WidthPoint& pa = result.points[1 + a];
+        const WidthPoint& pb = result.points[1 + b];
+        if (pa.loss_percent != pb.loss_percent) return pa.loss_percent < pb.loss_percent;
+        return pa.region_sqnr_db > pb.region_sqnr_db;
+    });
+    for (const std::size_t i : order) result.sensitivity_order.push_back(moves[i]);
+    for (std::size_t k = 2; k <= moves.size(); ++k) {
+        const std::vector<WidthMove> applied(
+            result.sensitivity_order.begin(),
+            result.sensitivity_order.begin() + static_cast<std::ptrdiff_t>(k));
+        add_point(k == moves.size() ? "all int8" : fmt::format("{} least sensitive", k), applied);
+    }
+    // The same order, each move kept only while the loss stays within --max-loss: where the prefixes
+    // stop at the first move that costs too much, this steps over it to the cheaper ones after.
+    std::vector<WidthMove> kept;
+    const std::size_t first_constrained = result.points.size();
+    for (std::size_t k = 0; k < result.sensitivity_order.size(); ++k) {
+        std::vector<WidthMove> candidate = kept;
+        candidate.push_back(result.sensitivity_order[k]);
+        const bool is_prefix = candidate.size() == k + 1;  // nothing skipped yet: a prefix point exists
+        if (is_prefix && k == 0) {
+            if (result.points[1 + order[0]].loss_percent <= options.max_loss_percent) kept = candidate;
+            continue;
+        }
+        if (is_prefix) {
+            if (result.points[first_constrained - moves.size() + k].loss_percent <= options.max_loss_percent)
+                kept = candidate;
+            continue;
+        }
+        add_point(fmt::format("within {:g} %: +{}", options.max_loss_percent, move_text(candidate.back())),
+                  candidate);
+        if (result.points.back().loss_percent <= options.max_loss_percent) kept = candidate;
+    }
+    bar.finish(fmt::format("{} width choices", result.points.size()));
+    mark_front(result.points);
+    result.cpu = evaluator.cpu_name();
+
+    // The fewest weight bytes within the loss, then the fastest; none within it: int16.
+    result.chosen = 0;
+    result.chosen_within_loss = false;
+    for (std::size_t i = 0; i < result.points.size(); ++i) {
+        const WidthPoint& p = result.points[i];
+        if (p.loss_percent > options.max_loss_percent) continue;
+        const WidthPoint& best = result.points[result.chosen];
+        if (!result.chosen_within_loss || p.weight_bytes < best.weight_bytes ||
+            (p.weight_bytes == best.weight_bytes && p.cpu_ms < best.cpu_ms)) {
+            result.chosen = i;
+            result.chosen_within_loss = true;
+        }
+    }
+    chosen = calibration.quantize(result.points[result.chosen].widths);
+    return result;
+}
+
+}  // namespace fpgacnn::quantize

@@ -1,0 +1,62 @@
+// fpgacnn-quantize --explore: which conv layers can store 8-bit weights and outputs (issue 16), as a
+// search over width choices scored by accuracy against float (detections reproduced, region SQNR),
+// weight bytes and the measured CPU time of one frame.
+//
+// The search is greedy in sensitivity order over "moves", a move being one conv layer's weights or
+// its output narrowed to 8 bits: each move alone (its sensitivity), then the moves applied
+// cumulatively from the least to the most sensitive. That is 4N evaluations for N conv layers, each
+// a re-quantisation from one float calibration pass plus an accuracy run, so it is deterministic and
+// takes seconds on YOLO-LITE; a multi-objective evolutionary or Bayesian search (NN-EdgeBuilder)
+// would need hundreds of evaluations to beat it on models this small.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fpgacnn/calibration.hpp"
+#include "fpgacnn/quant_accuracy.hpp"
+
+namespace fpgacnn::quantize {
+
+struct ExploreOptions {
+    /// The chosen point: the fewest weight bytes (then the fastest) whose detection loss against float
+    /// is at most this many percent.
+    double max_loss_percent = 5.0;
+    int timing_runs = 5;  // one-frame CPU runs per point; the median counts
+    bool progress = false;
+};
+
+/// One conv layer's weights (or its output) at 8 bits.
+struct WidthMove {
+    int layer = 0;
+    bool weights = true;  // false: the output
+};
+
+struct WidthPoint {
+    std::string label;                // "int16", "layer 4 weights", "3 least sensitive", "all int8"
+    std::vector<WidthMove> moves;     // what is narrowed
+    std::vector<LayerWidths> widths;  // per layer, as given to calibration
+    AccuracyReport accuracy;
+    double loss_percent = 0;  // float detections not reproduced, over every threshold, in %
+    double region_sqnr_db = 0;
+    double lowest_sqnr_db = 0;     // over every layer
+    std::size_t weight_bytes = 0;  // conv weights at their width plus 16-bit biases
+    double cpu_ms = 0;             // median one-frame time on the CPU backend
+    bool on_front = false;         // not dominated in (loss, weight bytes, CPU time)
+};
+
+struct WidthExploration {
+    std::vector<WidthPoint> points;            // int16, then each move alone, then the greedy prefixes
+    std::vector<WidthMove> sensitivity_order;  // least sensitive first
+    std::size_t chosen = 0;                    // index into points
+    bool chosen_within_loss = true;            // false: no point met --max-loss (the int16 one is chosen)
+    ExploreOptions options;
+    std::string cpu;  // the CPU path the times were measured on
+};
+
+/// Runs the exploration; `calibration_result` receives the chosen point's calibration (to be saved).
+WidthExploration explore_widths(const Network& network, const std::vector<std::string>& images,
+                                const CalibrationOptions& calibration_options, const ExploreOptions& options,
+                                CalibrationResult& chosen);
+
+}  // namespace fpgacnn::quantize
