@@ -1,4 +1,4 @@
-// Float reference engine, the int16 CPU backend and the emu device vs OpenCV DNN (its own CPU
+// Float reference engine, the int16 and int8 CPU backend and the emu device vs OpenCV DNN (its own CPU
 // backend) on the same darknet models and the same input blob: yolov2 and yolov2-tiny at 416x416 (synthetic
 // weights, written to a temporary .weights file so both read identical parameters) and YOLO-LITE (trained
 // weights, if the shared models folder exists).
@@ -43,7 +43,8 @@ struct BenchModel {
     std::string weights_path;  // trained, or synthetic written to the scratch folder
     fpgacnn::Network network;  // what the float engine runs
     std::vector<float> input;  // CHW, 0..1
-    std::shared_ptr<const fpgacnn::QuantizedNetwork> quantized;  // calibrated on darknet's sample images
+    std::shared_ptr<const fpgacnn::QuantizedNetwork> quantized;   // calibrated on darknet's sample images
+    std::shared_ptr<const fpgacnn::QuantizedNetwork> quantized8;  // the same, conv layers at 8 bits
 };
 
 fs::path scratch_folder() {
@@ -99,8 +100,10 @@ std::unique_ptr<BenchModel> prepare(const std::string& name, const std::string& 
     model->input = image_like_input(model->network.input);
     fpgacnn::CalibrationOptions calibration;
     calibration.progress = false;
-    model->quantized = std::make_shared<fpgacnn::QuantizedNetwork>(
-        fpgacnn::calibrate(model->network, fpgacnn::default_calibration_images(), calibration).quantized);
+    const fpgacnn::Calibration statistics(model->network, fpgacnn::default_calibration_images(), calibration);
+    model->quantized = std::make_shared<fpgacnn::QuantizedNetwork>(statistics.quantize({}).quantized);
+    model->quantized8 = std::make_shared<fpgacnn::QuantizedNetwork>(
+        statistics.quantize(fpgacnn::uniform_conv_widths(model->network, 8)).quantized);
     return model;
 }
 
@@ -122,13 +125,14 @@ void bench_float_engine(benchmark::State& state, const BenchModel* model) {
     set_gops_counter(state, model->network);
 }
 
-// The int16 paths through the detector's Backend: input quantization, the layers, and the region
-// layer dequantized and activated, i.e. everything between letterbox and decode.
-void bench_backend(benchmark::State& state, const BenchModel* model, const char* device) {
+// The fixed-point paths through the detector's Backend: input quantization, the layers, and the region
+// layer dequantized and activated, i.e. everything between letterbox and decode. `int8`: every conv
+// layer at 8 bits (the VNNI vpdpbusd path where the CPU has it).
+void bench_backend(benchmark::State& state, const BenchModel* model, const char* device, bool int8) {
     fpgacnn::BackendOptions options;
     options.device = device;
-    options.precision = fpgacnn::Precision::Int16;
-    options.quantized = model->quantized;
+    options.precision = int8 ? fpgacnn::Precision::Int8 : fpgacnn::Precision::Int16;
+    options.quantized = int8 ? model->quantized8 : model->quantized;
     const auto backend = fpgacnn::make_backend(model->network, options);
     backend->run(model->input.data());
     for (auto _ : state) {
@@ -200,11 +204,17 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("opencv_dnn/" + model->name).c_str(), bench_opencv_dnn, model.get())
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
-        benchmark::RegisterBenchmark(("int16_cpu/" + model->name).c_str(), bench_backend, model.get(), "cpu")
+        benchmark::RegisterBenchmark(("int16_cpu/" + model->name).c_str(), bench_backend, model.get(), "cpu",
+                                     false)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("int8_cpu/" + model->name).c_str(), bench_backend, model.get(), "cpu",
+                                     true)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
         // The emu device runs the FPGA kernel's C++ (a functional model, not a performance one).
-        benchmark::RegisterBenchmark(("int16_emu/" + model->name).c_str(), bench_backend, model.get(), "emu")
+        benchmark::RegisterBenchmark(("int16_emu/" + model->name).c_str(), bench_backend, model.get(), "emu",
+                                     false)
             ->Unit(benchmark::kMillisecond)
             ->Iterations(2)
             ->UseRealTime();

@@ -72,11 +72,12 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
         const int output_shift = pick(arith::kModelMinOutputShift, arith::kModelMaxOutputShift);
         Int16ConvArgs a =
             conv_args({channels, h, w}, filters, size, stride, pad, leaky, bias_shift, output_shift);
-        // A third of the layers store 8-bit outputs (docs/arithmetic.md, "Per-layer widths"), with 8-bit
-        // weights and inputs as a real 8-bit layer's; the others full-range data (the accumulator wraps)
-        // or small values like real activations.
+        // A third of the layers are 8-bit (docs/arithmetic.md, "Per-layer widths": inputs, weights and
+        // outputs; AVX-512 VNNI runs them on its u8 x s8 path); the others full-range data (the
+        // accumulator wraps) or small values like real activations.
         a.output_bits = pick(0, 2) == 0 ? arith::kNarrowBits : arith::kDataBits;
         const bool narrow = a.output_bits == arith::kNarrowBits;
+        a.input_bits = a.weight_bits = a.output_bits;
         const bool full_range = !narrow && pick(0, 3) != 0;
         const int lo = full_range ? -32768 : narrow ? -128 : -300;
         const int hi = full_range ? 32767 : narrow ? 127 : 300;
@@ -130,6 +131,80 @@ TEST(Int16Conv, ManyChannelChunksMatchOnEveryPath) {
     const auto expected = reference(a, weights, biases, input);
     for (Int16Isa isa : supported_int16_isas())
         EXPECT_EQ(packed(a, weights, biases, input, isa), expected) << isa_name(isa);
+}
+
+Int16ConvArgs eight_bit(Int16ConvArgs a) {
+    a.input_bits = a.weight_bits = arith::kNarrowBits;
+    return a;
+}
+
+TEST(Int16Conv, EightBitLayersMatchOnEveryPath) {
+    // The u8 x s8 layout's edges: channel counts around the quads (padded channels), padding and
+    // stride 2 (padding is the byte 128), several chunks of 64 quads (259 channels), short blocks,
+    // and the AVX-512 packing's blocks of 16 channels x 16 pixels with both remainders.
+    std::mt19937 rng(16);
+    ThreadPool pool(2);
+    struct Shape {
+        TensorShape input;
+        int filters, size, stride, pad;
+    };
+    const Shape shapes[] = {
+        {{1, 7, 6}, 5, 3, 1, 1},    {{2, 9, 9}, 33, 3, 2, 1},   {{3, 8, 11}, 32, 3, 2, 1},
+        {{5, 6, 5}, 17, 1, 1, 0},   {{6, 10, 7}, 40, 3, 1, 1},  {{7, 13, 12}, 9, 3, 2, 1},
+        {{9, 5, 5}, 64, 3, 1, 0},   {{13, 12, 9}, 31, 3, 2, 1}, {{259, 7, 6}, 35, 3, 2, 1},
+        {{35, 5, 37}, 40, 3, 1, 1}, {{48, 3, 16}, 32, 1, 1, 0}, {{16, 4, 19}, 8, 3, 2, 1}};
+    for (const Shape& shape : shapes) {
+        for (const int output_bits : {arith::kNarrowBits, arith::kDataBits}) {
+            Int16ConvArgs a = eight_bit(conv_args(shape.input, shape.filters, shape.size, shape.stride,
+                                                  shape.pad, output_bits == arith::kNarrowBits, 9, 10));
+            a.output_bits = output_bits;
+            const auto weights = test::random_int16(rng, a.weight_count(), -128, 127);
+            const auto biases = test::random_int16(rng, static_cast<std::size_t>(a.output.c));
+            const auto input = test::random_int16(rng, a.input.size(), -128, 127);
+            const auto expected = reference(a, weights, biases, input);
+            for (Int16Isa isa : supported_int16_isas()) {
+                EXPECT_EQ(packed(a, weights, biases, input, isa, &pool), expected)
+                    << isa_name(isa) << " " << shape.input.c << " channels -> " << shape.filters << " K"
+                    << shape.size << " S" << shape.stride << " output_bits " << output_bits;
+            }
+        }
+    }
+}
+
+TEST(Int16Conv, EightBitAccumulatorWrapsModulo2To32) {
+    // 70000 channels of (-128) x (-128) = 16384 each, plus the largest bias 32767 << 15:
+    // 1073709056 + 1146880000 = 2220589056 wraps to -2074378240; shift 20 gives -1978.29 -> -1978
+    // (an int64 sum would give +2118). At 8 bits it clamps to -128.
+    Int16ConvArgs a = eight_bit(conv_args({70000, 1, 2}, 33, 1, 1, 0, false, 15, 20));
+    const std::vector<int16_t> w(a.weight_count(), -128), x(a.input.size(), -128), b(33, 32767);
+    const std::vector<int16_t> wide(a.output.size(), -1978);
+    EXPECT_EQ(reference(a, w, b, x), wide);
+    for (Int16Isa isa : supported_int16_isas()) EXPECT_EQ(packed(a, w, b, x, isa), wide) << isa_name(isa);
+    a.output_bits = arith::kNarrowBits;
+    const std::vector<int16_t> narrow(a.output.size(), -128);
+    EXPECT_EQ(reference(a, w, b, x), narrow);
+    for (Int16Isa isa : supported_int16_isas()) EXPECT_EQ(packed(a, w, b, x, isa), narrow) << isa_name(isa);
+}
+
+TEST(Int16Conv, Avx512VnniRunsEightBitLayersOnBytes) {
+    if (!int16_isa_supported(Int16Isa::Avx512Vnni)) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+    // 64 channels, 3x3, 64 filters: whole quads and whole blocks of 32, so the packed parameters are
+    // exactly one byte per weight (two at 16 bits) plus the int32 biases.
+    const Int16ConvArgs wide = conv_args({64, 6, 6}, 64, 3, 1, 1, true, 4, 10);
+    const std::vector<int16_t> w(wide.weight_count(), 3), b(64, 1);
+    const Int16PackedConv wide_conv(wide, w.data(), b.data(), Int16Isa::Avx512Vnni);
+    EXPECT_EQ(wide_conv.packed_parameter_bytes(), 2 * wide.weight_count() + 4 * 64);
+    const Int16PackedConv narrow_conv(eight_bit(wide), w.data(), b.data(), Int16Isa::Avx512Vnni);
+    EXPECT_EQ(narrow_conv.packed_parameter_bytes(), wide.weight_count() + 4 * 64);
+    EXPECT_EQ(narrow_conv.packed_input_size(), wide_conv.packed_input_size() / 2);
+    // 8-bit inputs with 16-bit weights, or the reverse, stay on int16 pairs.
+    for (const int input_bits : {arith::kNarrowBits, arith::kDataBits}) {
+        Int16ConvArgs mixed = wide;
+        mixed.input_bits = input_bits;
+        mixed.weight_bits = input_bits == arith::kNarrowBits ? arith::kDataBits : arith::kNarrowBits;
+        EXPECT_EQ(Int16PackedConv(mixed, w.data(), b.data(), Int16Isa::Avx512Vnni).packed_parameter_bytes(),
+                  wide_conv.packed_parameter_bytes());
+    }
 }
 
 TEST(Int16Conv, ReferenceOnHandComputedExamples) {
@@ -201,6 +276,14 @@ TEST(Int16Conv, RejectsOutOfContractShiftsAndShapes) {
     a.output_shift = 0;
     a.output.h = 3;
     EXPECT_THROW(Int16PackedConv(a, w.data(), b.data(), Int16Isa::Scalar), Error);
+    a.output.h = 2;
+    a.input_bits = 12;
+    EXPECT_THROW(Int16PackedConv(a, w.data(), b.data(), Int16Isa::Scalar), Error);
+    a.input_bits = arith::kNarrowBits;
+    a.weight_bits = arith::kNarrowBits;
+    const std::vector<int16_t> wide_weights(9, 128);  // one past the 8-bit range
+    for (Int16Isa isa : supported_int16_isas())
+        EXPECT_THROW(Int16PackedConv(a, wide_weights.data(), b.data(), isa), Error) << isa_name(isa);
 }
 
 }  // namespace

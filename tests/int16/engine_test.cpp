@@ -1,6 +1,6 @@
 // Int16Engine on a tiny hand-built QuantizedNetwork (conv -> maxpool -> conv -> route -> reorg ->
-// region): it equals chaining the scalar reference ops, every ISA path and thread count gives the
-// same bits, and broken exponent rules are refused with the layer named.
+// region), at 16 bits and with 8-bit layers: it equals chaining the scalar reference ops, every ISA
+// path and thread count gives the same bits, and broken exponent rules are refused with the layer named.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_engine.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "int16_test_support.hpp"
 
 namespace fpgacnn {
@@ -100,6 +101,26 @@ QuantizedNetwork tiny_network() {
     return net;
 }
 
+// tiny_network() with 8-bit layers: conv 0 reads the 16-bit image with 8-bit weights and writes 8-bit
+// values, which maxpool, route, reorg and region carry; conv 2 is 8-bit throughout (the AVX-512 VNNI
+// u8 x s8 path). Biases scaled to the 8-bit weights, so outputs both saturate and fall inside.
+QuantizedNetwork tiny_network_8bit() {
+    QuantizedNetwork net = tiny_network();
+    std::mt19937 rng(16);
+    const auto narrow_conv = [&](std::size_t i, int weight_q, int bias_range) {
+        QuantizedLayer& q = net.layers[i];
+        q.weight_bits = arith::kNarrowBits;
+        q.weight_q = weight_q;
+        q.bias_q = weight_q;
+        q.weights = test::random_int16(rng, q.weights.size(), -128, 127);
+        q.biases = test::random_int16(rng, q.biases.size(), -bias_range, bias_range);
+    };
+    narrow_conv(0, 12, 100);  // bias shift 14, output shift 15 (as at 16 bits)
+    narrow_conv(2, 9, 60);    // bias shift 11, output shift 9
+    for (QuantizedLayer& q : net.layers) q.output_bits = arith::kNarrowBits;
+    return net;
+}
+
 std::vector<int16_t> tiny_input() {
     std::mt19937 rng(5);
     return test::random_int16(rng, 3 * 12 * 12, 0, 16384);  // an image in [0, 1] at Q14
@@ -113,9 +134,9 @@ std::vector<int16_t> run_reference_conv(const QuantizedNetwork& net, int i, cons
     return out;
 }
 
-TEST(Int16Engine, EqualsChainingTheScalarReferenceOps) {
-    const QuantizedNetwork net = tiny_network();
-    const std::vector<int16_t> input = tiny_input();
+// The outputs of layers 0 to 4 of a tiny_network(), chaining the scalar reference ops.
+std::vector<std::vector<int16_t>> reference_outputs(const QuantizedNetwork& net,
+                                                    const std::vector<int16_t>& input) {
     const auto& layers = net.network.layers;
     const auto out0 = run_reference_conv(net, 0, input);
     const auto out1 = test::naive_maxpool(layers[1], out0);
@@ -123,20 +144,61 @@ TEST(Int16Engine, EqualsChainingTheScalarReferenceOps) {
     std::vector<int16_t> out3 = out1;
     out3.insert(out3.end(), out2.begin(), out2.end());
     const auto out4 = test::naive_reorg(layers[4], out3);
+    return {out0, out1, out2, out3, out4};
+}
 
+TEST(Int16Engine, EqualsChainingTheScalarReferenceOps) {
+    const QuantizedNetwork net = tiny_network();
+    const std::vector<int16_t> input = tiny_input();
+    const auto expected = reference_outputs(net, input);
     Int16Engine engine(net, Int16Isa::Scalar, 1);
     const std::vector<int16_t>& result = engine.run(input.data());
-    EXPECT_EQ(engine.layer_output(0), out0);
-    EXPECT_EQ(engine.layer_output(1), out1);
-    EXPECT_EQ(engine.layer_output(2), out2);
-    EXPECT_EQ(engine.layer_output(3), out3);
-    EXPECT_EQ(engine.layer_output(4), out4);
-    EXPECT_EQ(result, out4);  // the region layer hands its int16 input to the host unchanged
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(engine.layer_output(i), expected[i]) << "layer " << i;
+    EXPECT_EQ(result, expected[4]);  // the region layer hands its int16 input to the host unchanged
     // Not a degenerate test: the leaky conv produced negatives and positives, nothing all zero.
     int negatives = 0, positives = 0;
-    for (int16_t v : out0) (v < 0 ? negatives : positives) += v != 0;
+    for (int16_t v : expected[0]) (v < 0 ? negatives : positives) += v != 0;
     EXPECT_GT(negatives, 10);
     EXPECT_GT(positives, 10);
+}
+
+TEST(Int16Engine, EightBitLayersGiveTheReferenceOutputsOnEveryIsa) {
+    const QuantizedNetwork net = tiny_network_8bit();
+    const std::vector<int16_t> input = tiny_input();
+    const auto expected = reference_outputs(net, input);
+    for (Int16Isa isa : supported_int16_isas()) {
+        for (int threads : {1, 0}) {
+            Int16Engine engine(net, isa, threads);
+            engine.run(input.data());
+            for (int i = 0; i < 5; ++i) {
+                EXPECT_EQ(engine.layer_output(i), expected[i])
+                    << isa_name(isa) << " threads " << threads << " layer " << i;
+            }
+        }
+    }
+    // Not degenerate: the 8-bit conv's outputs both saturate and fall inside the range.
+    int saturated = 0, inside = 0;
+    for (int16_t v : expected[2]) (v == -128 || v == 127 ? saturated : inside) += 1;
+    EXPECT_GT(saturated, 10);
+    EXPECT_GT(inside, 100);
+}
+
+TEST(Int16Engine, PassesEachConvItsInputWidth) {
+    if (!int16_isa_supported(Int16Isa::Avx512Vnni)) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+    // The VNNI path packs a conv's weights as bytes only when it reads 8-bit values: conv 0 reads the
+    // 16-bit image (int16 pairs although its weights are 8-bit), conv 2 an 8-bit maxpool output.
+    const QuantizedNetwork net = tiny_network_8bit();
+    const auto packed_bytes = [&net](std::size_t i, int input_bits) {
+        const Layer& layer = net.network.layers[i];
+        const QuantizedLayer& q = net.layers[i];
+        return Int16PackedConv(int16_conv_args(layer, q, input_bits), q.weights.data(), q.biases.data(),
+                               Int16Isa::Avx512Vnni)
+            .packed_parameter_bytes();
+    };
+    EXPECT_LT(packed_bytes(2, arith::kNarrowBits), packed_bytes(2, arith::kDataBits));
+    const Int16Engine engine(net, Int16Isa::Avx512Vnni, 1);
+    EXPECT_EQ(engine.packed_parameter_bytes(),
+              packed_bytes(0, arith::kDataBits) + packed_bytes(2, arith::kNarrowBits));
 }
 
 TEST(Int16Engine, EveryIsaAndThreadCountGivesIdenticalOutputs) {

@@ -41,16 +41,23 @@ struct Int16ConvArgs {
     int bias_shift = 0;    // Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
     int output_shift = 0;  // Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
     int output_bits = 16;  // storage width of the output (arith::kDataBits or kNarrowBits): its clamp
+    // Storage widths of the input values and of the weights (arith::kDataBits or kNarrowBits): every
+    // input value and weight must lie in its width's range ([-128, 127] at 8 bits). When both are
+    // 8-bit, the AVX-512 VNNI path multiplies bytes (vpdpbusd), twice the MACs per instruction.
+    int input_bits = 16;
+    int weight_bits = 16;
 
     std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
 
-/// The conv arguments of an IR conv layer with its exponents. Throws Error naming the layer when
-/// the shapes or the shifts break the contract.
-Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized);
+/// The conv arguments of an IR conv layer with its exponents and widths; `input_bits` is the
+/// producer's output width (the network input's is arith::kDataBits). Throws Error naming the
+/// layer when the shapes, the shifts or the widths break the contract.
+Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized, int input_bits = 16);
 
 /// Throws Error (prefixed with `what`, e.g. "layer 3 (convolutional)") unless the arguments are
-/// runnable: positive sizes, an output shape that follows from input/size/stride/pad, shifts in range.
+/// runnable: positive sizes, an output shape that follows from input/size/stride/pad, shifts in range,
+/// storage widths of 16 or 8 bits.
 void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
 
 /// The definition of truth: direct loops, acc = align_bias(b, bias_shift), then mac() over
@@ -64,8 +71,9 @@ void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, con
 void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa);
 
 /// The fast conv: weights packed once for one ISA path (pairs of input channels interleaved per
-/// block of output channels), the input packed per run (padded, channel pairs per pixel),
-/// register-blocked SIMD micro-kernels, work spread over a thread pool.
+/// block of output channels; quads of bytes on AVX-512 VNNI when input and weights are 8-bit), the
+/// input packed per run (padded, channel pairs or quads per pixel), register-blocked SIMD
+/// micro-kernels, work spread over a thread pool. Throws Error when an 8-bit weight is out of range.
 class Int16PackedConv {
 public:
     Int16PackedConv(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases, Int16Isa isa);
@@ -80,7 +88,7 @@ public:
     /// run() with the packed input in `scratch` (at least packed_input_size() values, 64-byte
     /// aligned), so convs that run one after the other share one buffer (Int16Engine).
     void run(const int16_t* input, int16_t* output, int16_t* scratch, ThreadPool* pool);
-    /// The packed input's size in int16 values.
+    /// The packed input's size in int16 values (an 8-bit layout's bytes rounded up to them).
     std::size_t packed_input_size() const;
     /// Bytes of the packed weights and biases (what the conv keeps of its parameters).
     std::size_t packed_parameter_bytes() const;

@@ -1,6 +1,7 @@
 // Conv arguments from the IR + exponents, and the checks that keep every shift in the range
 // where the contract's arithmetic is exact.
 #include <string>
+#include <utility>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
@@ -29,9 +30,13 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
                     std::to_string(arith::kModelMaxBiasShift) +
                     "]; re-run calibration (see docs/arithmetic.md)");
     }
-    if (!arith::is_storage_width(a.output_bits)) {
-        throw Error(what + ": output width " + std::to_string(a.output_bits) + " bits; the contract stores " +
-                    std::to_string(arith::kDataBits) + " or " + std::to_string(arith::kNarrowBits));
+    for (const auto& [bits, name] : {std::pair{a.output_bits, "output"}, std::pair{a.input_bits, "input"},
+                                     std::pair{a.weight_bits, "weight"}}) {
+        if (!arith::is_storage_width(bits)) {
+            throw Error(what + ": " + name + " width " + std::to_string(bits) +
+                        " bits; the contract stores " + std::to_string(arith::kDataBits) + " or " +
+                        std::to_string(arith::kNarrowBits));
+        }
     }
     if (a.output_shift < arith::kModelMinOutputShift || a.output_shift > arith::kModelMaxOutputShift) {
         throw Error(what + ": output shift Qw + Qin - Qout = " + std::to_string(a.output_shift) +
@@ -41,7 +46,7 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
     }
 }
 
-Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized) {
+Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized, int input_bits) {
     const std::string what = int16_detail::describe_layer(layer);
     if (layer.type != LayerType::Convolutional) throw Error(what + " is not a [convolutional] layer");
     const ConvParams& conv = layer.conv();
@@ -55,6 +60,8 @@ Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantize
     args.bias_shift = quantized.weight_q + quantized.input_q - quantized.bias_q;
     args.output_shift = quantized.weight_q + quantized.input_q - quantized.output_q;
     args.output_bits = quantized.output_bits;
+    args.input_bits = input_bits;
+    args.weight_bits = quantized.weight_bits;
     if (conv.filters != layer.output.c) {
         throw Error(what + ": " + std::to_string(conv.filters) + " filters but output shape " +
                     shape_text(layer.output));

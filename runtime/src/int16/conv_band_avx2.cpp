@@ -41,9 +41,9 @@ FPGACNN_AVX2 inline void step(__m256i& acc0, __m256i& acc1, __m256i w0, __m256i 
     acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(w1, x));
 }
 
-// Accumulates kPixels pixels x kBlock filters into rows [t0, t0 + kPixels) of by_pixel.
+// Accumulates kPixels pixels x kBlock filters into rows [0, kPixels) of by_pixel.
 FPGACNN_AVX2 void tile_avx2(const ConvBandJob& job, const int16_t* const origin[kPixels],
-                            int32_t (*by_pixel)[kBlock], int t0) {
+                            int32_t (*by_pixel)[kBlock]) {
     const ConvGeometry& g = *job.geometry;
     const __m256i bias0 = load(job.biases);
     const __m256i bias1 = load(job.biases + 8);
@@ -71,8 +71,8 @@ FPGACNN_AVX2 void tile_avx2(const ConvBandJob& job, const int16_t* const origin[
     const __m256i results[kPixels][2] = {{a00, a01}, {a10, a11}, {a20, a21},
                                          {a30, a31}, {a40, a41}, {a50, a51}};
     for (int i = 0; i < kPixels; ++i) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(by_pixel[t0 + i]), results[i][0]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(by_pixel[t0 + i] + 8), results[i][1]);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(by_pixel[i]), results[i][0]);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(by_pixel[i] + 8), results[i][1]);
     }
 }
 
@@ -109,32 +109,15 @@ FPGACNN_AVX2 void transpose8x8(const int32_t* from, std::ptrdiff_t from_stride, 
 }  // namespace
 
 FPGACNN_AVX2 void conv_band_avx2(const ConvBandJob& job) {
-    const ConvGeometry& g = *job.geometry;
-    // The micro-kernel stores whole vectors per pixel; the epilogue wants one row per filter.
-    alignas(32) int32_t by_pixel[kBandPixels][kBlock];
-    alignas(32) int32_t by_filter[kBlock][kBandPixels];
-    PixelWalker walker(g, job.packed_input, job.first_pixel);
-    int computed = 0;
-    for (; computed < job.pixel_count; computed += kPixels) {
-        const int16_t* origin[kPixels];
-        walker.take(origin, job.pixel_count - computed);
-        tile_avx2(job, origin, by_pixel, computed);
-    }
-    const int columns = (job.pixel_count + 7) / 8 * 8;
-    for (int p = computed; p < columns; ++p) {
-        for (int m = 0; m < kBlock; ++m) by_pixel[p][m] = 0;  // rows the transpose reads but no tile wrote
-    }
-    for (int p = 0; p < columns; p += 8) {
-        for (int m = 0; m < kBlock; m += 8)
-            transpose8x8(&by_pixel[p][m], kBlock, &by_filter[m][p], kBandPixels);
-    }
-    for (int m = 0; m < job.filter_count; ++m) {
-        int16_t* out =
-            job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
-        requantize_avx2(by_filter[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
-                        job.leaky);
-        narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
-    }
+    band_by_pixel<kPixels, kBlock, 8>(
+        job,
+        [&job](const int16_t* const* origin, int32_t(*rows)[kBlock])
+            FPGACNN_AVX2 { tile_avx2(job, origin, rows); },
+        transpose8x8,
+        [&job](const int32_t* row, int16_t* out, std::size_t count) FPGACNN_AVX2 {
+            requantize_avx2(row, out, count, job.output_shift, job.leaky);
+            narrow_to_width(out, count, job.output_bits);
+        });
 }
 
 }  // namespace fpgacnn::int16_detail

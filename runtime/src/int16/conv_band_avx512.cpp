@@ -1,18 +1,23 @@
-// The AVX-512 VNNI micro-kernel: 32 filters (two vectors of 16 int32 lanes) x 12 pixels = 24
-// accumulators. vpdpwssd multiplies the weight pairs by the broadcast input pair and adds both
-// products to the accumulator, wrapping modulo 2^32 like arith::mac (the non-saturating form).
+// The AVX-512 VNNI micro-kernels: 32 filters (two vectors of 16 int32 lanes) x 12 pixels = 24
+// accumulators, for both layouts of conv_kernels.hpp. A step broadcasts one pixel's 32-bit channel
+// group against the 32 filters' weight groups: vpdpwssd multiplies int16 pairs (32 MACs per
+// instruction), vpdpbusd unsigned input bytes by signed weight bytes in quads (64 MACs), and each
+// adds its products to the accumulator wrapping modulo 2^32 like arith::mac (the non-saturating
+// forms; a u8 x s8 product fits in 16 bits, so the four products are exact before the add).
 // Compiled with per-function target attributes; only called when cpuid reports AVX-512 VNNI.
-// UNTESTED on the development machine (no AVX-512 there).
 #if defined(__x86_64__) || defined(__i386__)
 
-// GCC 12 warns about its own AVX-512 headers (_mm512_undefined_* in set1/setzero, GCC bug 105593).
+// GCC 12 warns about its own AVX-512 headers (_mm512_undefined_* in set1/setzero and the unpacks and
+// shuffles, GCC bug 105593).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
 #include <cstring>
+#include <utility>
 
 #include "int16/conv_kernels.hpp"
 
@@ -26,64 +31,102 @@ constexpr int kBlock = 32;
 constexpr int kPixels = 12;
 static_assert(kBandPixels % kPixels == 0, "a band is a whole number of tiles");
 
-FPGACNN_AVX512 inline __m512i broadcast_pair(const int16_t* pair) {
+// One pixel's channel group (an int16 pair or a quad of bytes) in every 32-bit lane.
+template <typename Input>
+FPGACNN_AVX512 inline __m512i broadcast_group(const Input* group) {
     int32_t bits;
-    std::memcpy(&bits, pair, sizeof bits);
+    std::memcpy(&bits, group, sizeof bits);
     return _mm512_set1_epi32(bits);
 }
 
-FPGACNN_AVX512 void tile_avx512(const ConvBandJob& job, const int16_t* const origin[kPixels],
-                                int32_t (*tile)[kBandPixels], int t0) {
+// One step of one pixel: its broadcast channel group times the 32 filters' weight groups.
+template <typename Input>
+FPGACNN_AVX512 inline __attribute__((always_inline)) void step(__m512i& acc0, __m512i& acc1, __m512i w0,
+                                                               __m512i w1, const Input* group) {
+    const __m512i x = broadcast_group(group);
+    if constexpr (sizeof(Input) == 1) {
+        acc0 = _mm512_dpbusd_epi32(acc0, x, w0);
+        acc1 = _mm512_dpbusd_epi32(acc1, x, w1);
+    } else {
+        acc0 = _mm512_dpwssd_epi32(acc0, w0, x);
+        acc1 = _mm512_dpwssd_epi32(acc1, w1, x);
+    }
+}
+
+// Every accumulator is indexed by a constant of the pack I (no loop over pixels), so the compiler
+// keeps all 24 in registers; with a loop it kept a stack copy too and stored it every step.
+template <typename Input, typename Weight, std::size_t... I>
+FPGACNN_AVX512 void tile_avx512(const BandJob<Input, Weight>& job, const Input* const* origin,
+                                int32_t (*by_pixel)[kBlock], std::index_sequence<I...>) {
+    static_assert(sizeof(Input) == sizeof(Weight), "int16 x int16 or u8 x s8");
+    constexpr int kGroup = 4 / sizeof(Weight);  // channels per 32-bit lane
     const ConvGeometry& g = *job.geometry;
     const __m512i bias0 = _mm512_loadu_si512(job.biases);
     const __m512i bias1 = _mm512_loadu_si512(job.biases + 16);
-    __m512i acc[kPixels][2];
-    for (int i = 0; i < kPixels; ++i) {
-        acc[i][0] = bias0;
-        acc[i][1] = bias1;
-    }
-    const int16_t* w = job.weights;
-    for (int s = 0; s < g.steps; ++s, w += 2 * kBlock) {
+    __m512i acc0[kPixels] = {(static_cast<void>(I), bias0)...};  // filters 0 to 15 of each pixel
+    __m512i acc1[kPixels] = {(static_cast<void>(I), bias1)...};  // filters 16 to 31
+    const Weight* w = job.weights;
+    for (int s = 0; s < g.steps; ++s, w += kGroup * kBlock) {
         const __m512i w0 = _mm512_loadu_si512(w);
-        const __m512i w1 = _mm512_loadu_si512(w + 32);
+        const __m512i w1 = _mm512_loadu_si512(w + kGroup * 16);
         const std::ptrdiff_t at = g.step_offsets[s];
-        // Fully unrolled so the 24 accumulators stay in registers.
-#pragma GCC unroll 12
-        for (int i = 0; i < kPixels; ++i) {
-            const __m512i x = broadcast_pair(origin[i] + at);
-            acc[i][0] = _mm512_dpwssd_epi32(acc[i][0], w0, x);
-            acc[i][1] = _mm512_dpwssd_epi32(acc[i][1], w1, x);
-        }
+        (step(acc0[I], acc1[I], w0, w1, origin[I] + at), ...);
     }
-    alignas(64) int32_t columns[kPixels][kBlock];
-    for (int i = 0; i < kPixels; ++i) {
-        _mm512_store_si512(columns[i], acc[i][0]);
-        _mm512_store_si512(columns[i] + 16, acc[i][1]);
+    ((_mm512_store_si512(by_pixel[I], acc0[I]), _mm512_store_si512(by_pixel[I] + 16, acc1[I])), ...);
+}
+
+// 16 rows of 16 int32 (row stride `from_stride`) to 16 columns (row stride `to_stride`): 4 x 4
+// transposes within 128-bit lanes, then two rounds of lane shuffles.
+FPGACNN_AVX512 void transpose16x16(const int32_t* from, std::ptrdiff_t from_stride, int32_t* to,
+                                   std::ptrdiff_t to_stride) {
+    __m512i r[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(from + i * from_stride);
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 4) {
+        const __m512i lo01 = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        const __m512i hi01 = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+        const __m512i lo23 = _mm512_unpacklo_epi32(r[i + 2], r[i + 3]);
+        const __m512i hi23 = _mm512_unpackhi_epi32(r[i + 2], r[i + 3]);
+        // t[i + k], lane L: column 4 L + k of rows i .. i + 3.
+        t[i] = _mm512_unpacklo_epi64(lo01, lo23);
+        t[i + 1] = _mm512_unpackhi_epi64(lo01, lo23);
+        t[i + 2] = _mm512_unpacklo_epi64(hi01, hi23);
+        t[i + 3] = _mm512_unpackhi_epi64(hi01, hi23);
     }
-    for (int m = 0; m < kBlock; ++m) {
-        for (int i = 0; i < kPixels; ++i) tile[m][t0 + i] = columns[i][m];
+    for (int k = 0; k < 4; ++k) {
+        // Column 4 L + k gathers lane L of t[k], t[4 + k], t[8 + k], t[12 + k].
+        const __m512i even01 = _mm512_shuffle_i32x4(t[k], t[4 + k], _MM_SHUFFLE(2, 0, 2, 0));
+        const __m512i odd01 = _mm512_shuffle_i32x4(t[k], t[4 + k], _MM_SHUFFLE(3, 1, 3, 1));
+        const __m512i even23 = _mm512_shuffle_i32x4(t[8 + k], t[12 + k], _MM_SHUFFLE(2, 0, 2, 0));
+        const __m512i odd23 = _mm512_shuffle_i32x4(t[8 + k], t[12 + k], _MM_SHUFFLE(3, 1, 3, 1));
+        _mm512_storeu_si512(to + k * to_stride,
+                            _mm512_shuffle_i32x4(even01, even23, _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm512_storeu_si512(to + (4 + k) * to_stride,
+                            _mm512_shuffle_i32x4(odd01, odd23, _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm512_storeu_si512(to + (8 + k) * to_stride,
+                            _mm512_shuffle_i32x4(even01, even23, _MM_SHUFFLE(3, 1, 3, 1)));
+        _mm512_storeu_si512(to + (12 + k) * to_stride,
+                            _mm512_shuffle_i32x4(odd01, odd23, _MM_SHUFFLE(3, 1, 3, 1)));
     }
+}
+
+template <typename Input, typename Weight>
+FPGACNN_AVX512 void band_avx512(const BandJob<Input, Weight>& job) {
+    band_by_pixel<kPixels, kBlock, 16>(
+        job,
+        [&job](const Input* const* origin, int32_t(*rows)[kBlock])
+            FPGACNN_AVX512 { tile_avx512(job, origin, rows, std::make_index_sequence<kPixels>()); },
+        transpose16x16,
+        [&job](const int32_t* row, int16_t* out, std::size_t count) FPGACNN_AVX512 {
+            requantize_avx512(row, out, count, job.output_shift, job.leaky, job.output_bits);
+        });
 }
 
 }  // namespace
 
-FPGACNN_AVX512 void conv_band_avx512vnni(const ConvBandJob& job) {
-    const ConvGeometry& g = *job.geometry;
-    alignas(64) int32_t tile[kBlock][kBandPixels];
-    PixelWalker walker(g, job.packed_input, job.first_pixel);
-    for (int t0 = 0; t0 < job.pixel_count; t0 += kPixels) {
-        const int16_t* origin[kPixels];
-        walker.take(origin, job.pixel_count - t0);
-        tile_avx512(job, origin, tile, t0);
-    }
-    for (int m = 0; m < job.filter_count; ++m) {
-        int16_t* out =
-            job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
-        requantize_avx512(tile[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
-                          job.leaky);
-        narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
-    }
-}
+FPGACNN_AVX512 void conv_band_avx512vnni(const ConvBandJob& job) { band_avx512(job); }
+
+FPGACNN_AVX512 void conv_band_avx512vnni_u8s8(const ConvBandJobU8& job) { band_avx512(job); }
 
 }  // namespace fpgacnn::int16_detail
 

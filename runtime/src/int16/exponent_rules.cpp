@@ -17,8 +17,6 @@ namespace fpgacnn {
 namespace {
 
 constexpr const char* kFix = "re-run calibration (fpgacnn-quantize); see docs/arithmetic.md";
-// The letterboxed image is always stored at 16 bits (at Q14 an 8-bit value could not hold 1.0).
-constexpr int kNetworkInputBits = arith::kDataBits;
 
 class LayerChecker {
 public:
@@ -70,7 +68,7 @@ public:
 
     // Layers that only move values (maxpool, reorg, region) write them at the width they read.
     void width_carried_from_producer(std::size_t index) const {
-        const int input_bits = index == 0 ? kNetworkInputBits : quantized_.layers[index - 1].output_bits;
+        const int input_bits = int16_detail::layer_input_bits(quantized_, index);
         equal("its output_bits", q_.output_bits,
               index == 0 ? std::string("the network input's")
                          : fmt::format("output_bits of layer {}", index - 1),
@@ -182,6 +180,11 @@ void validate_quantized_network(const QuantizedNetwork& quantized, const std::st
 
 namespace fpgacnn::int16_detail {
 
+int layer_input_bits(const QuantizedNetwork& network, std::size_t index) {
+    // The letterboxed image is always stored at 16 bits (at Q14 an 8-bit value could not hold 1.0).
+    return index == 0 ? arith::kDataBits : network.layers[index - 1].output_bits;
+}
+
 void check_exponent_rules(const QuantizedNetwork& network) {
     validate_quantized_network(
         network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
@@ -190,7 +193,8 @@ void check_exponent_rules(const QuantizedNetwork& network) {
     if (network.parameter_source) return;
     const std::vector<Layer>& layers = network.network.layers;
     for (std::size_t i = 0; i < layers.size(); ++i) {
-        if (layers[i].type == LayerType::Convolutional) (void)int16_conv_args(layers[i], network.layers[i]);
+        if (layers[i].type == LayerType::Convolutional)
+            (void)int16_conv_args(layers[i], network.layers[i], layer_input_bits(network, i));
     }
 }
 

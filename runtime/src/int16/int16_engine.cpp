@@ -166,8 +166,9 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
             // One layer's unpacked parameters at a time: read from the model file when they are there.
             const ResidentLayer resident(network, i);
             const QuantizedLayer& q = resident.get();
-            d.convs.push_back(std::make_unique<Int16PackedConv>(int16_conv_args(layer, q), q.weights.data(),
-                                                                q.biases.data(), isa));
+            const Int16ConvArgs args = int16_conv_args(layer, q, int16_detail::layer_input_bits(network, i));
+            d.convs.push_back(
+                std::make_unique<Int16PackedConv>(args, q.weights.data(), q.biases.data(), isa));
             scratch_size = std::max(scratch_size, d.convs.back()->packed_input_size());
         } else {
             d.convs.push_back(nullptr);

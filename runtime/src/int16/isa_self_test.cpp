@@ -46,8 +46,9 @@ bool requantize_matches(Int16Isa isa) {
     return true;
 }
 
+// bits 8: 8-bit inputs and weights, which AVX-512 VNNI multiplies on its u8 x s8 path.
 bool conv_matches(Int16Isa isa, TensorShape input, int filters, int size, int stride, int pad, bool leaky,
-                  int output_shift) {
+                  int output_shift, int bits = arith::kDataBits, int output_bits = arith::kDataBits) {
     Int16ConvArgs args;
     args.input = input;
     args.size = size;
@@ -57,12 +58,15 @@ bool conv_matches(Int16Isa isa, TensorShape input, int filters, int size, int st
     args.bias_shift = 3;
     args.output_shift = output_shift;
     args.output = {filters, (input.h + 2 * pad - size) / stride + 1, (input.w + 2 * pad - size) / stride + 1};
+    args.input_bits = args.weight_bits = bits;
+    args.output_bits = output_bits;
     Sequence sequence;
+    const int narrowing = arith::kDataBits - bits;  // the top bits of a 16-bit value: in the width's range
     std::vector<int16_t> weights(args.weight_count()), biases(static_cast<std::size_t>(filters));
     std::vector<int16_t> data(input.size());
-    for (int16_t& v : weights) v = sequence.next();
+    for (int16_t& v : weights) v = static_cast<int16_t>(sequence.next() >> narrowing);
     for (int16_t& v : biases) v = sequence.next();
-    for (int16_t& v : data) v = sequence.next();
+    for (int16_t& v : data) v = static_cast<int16_t>(sequence.next() >> narrowing);
     std::vector<int16_t> expected(args.output.size()), got(args.output.size());
     int16_conv_reference(args, weights.data(), biases.data(), data.data(), expected.data());
     Int16PackedConv conv(args, weights.data(), biases.data(), isa);
@@ -77,7 +81,9 @@ bool int16_isa_self_test(Int16Isa isa) {
     return requantize_matches(isa) && conv_matches(isa, {5, 7, 9}, 37, 3, 1, 1, true, 20) &&
            conv_matches(isa, {16, 6, 6}, 40, 1, 1, 0, false, 12) &&
            conv_matches(isa, {3, 9, 8}, 33, 3, 2, 0, true, 24) &&
-           conv_matches(isa, {34, 11, 10}, 70, 3, 1, 1, true, 26);
+           conv_matches(isa, {34, 11, 10}, 70, 3, 1, 1, true, 26) &&
+           conv_matches(isa, {13, 9, 7}, 37, 3, 2, 1, true, 2, arith::kNarrowBits) &&
+           conv_matches(isa, {260, 3, 18}, 33, 1, 1, 0, false, 8, arith::kNarrowBits, arith::kNarrowBits);
 }
 
 }  // namespace fpgacnn

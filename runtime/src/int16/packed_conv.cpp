@@ -2,7 +2,9 @@
 // spreads (filter block x pixel band) jobs over the thread pool. Which job computes what never
 // changes a bit: every output is one accumulator of wrapping adds, then one requantize.
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
@@ -60,64 +62,114 @@ BandFunction band_function(Int16Isa isa) {
 struct Int16PackedConv::Impl {
     Int16ConvArgs args;
     Int16Isa isa = Int16Isa::Scalar;
-    BandFunction band = nullptr;
+    bool u8s8 = false;  // the 8-bit layout (conv_kernels.hpp); else the 16-bit one
     int block = 8;
     int blocks = 0;
     int bands = 0;
     InputPacking packing;
-    std::vector<int> step_taps;   // per step: tap (ky * K + kx)
-    std::vector<int> step_pairs;  // per step: channel pair
+    std::vector<int> step_taps;    // per step: tap (ky * K + kx)
+    std::vector<int> step_groups;  // per step: channel group
     std::vector<std::ptrdiff_t> step_offsets;
     ConvGeometry geometry;
-    AlignedBuffer<int16_t> weights;  // [block][step][block width][2]
-    AlignedBuffer<int32_t> biases;   // [block][block width], aligned to the accumulator
-    AlignedBuffer<int16_t> input;    // the packed input of run() without a scratch buffer
+    // [block][step][block width][group], in the layout's weight type (the other one stays empty).
+    AlignedBuffer<int16_t> weights;
+    AlignedBuffer<int8_t> weights_u8s8;
+    AlignedBuffer<int32_t> biases;  // [block][block width], aligned to the accumulator
+    AlignedBuffer<int16_t> input;   // the packed input of run() without a scratch buffer
 
-    std::size_t block_weights() const { return static_cast<std::size_t>(geometry.steps) * block * 2; }
+    std::size_t block_weights() const {
+        return static_cast<std::size_t>(geometry.steps) * block * packing.group;
+    }
 
-    // The step order of conv_kernels.hpp: channel chunks, then taps, then the chunk's pairs.
+    // The step order of conv_kernels.hpp: channel chunks, then taps, then the chunk's groups.
     void plan_steps() {
-        const int pairs = packing.channel_pairs;
-        for (int first = 0; first < pairs; first += kChunkPairs) {
-            const int last = std::min(pairs, first + kChunkPairs);
+        const int groups = packing.channel_groups;
+        for (int first = 0; first < groups; first += kChunkGroups) {
+            const int last = std::min(groups, first + kChunkGroups);
             for (int ky = 0; ky < args.size; ++ky) {
                 for (int kx = 0; kx < args.size; ++kx) {
                     const std::ptrdiff_t tap_offset =
                         (static_cast<std::ptrdiff_t>(ky) * packing.padded_w + kx) * packing.channel_stride;
-                    for (int pair = first; pair < last; ++pair) {
+                    for (int group = first; group < last; ++group) {
                         step_taps.push_back(ky * args.size + kx);
-                        step_pairs.push_back(pair);
-                        step_offsets.push_back(tap_offset + 2 * pair);
+                        step_groups.push_back(group);
+                        step_offsets.push_back(tap_offset +
+                                               static_cast<std::ptrdiff_t>(packing.group) * group);
                     }
                 }
             }
         }
     }
 
-    void pack_weights(const int16_t* source) {
+    template <typename Weight>
+    AlignedBuffer<Weight> pack_weights(const int16_t* source) const {
         const int taps = args.size * args.size;
         const int channels = args.input.c;
         const int filters = args.output.c;
-        weights = AlignedBuffer<int16_t>(block_weights() * blocks);
+        const int group = packing.group;
+        AlignedBuffer<Weight> packed(block_weights() * blocks);
         std::size_t at = 0;
         for (int b = 0; b < blocks; ++b) {
             for (int step = 0; step < geometry.steps; ++step) {
                 for (int lane = 0; lane < block; ++lane) {
-                    for (int half = 0; half < 2; ++half, ++at) {
+                    for (int k = 0; k < group; ++k, ++at) {
                         const int f = b * block + lane;
-                        const int c = 2 * step_pairs[step] + half;
+                        const int c = group * step_groups[step] + k;
                         if (f >= filters || c >= channels) continue;  // stays zero
-                        weights[at] =
-                            source[(static_cast<std::size_t>(f) * channels + c) * taps + step_taps[step]];
+                        packed[at] = static_cast<Weight>(
+                            source[(static_cast<std::size_t>(f) * channels + c) * taps + step_taps[step]]);
                     }
                 }
             }
         }
+        return packed;
     }
 
-    void pack_biases(const int16_t* source) {
+    void pack_biases(const int16_t* source, const int16_t* unpacked_weights) {
         biases = AlignedBuffer<int32_t>(static_cast<std::size_t>(blocks) * block);
-        for (int f = 0; f < args.output.c; ++f) biases[f] = arith::align_bias(source[f], args.bias_shift);
+        const std::size_t per_filter = args.weight_count() / static_cast<std::size_t>(args.output.c);
+        for (int f = 0; f < args.output.c; ++f) {
+            uint32_t bias = static_cast<uint32_t>(arith::align_bias(source[f], args.bias_shift));
+            if (u8s8) {
+                // Every tap adds w * (x + 128), padding included: take back 128 x the weights' sum.
+                const int16_t* filter = unpacked_weights + f * per_filter;
+                uint32_t sum = 0;
+                for (std::size_t i = 0; i < per_filter; ++i) sum += static_cast<uint32_t>(filter[i]);
+                bias -= 128u * sum;
+            }
+            biases[f] = static_cast<int32_t>(bias);
+        }
+    }
+
+    // Spreads the (filter block x pixel band) jobs of one layout over the pool.
+    template <typename Input, typename Weight>
+    void run_bands(const Input* packed_input, const Weight* packed_weights,
+                   void (*band)(const BandJob<Input, Weight>&), int16_t* output, ThreadPool* pool) const {
+        // Consecutive jobs share a filter block, so a thread keeps that block's weights in cache.
+        const std::size_t jobs = static_cast<std::size_t>(blocks) * bands;
+        const auto run_job = [&](std::size_t index) {
+            const int b = static_cast<int>(index / bands);
+            const int band_index = static_cast<int>(index % bands);
+            BandJob<Input, Weight> job;
+            job.geometry = &geometry;
+            job.packed_input = packed_input;
+            job.weights = packed_weights + b * block_weights();
+            job.biases = biases.data() + static_cast<std::size_t>(b) * block;
+            job.first_pixel = band_index * kBandPixels;
+            job.pixel_count = std::min(kBandPixels, geometry.out_pixels - job.first_pixel);
+            job.first_filter = b * block;
+            job.filter_count = std::min(block, args.output.c - job.first_filter);
+            job.output_shift = args.output_shift;
+            job.leaky = args.leaky;
+            job.output_bits = args.output_bits;
+            job.output = output;
+            band(job);
+        };
+        if (pool != nullptr) {
+            pool->parallel_for(jobs, run_job);
+        } else {
+            for (std::size_t i = 0; i < jobs; ++i) run_job(i);
+        }
     }
 };
 
@@ -129,13 +181,24 @@ Int16PackedConv::Int16PackedConv(const Int16ConvArgs& args, const int16_t* weigh
         throw Error(std::string("Int16PackedConv: this CPU does not support the ") + isa_name(isa) +
                     " path; use best_int16_isa()");
     }
+    if (args.weight_bits == arith::kNarrowBits) {
+        for (std::size_t i = 0; i < args.weight_count(); ++i) {
+            if (weights[i] != arith::saturate_to_width(weights[i], arith::kNarrowBits)) {
+                throw Error("Int16PackedConv: weight " + std::to_string(i) + " is " +
+                            std::to_string(weights[i]) + ", outside the 8-bit range of weight_bits 8");
+            }
+        }
+    }
     Impl& d = *impl_;
     d.args = args;
     d.isa = isa;
-    d.band = band_function(isa);
+    // Only VNNI has a u8 x s8 dot product worth a layout of its own; elsewhere 8-bit values take the
+    // 16-bit path, which gives the same bits.
+    d.u8s8 = isa == Int16Isa::Avx512Vnni && args.input_bits == arith::kNarrowBits &&
+             args.weight_bits == arith::kNarrowBits;
     d.block = block_width(isa);
     d.blocks = (args.output.c + d.block - 1) / d.block;
-    d.packing = InputPacking(args.input, args.pad);
+    d.packing = InputPacking(args.input, args.pad, d.u8s8 ? 4 : 2);
     const int out_pixels = args.output.h * args.output.w;
     d.bands = (out_pixels + kBandPixels - 1) / kBandPixels;
     d.plan_steps();
@@ -146,8 +209,12 @@ Int16PackedConv::Int16PackedConv(const Int16ConvArgs& args, const int16_t* weigh
     d.geometry.channel_stride = d.packing.channel_stride;
     d.geometry.steps = static_cast<int>(d.step_offsets.size());
     d.geometry.step_offsets = d.step_offsets.data();
-    d.pack_weights(weights);
-    d.pack_biases(biases);
+    if (d.u8s8) {
+        d.weights_u8s8 = d.pack_weights<int8_t>(weights);
+    } else {
+        d.weights = d.pack_weights<int16_t>(weights);
+    }
+    d.pack_biases(biases, weights);
 }
 
 Int16PackedConv::~Int16PackedConv() = default;
@@ -157,46 +224,36 @@ Int16PackedConv& Int16PackedConv::operator=(Int16PackedConv&&) noexcept = defaul
 const Int16ConvArgs& Int16PackedConv::args() const { return impl_->args; }
 Int16Isa Int16PackedConv::isa() const { return impl_->isa; }
 
-std::size_t Int16PackedConv::packed_input_size() const { return impl_->packing.packed_size(); }
+std::size_t Int16PackedConv::packed_input_size() const {
+    const Impl& d = *impl_;
+    // In int16 units either way, so convs of both layouts share one scratch buffer.
+    return d.u8s8 ? (d.packing.packed_size() + 1) / 2 : d.packing.packed_size();
+}
 
 std::size_t Int16PackedConv::packed_parameter_bytes() const {
-    return impl_->weights.size() * sizeof(int16_t) + impl_->biases.size() * sizeof(int32_t);
+    const Impl& d = *impl_;
+    return d.weights.size() * sizeof(int16_t) + d.weights_u8s8.size() * sizeof(int8_t) +
+           d.biases.size() * sizeof(int32_t);
 }
 
 void Int16PackedConv::run(const int16_t* input, int16_t* output, ThreadPool* pool) {
     Impl& d = *impl_;
-    if (d.input.size() != d.packing.packed_size()) d.input = AlignedBuffer<int16_t>(d.packing.packed_size());
+    if (d.input.size() != packed_input_size()) d.input = AlignedBuffer<int16_t>(packed_input_size());
     run(input, output, d.input.data(), pool);
 }
 
 void Int16PackedConv::run(const int16_t* input, int16_t* output, int16_t* scratch, ThreadPool* pool) {
-    Impl& d = *impl_;
-    d.packing.pack(input, scratch, pool, d.isa != Int16Isa::Scalar);
-    // Consecutive jobs share a filter block, so a thread keeps that block's weights in cache.
-    const std::size_t jobs = static_cast<std::size_t>(d.blocks) * d.bands;
-    const auto run_job = [&d, output, scratch](std::size_t index) {
-        const int b = static_cast<int>(index / d.bands);
-        const int band = static_cast<int>(index % d.bands);
-        ConvBandJob job;
-        job.geometry = &d.geometry;
-        job.packed_input = scratch;
-        job.weights = d.weights.data() + b * d.block_weights();
-        job.biases = d.biases.data() + static_cast<std::size_t>(b) * d.block;
-        job.first_pixel = band * kBandPixels;
-        job.pixel_count = std::min(kBandPixels, d.geometry.out_pixels - job.first_pixel);
-        job.first_filter = b * d.block;
-        job.filter_count = std::min(d.block, d.args.output.c - job.first_filter);
-        job.output_shift = d.args.output_shift;
-        job.leaky = d.args.leaky;
-        job.output_bits = d.args.output_bits;
-        job.output = output;
-        d.band(job);
-    };
-    if (pool != nullptr) {
-        pool->parallel_for(jobs, run_job);
-    } else {
-        for (std::size_t i = 0; i < jobs; ++i) run_job(i);
+    const Impl& d = *impl_;
+#if defined(__x86_64__) || defined(__i386__)
+    if (d.u8s8) {
+        auto* packed = reinterpret_cast<uint8_t*>(scratch);
+        d.packing.pack(input, packed, pool);
+        d.run_bands(packed, d.weights_u8s8.data(), conv_band_avx512vnni_u8s8, output, pool);
+        return;
     }
+#endif
+    d.packing.pack(input, scratch, pool, d.isa != Int16Isa::Scalar);
+    d.run_bands(scratch, d.weights.data(), band_function(d.isa), output, pool);
 }
 
 }  // namespace fpgacnn

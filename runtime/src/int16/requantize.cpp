@@ -1,5 +1,7 @@
 // The conv epilogue over a row of accumulators: dispatch to one ISA's vector version, or the
 // scalar one, which is arith::requantize itself.
+#include <algorithm>
+
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
@@ -14,8 +16,16 @@ void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shif
 
 void narrow_to_width(int16_t* out, std::size_t n, int bits) {
     if (bits == arith::kDataBits) return;
-    // A plain loop: compilers vectorise it for the build's baseline ISA.
-    for (std::size_t i = 0; i < n; ++i) out[i] = arith::saturate_to_width(out[i], bits);
+    // arith::saturate_to_width with the bounds out of the loop, in runs of 16: at -O2 GCC vectorises a
+    // loop only when its trip count is a known multiple of the vector length (the very-cheap cost model).
+    const int16_t high = arith::saturate_to_width(32767, bits);
+    const int16_t low = arith::saturate_to_width(-32768, bits);
+    const auto clamp = [low, high](int16_t v) { return std::min(std::max(v, low), high); };
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        for (std::size_t k = i; k < i + 16; ++k) out[k] = clamp(out[k]);
+    }
+    for (; i < n; ++i) out[i] = clamp(out[i]);
 }
 
 }  // namespace int16_detail

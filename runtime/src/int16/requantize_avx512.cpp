@@ -1,6 +1,6 @@
 // The conv epilogue with AVX-512 (F + BW), the same arithmetic as requantize_avx2.cpp with
-// native 64-bit arithmetic shifts and mask registers. UNTESTED on the development machine
-// (no AVX-512 there); only called when cpuid reports AVX-512.
+// native 64-bit arithmetic shifts and mask registers, and the output width's clamp folded in.
+// Only called when cpuid reports AVX-512.
 #if defined(__x86_64__) || defined(__i386__)
 
 // GCC 12 warns about its own AVX-512 headers (_mm512_undefined_* in set1/setzero, GCC bug 105593).
@@ -74,18 +74,22 @@ struct Avx512Requantizer {
 
 }  // namespace
 
-FPGACNN_AVX512 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift,
-                                      bool leaky) {
+FPGACNN_AVX512 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky,
+                                      int bits) {
     const Avx512Requantizer requantizer(shift, leaky);
+    // Clamping to the width first and then saturating to int16 is narrow_to_width after the 16-bit result.
+    const __m512i high = _mm512_set1_epi32(arith::saturate_to_width(32767, bits));
+    const __m512i low = _mm512_set1_epi32(arith::saturate_to_width(-32768, bits));
+    const auto narrowed = [&](__m512i sums) FPGACNN_AVX512 {
+        const __m512i r = requantizer.apply(sums);
+        return _mm512_cvtsepi32_epi16(_mm512_max_epi32(_mm512_min_epi32(r, high), low));
+    };
     std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512i r = requantizer.apply(_mm512_loadu_si512(acc + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtsepi32_epi16(r));
-    }
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), narrowed(_mm512_loadu_si512(acc + i)));
     if (i < n) {
         const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
-        const __m512i r = requantizer.apply(_mm512_maskz_loadu_epi32(tail, acc + i));
-        _mm256_mask_storeu_epi16(out + i, tail, _mm512_cvtsepi32_epi16(r));
+        _mm256_mask_storeu_epi16(out + i, tail, narrowed(_mm512_maskz_loadu_epi32(tail, acc + i)));
     }
 }
 
