@@ -143,11 +143,11 @@ struct ConvLayerSpec {
     int channels, size, filters;
 };
 
-// The large 3x3 layers of yolov2 at 416x416 (layer indexes as darknet counts them).
+// The large 3x3 layers of yolov2 at 416x416 (layer indexes as darknet counts them), and its first
+// layer (3 channels: the packing and the epilogue weigh as much as the MACs).
 const ConvLayerSpec kLayers[] = {
-    {"L4_104x104x64to128", 64, 104, 128},
-    {"L8_52x52x128to256", 128, 52, 256},
-    {"L12_26x26x256to512", 256, 26, 512},
+    {"L0_416x416x3to32", 3, 416, 32},       {"L4_104x104x64to128", 64, 104, 128},
+    {"L8_52x52x128to256", 128, 52, 256},    {"L12_26x26x256to512", 256, 26, 512},
     {"L18_13x13x512to1024", 512, 13, 1024},
 };
 

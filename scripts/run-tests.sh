@@ -60,8 +60,11 @@ leg_done "clang-tidy"
 # Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
 bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF \
   -DFPGACNN_BUILD_SLOW_TESTS=OFF
+# The yolov2-sized bit-exact networks are left out here (about 4 minutes under ASan): they run the
+# same layer code as BitExact's YOLO-LITE / tiny networks, which stay in.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan -L fast --output-on-failure -j "$jobs"
+  ctest --test-dir build/asan -L fast -E 'BitExact\.(Yolov2At160|MixedWidthsYolov2At128)' \
+  --output-on-failure -j "$jobs"
 leg_done "ASan+UBSan build + fast tests"
 
 # ThreadSanitizer on the multithreaded code: the CPU backends' thread pool with the int16 engine and

@@ -22,6 +22,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "fpgacnn/plan.hpp"
+#include "fpgacnn/quantized_file.hpp"
 #include "plan_json.hpp"
 
 namespace {
@@ -29,6 +30,7 @@ namespace {
 struct Options {
     std::string cfg;
     std::string input_size;
+    std::string quantized;  // its conv layers' weight widths (8-bit weights take half the bytes)
     fpgacnn::PlanOptions plan;
     bool json = false;
     // --explore
@@ -84,7 +86,12 @@ int run(const Options& options, const CLI::App& app) {
     if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
     const fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
     if (options.explore) return run_explore(options, network, app);
-    const fpgacnn::NetworkPlan plan = fpgacnn::plan_network(network, options.plan);
+    fpgacnn::PlanOptions plan_options = options.plan;
+    if (!options.quantized.empty()) {
+        plan_options.weight_bits = fpgacnn::conv_weight_bits(fpgacnn::load_quantized_network(
+            options.quantized, network, nullptr, fpgacnn::ParameterLoading::OnDemand));
+    }
+    const fpgacnn::NetworkPlan plan = fpgacnn::plan_network(network, plan_options);
     if (options.json) {
         nlohmann::json out = fpgacnn::plan_app::plan_to_json(plan);
         out["cfg"] = options.cfg;
@@ -105,6 +112,10 @@ int plan_main(int argc, char** argv) {
     app.add_option("--cfg", options.cfg, "darknet .cfg file")->required()->check(CLI::ExistingFile);
     fpgacnn::apps::add_input_size_option(app, options.input_size,
                                          "network input size WxH, replaces the cfg's width/height");
+    app.add_option("--quantized", options.quantized,
+                   "quantized model file (fpgacnn-quantize) of this cfg: plan its conv layers' weight widths "
+                   "(8-bit weights are stored two per word)")
+        ->check(CLI::ExistingFile);
     // Bounded well above any FPGA (clock) or memory system (bandwidth): 0, NaN and inf are refused.
     app.add_option("--clock-mhz", p.clock_mhz, "kernel clock in MHz")
         ->capture_default_str()

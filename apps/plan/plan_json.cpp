@@ -50,7 +50,8 @@ nlohmann::json plan_to_json(const NetworkPlan& plan) {
         }
         if (lp.type == LayerType::Convolutional) {
             l["parameters"] = {{"weight_offset", lp.weight_offset},
-                               {"weight_elements", lp.weight_elements},
+                               {"weight_words", lp.weight_words},
+                               {"weight_bits", lp.command.weight_bits},
                                {"bias_offset", lp.bias_offset},
                                {"bias_elements", lp.bias_elements}};
         }
@@ -73,7 +74,7 @@ nlohmann::json plan_to_json(const NetworkPlan& plan) {
             {"output", range_json(plan.output)},
             {"arena_bytes", 2 * plan.arena_elements},
             {"arena_bytes_without_reuse", 2 * plan.arena_elements_no_reuse},
-            {"parameter_bytes", 2 * plan.parameter_elements},
+            {"parameter_bytes", 2 * plan.parameter_words},
             {"layers", layers},
             {"total", estimate_json(plan.total, o.clock_mhz)},
             {"gop", gop},

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
+
+#include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn::quantize {
 
@@ -53,6 +56,49 @@ std::string moves_text(const std::vector<WidthMove>& moves) {
     return text;
 }
 
+// The study rows come per move, one per width (8, then the study widths): one table row per move.
+std::string study_text(const WidthExploration& e) {
+    const std::size_t widths = 1 + std::size(arith::kStudyWidths);
+    if (e.study.empty()) return "";
+    std::string bits_header;
+    for (std::size_t k = 0; k < widths; ++k) bits_header += fmt::format(" {:>6}", e.study[k].bits);
+    std::string text = fmt::format(
+        "\nsensitivity study: each move alone at {}, {} and {} bits ({} and {} simulated in the {}-bit "
+        "storage, on the CPU backend only; the search above stays over {} and {} bits, the widths the "
+        "kernel runs)\n",
+        arith::kNarrowBits, arith::kStudyWidths[0], arith::kStudyWidths[1], arith::kStudyWidths[0],
+        arith::kStudyWidths[1], arith::kNarrowBits, arith::kDataBits, arith::kNarrowBits);
+    const int group = static_cast<int>(7 * widths);
+    text += fmt::format("{:<5} {:>{}}  {:>{}}  {:>{}}\n", "", "loss %", group, "region dB", group, "layer dB",
+                        group);
+    text += fmt::format("{:<5} {}  {}  {}\n", "move", bits_header, bits_header, bits_header);
+    for (std::size_t first = 0; first + widths <= e.study.size(); first += widths) {
+        std::string loss, region, layer;
+        for (std::size_t k = first; k < first + widths; ++k) {
+            loss += fmt::format(" {:>6.1f}", e.study[k].loss_percent);
+            region += fmt::format(" {:>6}", sqnr_text(e.study[k].region_sqnr_db));
+            layer += fmt::format(" {:>6}", sqnr_text(e.study[k].layer_sqnr_db));
+        }
+        text += fmt::format("{:<5} {}  {}  {}\n", move_text(e.study[first].move), loss, region, layer);
+    }
+    return text;
+}
+
+nlohmann::json study_json(const WidthExploration& e) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const StudyRow& row : e.study) {
+        rows.push_back({{"move", move_text(row.move)},
+                        {"layer", row.move.layer},
+                        {"tensor", row.move.weights ? "weights" : "output"},
+                        {"bits", row.bits},
+                        {"simulated", arith::is_study_width(row.bits)},
+                        {"loss_percent", row.loss_percent},
+                        {"region_sqnr_db", finite_or_null(row.region_sqnr_db)},
+                        {"layer_sqnr_db", finite_or_null(row.layer_sqnr_db)}});
+    }
+    return rows;
+}
+
 std::string exploration_text(const WidthExploration& e) {
     std::string text = fmt::format(
         "\nwidth exploration: {} choices, greedy in sensitivity order (least sensitive first: {}; w: a conv "
@@ -79,7 +125,7 @@ std::string exploration_text(const WidthExploration& e) {
                               e.options.max_loss_percent, chosen.label)
                 : fmt::format("no width choice keeps the loss within --max-loss {:g} %: int16 is written\n",
                               e.options.max_loss_percent);
-    return text;
+    return text + study_text(e);
 }
 
 nlohmann::json exploration_json(const WidthExploration& e) {
@@ -99,7 +145,9 @@ nlohmann::json exploration_json(const WidthExploration& e) {
             {"chosen", e.chosen},
             {"chosen_within_loss", e.chosen_within_loss},
             {"max_loss_percent", e.options.max_loss_percent},
-            {"cpu", e.cpu}};
+            {"cpu", e.cpu},
+            // 6 and 4 bits run on the CPU backend only, so the study is not part of the search.
+            {"study", study_json(e)}};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 
@@ -26,10 +27,11 @@ std::vector<int> conv_layers(const Network& network) {
     return layers;
 }
 
-std::vector<LayerWidths> narrowed(const Network& network, const std::vector<WidthMove>& moves) {
+std::vector<LayerWidths> narrowed(const Network& network, const std::vector<WidthMove>& moves,
+                                  int bits = arith::kNarrowBits) {
     std::vector<LayerWidths> widths = uniform_conv_widths(network, arith::kDataBits);
     for (const WidthMove& move : moves) {
-        (move.weights ? widths[move.layer].weight_bits : widths[move.layer].output_bits) = arith::kNarrowBits;
+        (move.weights ? widths[move.layer].weight_bits : widths[move.layer].output_bits) = bits;
     }
     return widths;
 }
@@ -69,14 +71,10 @@ public:
         timing_input_ = letterbox_image(load_image(images.front()), network.input.w, network.input.h).data;
     }
 
-    void evaluate(const CalibrationResult& calibration, WidthPoint& point) {
-        BackendOptions fixed;
-        fixed.device = "cpu";
-        fixed.precision = Precision::Mixed;
-        fixed.keep_layer_outputs = true;  // the accuracy report compares every layer
-        fixed.quantized =
-            std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &calibration.quantized);
-        const std::unique_ptr<Backend> backend = make_backend(network_, fixed);
+    /// Accuracy and weight bytes of `calibration` (the study needs no time).
+    void measure(const CalibrationResult& calibration, WidthPoint& point) {
+        // The accuracy report compares every layer.
+        const std::unique_ptr<Backend> backend = make_backend(network_, on_cpu(calibration, true));
         point.accuracy = evaluate_quantization(network_, *reference_, *backend, images_);
         point.loss_percent = loss_percent(point.accuracy);
         point.region_sqnr_db = point.accuracy.layers.back().sqnr_db();
@@ -85,9 +83,12 @@ public:
             point.lowest_sqnr_db = std::min(point.lowest_sqnr_db, layer.sqnr_db());
         point.weight_bytes = weight_bytes(calibration.quantized);
         cpu_name_ = backend->name();
+    }
+
+    void evaluate(const CalibrationResult& calibration, WidthPoint& point) {
+        measure(calibration, point);
         // The time without layer outputs kept, as fpgacnn-detect runs.
-        fixed.keep_layer_outputs = false;
-        const std::unique_ptr<Backend> timed = make_backend(network_, fixed);
+        const std::unique_ptr<Backend> timed = make_backend(network_, on_cpu(calibration, false));
         timed->run(timing_input_.data());  // warm-up: packing, first-touch of the buffers
         std::vector<double> ms;
         for (int i = 0; i < options_.timing_runs; ++i) {
@@ -103,6 +104,17 @@ public:
     const std::string& cpu_name() const { return cpu_name_; }
 
 private:
+    // The CPU backend: the only one that also runs the study widths (arith::is_study_width).
+    static BackendOptions on_cpu(const CalibrationResult& calibration, bool keep_layer_outputs) {
+        BackendOptions options;
+        options.device = "cpu";
+        options.precision = Precision::Mixed;
+        options.keep_layer_outputs = keep_layer_outputs;
+        options.quantized =
+            std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &calibration.quantized);
+        return options;
+    }
+
     const Network& network_;
     const std::vector<std::string>& images_;
     ExploreOptions options_;
@@ -126,6 +138,34 @@ void mark_front(std::vector<WidthPoint>& points) {
     }
 }
 
+StudyRow study_row(const WidthMove& move, int bits, const WidthPoint& point) {
+    StudyRow row;
+    row.move = move;
+    row.bits = bits;
+    row.loss_percent = point.loss_percent;
+    row.region_sqnr_db = point.region_sqnr_db;
+    row.layer_sqnr_db = point.accuracy.layers[static_cast<std::size_t>(move.layer)].sqnr_db();
+    return row;
+}
+
+// Each move alone at 8 bits (its point, 1 + i in `points`) and at every study width. The study widths
+// run on the CPU backend only (arith::is_study_width), so these rows stay out of the search.
+std::vector<StudyRow> study_moves(const Network& network, const Calibration& calibration,
+                                  Evaluator& evaluator, const std::vector<WidthMove>& moves,
+                                  const std::vector<WidthPoint>& points, ProgressBar& bar) {
+    std::vector<StudyRow> rows;
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+        rows.push_back(study_row(moves[i], arith::kNarrowBits, points[1 + i]));
+        for (const int bits : arith::kStudyWidths) {
+            WidthPoint point;
+            evaluator.measure(calibration.quantize(narrowed(network, {moves[i]}, bits)), point);
+            rows.push_back(study_row(moves[i], bits, point));
+            bar.step(fmt::format("{} at {} bits", move_text(moves[i]), bits));
+        }
+    }
+    return rows;
+}
+
 }  // namespace
 
 WidthExploration explore_widths(const Network& network, const std::vector<std::string>& images,
@@ -142,8 +182,10 @@ WidthExploration explore_widths(const Network& network, const std::vector<std::s
         moves.push_back({layer, true});
         moves.push_back({layer, false});
     }
-    // int16, each move alone, the prefixes, and at most one constrained step per move.
-    ProgressBar bar("exploring widths", static_cast<int>(3 * moves.size()), options.progress);
+    // int16, each move alone, the prefixes, and at most one constrained step per move; then each move
+    // at every study width.
+    const std::size_t study_steps = moves.size() * std::size(arith::kStudyWidths);
+    ProgressBar bar("exploring widths", static_cast<int>(3 * moves.size() + study_steps), options.progress);
 
     auto add_point = [&](std::string label, std::vector<WidthMove> applied) {
         WidthPoint point;
@@ -195,7 +237,8 @@ WidthExploration explore_widths(const Network& network, const std::vector<std::s
                   candidate);
         if (result.points.back().loss_percent <= options.max_loss_percent) kept = candidate;
     }
-    bar.finish(fmt::format("{} width choices", result.points.size()));
+    result.study = study_moves(network, calibration, evaluator, moves, result.points, bar);
+    bar.finish(fmt::format("{} width choices, {} study rows", result.points.size(), result.study.size()));
     mark_front(result.points);
     result.cpu = evaluator.cpu_name();
 

@@ -8,6 +8,10 @@
 // a re-quantisation from one float calibration pass plus an accuracy run, so it is deterministic and
 // takes seconds on YOLO-LITE; a multi-objective evolutionary or Bayesian search (NN-EdgeBuilder)
 // would need hundreds of evaluations to beat it on models this small.
+//
+// Beside the search, a sensitivity study puts each move alone at 8, 6 and 4 bits: 6 and 4 are the
+// contract's study widths (arith::is_study_width), which only the CPU backend runs, so they are
+// measured but never part of the search, the front or the chosen model file.
 #pragma once
 
 #include <string>
@@ -26,7 +30,7 @@ struct ExploreOptions {
     bool progress = false;
 };
 
-/// One conv layer's weights (or its output) at 8 bits.
+/// One conv layer's weights (or its output) at 8 bits (in the study: at StudyRow::bits).
 struct WidthMove {
     int layer = 0;
     bool weights = true;  // false: the output
@@ -45,8 +49,18 @@ struct WidthPoint {
     bool on_front = false;         // not dominated in (loss, weight bytes, CPU time)
 };
 
+/// One move alone at one width: how sensitive that tensor is to being stored in `bits` bits.
+struct StudyRow {
+    WidthMove move;
+    int bits = 8;  // 8 (the move's own point), or a study width (6, 4) simulated on the CPU
+    double loss_percent = 0;
+    double region_sqnr_db = 0;
+    double layer_sqnr_db = 0;  // the moved layer's own output
+};
+
 struct WidthExploration {
     std::vector<WidthPoint> points;            // int16, then each move alone, then the greedy prefixes
+    std::vector<StudyRow> study;               // per move (in layer order): 8 bits, then the study widths
     std::vector<WidthMove> sensitivity_order;  // least sensitive first
     std::size_t chosen = 0;                    // index into points
     bool chosen_within_loss = true;            // false: no point met --max-loss (the int16 one is chosen)

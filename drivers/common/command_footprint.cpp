@@ -50,8 +50,9 @@ CommandFootprint command_footprint(const kernel::LayerCommand& c, const KernelMa
     f.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w);
     if (c.op == kernel::kOpConv) {
         const auto tm = static_cast<std::uint32_t>(maxima.tm), tn = static_cast<std::uint32_t>(maxima.tn);
-        f.weights = elements(c.weight_offset,
-                             kernel::reordered_weight_elements(c.out_c, c.in_c, c.kernel_size, tm, tn));
+        f.weights =
+            elements(c.weight_offset, kernel::reordered_weight_words(c.out_c, c.in_c, c.kernel_size, tm, tn,
+                                                                     static_cast<int>(c.weight_bits)));
         f.biases = elements(c.bias_offset, kernel::padded_bias_elements(c.out_c, tm));
     }
     return f;

@@ -84,8 +84,9 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
 void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name) {
     const KernelFingerprint host = native_kernel_fingerprint();
     // Exact, not "at least": a contract change may change the commands too (v2 added the
-    // output_bits register, which moved the base-address registers), so an older bitstream cannot
-    // run this library's commands.
+    // output_bits register, v3 the weight_bits register and 8-bit weights packed two per word; each
+    // moved the base-address registers), so an older bitstream would misread this library's commands
+    // and parameters.
     if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {
         throw DeviceError(device_name + ": the kernel was built as " + device.text() +
                           ", but this library computes " + "int" + std::to_string(host.data_bits) +

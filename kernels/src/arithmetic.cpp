@@ -5,14 +5,7 @@
 namespace fpgacnn {
 namespace arith {
 
-int16_t quantize(float value, int q) {
-    // NaN maps to 0 rather than to an undefined conversion.
-    if (!(value == value)) return 0;
-    const double scaled = floor(static_cast<double>(value) * ldexp(1.0, q) + 0.5);
-    if (scaled > 32767.0) return 32767;
-    if (scaled < -32768.0) return -32768;
-    return static_cast<int16_t>(scaled);
-}
+int16_t quantize(float value, int q) { return quantize_scaled(value, ldexp(1.0, q)); }
 
 int16_t quantize_to_width(float value, int q, int bits) {
     const int16_t wide = quantize(value, q);

@@ -52,9 +52,11 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int16_t* 
     win.first_map = group * kTn;
     win.valid_maps = min_int(kTn, static_cast<int>(cmd.in_c) - win.first_map);
     load_input_tile(fm, win, 0, tile, traffic);
-    const uint32_t block_elements = static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size;
-    load_weight_block(params, weight_block_offset + static_cast<uint32_t>(group) * block_elements,
-                      static_cast<int>(cmd.kernel_size), block, traffic);
+    const int weight_bits = static_cast<int>(cmd.weight_bits);
+    const uint32_t block_words = arith::storage_words(
+        static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size, weight_bits);
+    load_weight_block(params, weight_block_offset + static_cast<uint32_t>(group) * block_words,
+                      static_cast<int>(cmd.kernel_size), weight_bits, block, traffic);
 }
 
 template <class Traffic>
@@ -77,7 +79,11 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
     const int tile_cols = static_cast<int>(cmd.tile_cols);
     const int output_bits = static_cast<int>(cmd.output_bits);
     const int input_groups = static_cast<int>(div_ceil(cmd.in_c, kTn));
-    const uint32_t block_elements = static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size;
+    // Blocks are word-aligned at either weight width (arith::storage_words), so a block row is
+    // input_groups whole blocks of storage words.
+    const uint32_t block_words =
+        arith::storage_words(static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size,
+                             static_cast<int>(cmd.weight_bits));
 
     OutputWindow pending;  // the tile waiting in the other output buffer
     bool has_pending = false;
@@ -104,7 +110,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                                cols, acc, traffic);
                 const uint32_t weight_row = cmd.weight_offset + static_cast<uint32_t>(map0 / kTm) *
                                                                     static_cast<uint32_t>(input_groups) *
-                                                                    block_elements;
+                                                                    block_words;
                 conv_load_group(cmd, fm_read, params, 0, weight_row, win, input_tiles[0], weight_blocks[0],
                                 traffic);
                 for (int group = 0; group < input_groups; ++group) {

@@ -34,7 +34,7 @@ struct NoTraffic {
     void param_read(uint32_t) {}
 };
 
-/// Native: one burst per call, `elements` int16 each.
+/// Native: one burst per call of `elements` 16-bit words.
 struct CountTraffic {
     TrafficCounters* counters;
     void fm_read(uint32_t elements) {

@@ -1,5 +1,5 @@
-// Moving tiles between DDR and the on-chip buffers. Every transfer is a run of consecutive int16
-// (one AXI burst): a row segment of one map for feature maps, a whole (Tm, Tn) block for weights.
+// Moving tiles between DDR and the on-chip buffers. Every transfer is a run of consecutive 16-bit
+// words (one AXI burst): a row segment of one map for feature maps, a whole (Tm, Tn) block for weights.
 #pragma once
 
 #include <stdint.h>
@@ -58,11 +58,36 @@ void load_input_tile(const int16_t* fm, const InputWindow& win, int16_t pad_valu
     }
 }
 
-/// One (Tm, Tn) weight block of the layer's K: Tm*Tn*K*K consecutive int16.
+/// One (Tm, Tn) weight block of the layer's K: Tm*Tn*K*K elements in one burst of
+/// arith::storage_words(elements, weight_bits) consecutive words. 16-bit weights are one word each;
+/// 8-bit weights arrive two per word (arith::kNarrowWeightsPerWord) and are sign-extended into the
+/// same int16 lanes, so conv_compute sees the same block at either width.
 template <class Traffic>
-void load_weight_block(const int16_t* params, uint32_t block_offset, int kernel_size, WeightBlock& block,
-                       Traffic& traffic) {
+void load_weight_block(const int16_t* params, uint32_t block_offset, int kernel_size, int weight_bits,
+                       WeightBlock& block, Traffic& traffic) {
     const int taps = kernel_size * kernel_size;
+    if (weight_bits == arith::kNarrowBits) {
+        const int elements = taps * kWeightLanes;
+        const int words =
+            static_cast<int>(arith::storage_words(static_cast<uint32_t>(elements), weight_bits));
+        // Element 2w sits at (tap, lane); element 2w + 1 at the next lane, which wraps to the next
+        // tap only when Tm*Tn is odd. Counters instead of a division keep one word per cycle.
+        int tap = 0;
+        int lane = 0;
+        for (int w = 0; w < words; ++w) {
+#pragma HLS PIPELINE II = 1
+            const int16_t word = params[block_offset + static_cast<uint32_t>(w)];
+            const bool wraps = lane + 1 == kWeightLanes;
+            const int high_tap = wraps ? tap + 1 : tap;
+            const int high_lane = wraps ? 0 : lane + 1;
+            block[tap][lane] = arith::unpack_narrow(word, 0);
+            if (2 * w + 1 < elements) block[high_tap][high_lane] = arith::unpack_narrow(word, 1);
+            tap = high_lane + 1 == kWeightLanes ? high_tap + 1 : high_tap;
+            lane = high_lane + 1 == kWeightLanes ? 0 : high_lane + 1;
+        }
+        traffic.param_read(static_cast<uint32_t>(words));
+        return;
+    }
     uint32_t source = block_offset;
     for (int tap = 0; tap < taps; ++tap) {
         for (int lane = 0; lane < kWeightLanes; ++lane) {

@@ -50,6 +50,7 @@ kernel::LayerCommand one_tile_conv(int tile) {
     c.bias_shift = 3;
     c.output_shift = 10;
     c.output_bits = 16;
+    c.weight_bits = 16;
     return c;
 }
 

@@ -199,14 +199,15 @@ TEST(KernelFingerprint, TheEmuKernelIdentifiesItsBuild) {
     const KernelFingerprint native = native_kernel_fingerprint();
     EXPECT_EQ(read.text(), native.text());
     EXPECT_EQ(read.maxima.tm, device->maxima().tm);
-    EXPECT_EQ(read.contract_version, 2);  // per-layer output widths (output_bits, register 0xA8)
+    EXPECT_EQ(read.contract_version, 3);  // 8-bit weights two per word (weight_bits, register 0xB0)
     EXPECT_EQ(read.data_bits, 16);
     EXPECT_NO_THROW(require_compatible_kernel(read, device->name()));
 }
 
 TEST(KernelFingerprint, AnotherContractOrWidthIsIncompatible) {
-    // Older too: a version-1 bitstream has the 19-register map, so it cannot run version-2 commands
-    // (model files of version 1 still load; kernels match exactly).
+    // Older too: a version-2 bitstream has the 20-register map and reads 8-bit weights one per word,
+    // so it cannot run version-3 commands (model files of older versions still load; kernels match
+    // exactly).
     const int host = native_kernel_fingerprint().contract_version;
     for (const int other : {host - 1, host + 1}) {
         KernelFingerprint f = native_kernel_fingerprint();

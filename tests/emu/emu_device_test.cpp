@@ -15,7 +15,9 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
 #include "fpgacnn/int16_engine.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
+#include "fpgacnn/plan.hpp"
 
 namespace fpgacnn::test {
 namespace {
@@ -67,6 +69,38 @@ TEST(EmuDevice, CountedTrafficEqualsThePlansPrediction) {
     EXPECT_FALSE(t.power_watts.has_value());
 }
 
+TEST(EmuDevice, EightBitWeightsAreReadPackedAndCountedAsThePlanPredicts) {
+    // The small network with every conv layer's weights at 8 bits (clamped into [-128, 127]).
+    auto narrow = std::make_shared<QuantizedNetwork>(*small_quantized());
+    int narrow_layers = 0;
+    for (std::size_t i = 0; i < narrow->layers.size(); ++i) {
+        if (narrow->network.layers[i].type != LayerType::Convolutional) continue;
+        QuantizedLayer& layer = narrow->layers[i];
+        layer.weight_bits = arith::kNarrowBits;
+        for (int16_t& w : layer.weights) w = arith::saturate_to_width(w, arith::kNarrowBits);
+        ++narrow_layers;
+    }
+    ASSERT_GT(narrow_layers, 0);
+    Int16Engine engine(*narrow, Int16Isa::Scalar, 1);
+    auto device = make_emu_device();
+    DeviceQueue queue(*device, narrow);
+    const std::vector<int16_t> input = pattern_input(narrow->network.input, narrow->input_q);
+    EXPECT_EQ(queue.run(input.data()), engine.run(input.data()));
+    const std::vector<CommandStats>& stats = queue.last_stats();
+    const NetworkPlan wide = plan_network(narrow->network, PlanOptions{});
+    for (const CommandStats& s : stats) {
+        const LayerPlan& lp = queue.commands().plan.layers[static_cast<std::size_t>(s.layer)];
+        EXPECT_EQ(s.param_read_bytes, lp.estimate.param_read_bytes) << "layer " << s.layer;
+        EXPECT_EQ(s.param_read_bursts, lp.estimate.param_read_bursts) << "layer " << s.layer;
+        if (lp.type != LayerType::Convolutional) continue;
+        EXPECT_EQ(lp.command.weight_bits, static_cast<uint32_t>(arith::kNarrowBits));
+        EXPECT_LT(s.param_read_bytes,
+                  wide.layers[static_cast<std::size_t>(s.layer)].estimate.param_read_bytes)
+            << "layer " << s.layer << ": 8-bit weights must cost fewer bytes than 16-bit ones";
+    }
+    EXPECT_LT(queue.commands().plan.parameter_words, wide.parameter_words);
+}
+
 TEST(EmuDevice, SkippedInputSyncIsAClearError) {
     auto device = make_emu_device();
     QueueOptions options;
@@ -105,7 +139,7 @@ struct OneCommand {
         c.op = kernel::kOpMaxPool;
         c.in_c = c.out_c = 1, c.in_h = c.in_w = 4, c.out_h = c.out_w = 2;
         c.kernel_size = 2, c.stride = 2, c.tile_rows = 2, c.tile_cols = 2;
-        c.input_offset = 0, c.output_offset = 32, c.output_bits = 16;
+        c.input_offset = 0, c.output_offset = 32, c.output_bits = 16, c.weight_bits = 16;
         auto* host = static_cast<int16_t*>(arena.host());
         for (int i = 0; i < 16; ++i) host[i] = static_cast<int16_t>(i);
     }

@@ -11,6 +11,7 @@
 #include "fpgacnn/kernel/accel.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/weight_layout.hpp"
 #include "fpgacnn/plan.hpp"
 
 namespace fpgacnn::test {
@@ -51,10 +52,17 @@ Int16ConvArgs random_conv_args(std::mt19937& rng, int max_bias_shift, int min_ou
     return a;
 }
 
-// The kernel's command for the layer, and its parameter buffer (re-ordered weights, padded biases).
+// The kernel's command for the layer, and its parameter buffer (re-ordered weights stored at the
+// layer's weight width, padded biases).
 kernel::LayerCommand conv_command(const Int16ConvArgs& a, const std::vector<int16_t>& weights,
                                   const std::vector<int16_t>& biases, std::vector<int16_t>& params) {
-    params = reorder_weights(weights, a.output.c, a.input.c, a.size, kernel::kTm, kernel::kTn);
+    const std::vector<int16_t> reordered =
+        reorder_weights(weights, a.output.c, a.input.c, a.size, kernel::kTm, kernel::kTn);
+    const kernel::WeightLayout layout{static_cast<uint32_t>(a.output.c), static_cast<uint32_t>(a.input.c),
+                                      static_cast<uint32_t>(a.size), static_cast<uint32_t>(kernel::kTm),
+                                      static_cast<uint32_t>(kernel::kTn)};
+    params.assign(layout.total_words(a.weight_bits), 0);
+    kernel::store_weight_blocks(layout, reordered.data(), a.weight_bits, params.data());
     kernel::LayerCommand c{};
     c.op = kernel::kOpConv;
     c.weight_offset = 0;
@@ -68,6 +76,7 @@ kernel::LayerCommand conv_command(const Int16ConvArgs& a, const std::vector<int1
     c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
     c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
     c.output_bits = static_cast<uint32_t>(a.output_bits);
+    c.weight_bits = static_cast<uint32_t>(a.weight_bits);
     return c;
 }
 
@@ -76,7 +85,7 @@ std::string describe(const Int16ConvArgs& a) {
            " -> " + std::to_string(a.output.c) + ", k" + std::to_string(a.size) + " s" +
            std::to_string(a.stride) + ", bias_shift " + std::to_string(a.bias_shift) + ", output_shift " +
            std::to_string(a.output_shift) + (a.leaky ? ", leaky" : "") + ", " +
-           std::to_string(a.output_bits) + "-bit output";
+           std::to_string(a.weight_bits) + "-bit weights, " + std::to_string(a.output_bits) + "-bit output";
 }
 
 std::vector<int16_t> reference(const Int16ConvArgs& a, const std::vector<int16_t>& weights,
@@ -116,15 +125,17 @@ TEST(KernelVsInt16, ConvMatchesInt16ReferenceAndPackedScalarPath) {
     }
 }
 
-// An 8-bit conv layer (inputs and weights in [-128, 127]) stores requantize_to_width(acc, shift,
-// leaky, 8) on the kernel and the CPU backend alike: the 16-bit result clamped to [-128, 127], since
-// both saturations clamp the same rounded value. The shifts leave many outputs outside 8 bits.
+// An 8-bit conv layer (inputs and weights in [-128, 127], the weights packed two per word in the
+// kernel's parameter buffer) stores requantize_to_width(acc, shift, leaky, 8) on the kernel and the
+// CPU backend alike: the 16-bit result clamped to [-128, 127], since both saturations clamp the same
+// rounded value. The shifts leave many outputs outside 8 bits.
 TEST(KernelVsInt16, EightBitConvOutputsAreTheInt16ReferenceClamped) {
     std::mt19937 rng(1616);
     std::size_t clamped = 0, inside = 0;
     for (int trial = 0; trial < 60; ++trial) {
         Int16ConvArgs a = random_conv_args(rng, 8, 4, 12);
         a.output_bits = arith::kNarrowBits;
+        a.weight_bits = arith::kNarrowBits;
         const std::vector<int16_t> input = random_values(rng, a.input.size(), 128);
         const std::vector<int16_t> weights = random_values(rng, a.weight_count(), 128);
         const std::vector<int16_t> biases = random_values(rng, static_cast<std::size_t>(a.output.c), 128);
@@ -171,6 +182,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
         c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
         c.output_bits = 16;
+        c.weight_bits = 16;
         ASSERT_EQ(run_kernel(c, input, {0}), expected) << "maxpool trial " << trial;
 
         Layer reorg;
@@ -188,6 +200,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         r.stride = 2;
         r.tile_cols = std::min<uint32_t>(r.in_w, kernel::kTc);
         r.output_bits = 16;
+        r.weight_bits = 16;
         ASSERT_EQ(run_kernel(r, reorg_input, {0}), reorg_expected) << "reorg trial " << trial;
     }
 }

@@ -4,6 +4,7 @@
 // int32 accumulator wraps); and the reference itself on hand-computed examples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <random>
@@ -141,7 +142,7 @@ Int16ConvArgs eight_bit(Int16ConvArgs a) {
 TEST(Int16Conv, EightBitLayersMatchOnEveryPath) {
     // The u8 x s8 layout's edges: channel counts around the quads (padded channels), padding and
     // stride 2 (padding is the byte 128), several chunks of 64 quads (259 channels), short blocks,
-    // and the AVX-512 packing's blocks of 16 channels x 16 pixels with both remainders.
+    // and the AVX-512 packing's blocks of 16 channels x 16 pixels with both remainders (masked).
     std::mt19937 rng(16);
     ThreadPool pool(2);
     struct Shape {
@@ -152,7 +153,8 @@ TEST(Int16Conv, EightBitLayersMatchOnEveryPath) {
         {{1, 7, 6}, 5, 3, 1, 1},    {{2, 9, 9}, 33, 3, 2, 1},   {{3, 8, 11}, 32, 3, 2, 1},
         {{5, 6, 5}, 17, 1, 1, 0},   {{6, 10, 7}, 40, 3, 1, 1},  {{7, 13, 12}, 9, 3, 2, 1},
         {{9, 5, 5}, 64, 3, 1, 0},   {{13, 12, 9}, 31, 3, 2, 1}, {{259, 7, 6}, 35, 3, 2, 1},
-        {{35, 5, 37}, 40, 3, 1, 1}, {{48, 3, 16}, 32, 1, 1, 0}, {{16, 4, 19}, 8, 3, 2, 1}};
+        {{35, 5, 37}, 40, 3, 1, 1}, {{48, 3, 16}, 32, 1, 1, 0}, {{16, 4, 19}, 8, 3, 2, 1},
+        {{32, 6, 13}, 16, 1, 1, 0}};  // unpadded rows of only a remainder: each ends where the next begins
     for (const Shape& shape : shapes) {
         for (const int output_bits : {arith::kNarrowBits, arith::kDataBits}) {
             Int16ConvArgs a = eight_bit(conv_args(shape.input, shape.filters, shape.size, shape.stride,
@@ -169,6 +171,46 @@ TEST(Int16Conv, EightBitLayersMatchOnEveryPath) {
             }
         }
     }
+}
+
+TEST(Int16Conv, StudyWidthsSaturateAtTheirBitsOnEveryPath) {
+    // fpgacnn-quantize --explore's 6- and 4-bit layers (arith::is_study_width): b-bit inputs and
+    // weights, and outputs that saturate at [-2^(b-1), 2^(b-1) - 1], not at the 8-bit storage's range.
+    std::mt19937 rng(64);
+    ThreadPool pool(2);
+    for (const int bits : arith::kStudyWidths) {
+        const int high = (1 << (bits - 1)) - 1;
+        Int16ConvArgs a = conv_args({19, 9, 11}, 33, 3, 1, 1, true, 4, 5);
+        a.input_bits = a.weight_bits = a.output_bits = bits;
+        const auto weights = test::random_int16(rng, a.weight_count(), -high - 1, high);
+        const auto biases = test::random_int16(rng, static_cast<std::size_t>(a.output.c), -2000, 2000);
+        const auto input = test::random_int16(rng, a.input.size(), -high - 1, high);
+        const auto expected = reference(a, weights, biases, input);
+        Int16ConvArgs wide = a;
+        wide.output_bits = arith::kDataBits;
+        const auto wide_out = reference(wide, weights, biases, input);
+        bool reached_high = false;
+        bool reached_low = false;
+        bool beyond_high = false;  // the 16-bit result would not fit: the clamp did something
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            ASSERT_EQ(expected[i], std::clamp<int>(wide_out[i], -high - 1, high)) << bits << " bits, " << i;
+            reached_high = reached_high || expected[i] == high;
+            reached_low = reached_low || expected[i] == -high - 1;
+            beyond_high = beyond_high || wide_out[i] > arith::saturate_to_width(32767, arith::kNarrowBits);
+        }
+        EXPECT_TRUE(reached_high && reached_low && beyond_high) << bits << " bits: pick larger shifts";
+        for (Int16Isa isa : supported_int16_isas()) {
+            EXPECT_EQ(packed(a, weights, biases, input, isa, &pool), expected)
+                << isa_name(isa) << " " << bits;
+        }
+    }
+    // Weights beyond the study width are refused like 8-bit ones beyond [-128, 127].
+    Int16ConvArgs a = conv_args({2, 4, 4}, 3, 1, 1, 0, false, 0, 0);
+    a.weight_bits = arith::kStudyWidths[1];
+    std::vector<int16_t> weights(a.weight_count(), 0);
+    weights[1] = 8;  // 4 bits hold [-8, 7]
+    const std::vector<int16_t> biases(3, 0);
+    EXPECT_THROW(Int16PackedConv(a, weights.data(), biases.data(), Int16Isa::Scalar), Error);
 }
 
 TEST(Int16Conv, EightBitAccumulatorWrapsModulo2To32) {

@@ -132,6 +132,26 @@ TEST(Int16Requantize, HandComputedExamples) {
     }
 }
 
+TEST(StudyWidths, AreNoStorageWidthsAndSaturateAtTheirOwnBits) {
+    for (const int bits : arith::kStudyWidths) {
+        EXPECT_TRUE(arith::is_study_width(bits));
+        EXPECT_FALSE(arith::is_storage_width(bits));  // never in a model file or on a device
+    }
+    for (const int bits : {arith::kDataBits, arith::kNarrowBits, 5, 7})
+        EXPECT_FALSE(arith::is_study_width(bits));
+    EXPECT_EQ(arith::saturate_to_width(31, 6), 31);
+    EXPECT_EQ(arith::saturate_to_width(32, 6), 31);
+    EXPECT_EQ(arith::saturate_to_width(-32, 6), -32);
+    EXPECT_EQ(arith::saturate_to_width(-33, 6), -32);
+    EXPECT_EQ(arith::saturate_to_width(100, 4), 7);
+    EXPECT_EQ(arith::saturate_to_width(-100, 4), -8);
+    EXPECT_EQ(arith::saturate_to_width(int64_t{1} << 40, 4), 7);
+    EXPECT_EQ(arith::requantize_to_width(255, 1, false, 6), 31);   // 127.5 -> 128, clamped at 6 bits
+    EXPECT_EQ(arith::requantize_to_width(-2560, 0, true, 4), -8);  // leaky -255.996 -> -256 -> -8
+    EXPECT_EQ(arith::quantize_to_width(1.0f, 4, 6), 16);           // fits
+    EXPECT_EQ(arith::quantize_to_width(1.0f, 5, 6), 31);           // 32 saturates
+}
+
 TEST(Int16Requantize, RejectsShiftsOutsideTheContract) {
     int32_t acc = 0;
     int16_t out = 0;

@@ -25,9 +25,10 @@ struct KernelRun {
     bool guards_intact = true;  // nothing outside the output tensor changed
 };
 
-/// Re-orders darknet-order weights into the kernel layout (padded with zeros).
+/// Re-orders darknet-order weights into the kernel layout (padded with zeros) and stores them as the
+/// parameter buffer holds them at `weight_bits` (8 bits: two per word).
 inline std::vector<int16_t> reorder_for_kernel(const std::vector<int16_t>& weights, int out_c, int in_c,
-                                               int size) {
+                                               int size, int weight_bits = arith::kDataBits) {
     const kernel::WeightLayout layout{static_cast<uint32_t>(out_c), static_cast<uint32_t>(in_c),
                                       static_cast<uint32_t>(size), static_cast<uint32_t>(kernel::kTm),
                                       static_cast<uint32_t>(kernel::kTn)};
@@ -37,7 +38,9 @@ inline std::vector<int16_t> reorder_for_kernel(const std::vector<int16_t>& weigh
             for (int ky = 0; ky < size; ++ky)
                 for (int kx = 0; kx < size; ++kx)
                     reordered[layout.index(m, n, ky, kx)] = weights[layout.darknet_index(m, n, ky, kx)];
-    return reordered;
+    std::vector<int16_t> words(layout.total_words(weight_bits));
+    kernel::store_weight_blocks(layout, reordered.data(), weight_bits, words.data());
+    return words;
 }
 
 /// Places input and output in one arena (order and gaps from `rng`), weights and biases in one
@@ -96,7 +99,7 @@ inline std::string describe(const kernel::LayerCommand& c) {
            " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + (c.leaky ? " leaky" : " linear") +
            " bias_shift " + std::to_string(c.bias_shift) + " output_shift " + std::to_string(c.output_shift) +
            " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols) + " output_bits " +
-           std::to_string(c.output_bits);
+           std::to_string(c.output_bits) + " weight_bits " + std::to_string(c.weight_bits);
 }
 
 }  // namespace fpgacnn::test

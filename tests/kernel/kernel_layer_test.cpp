@@ -25,6 +25,7 @@ kernel::LayerCommand pool_command(int c, int h, int w, int size, int stride, int
     cmd.tile_rows = std::min<int>(cmd.out_h, kernel::kTr);
     cmd.tile_cols = std::min<int>(cmd.out_w, kernel::kTc);
     cmd.output_bits = 16;
+    cmd.weight_bits = 16;
     return cmd;
 }
 
@@ -58,6 +59,7 @@ TEST(KernelLayers, ReorgOfOneChannelIsDarknetsSpaceToDepth) {
     cmd.stride = 2;
     cmd.tile_cols = 2;
     cmd.output_bits = 16;
+    cmd.weight_bits = 16;
     std::vector<int16_t> input(16);
     for (int i = 0; i < 16; ++i) input[i] = static_cast<int16_t>(i);
     std::mt19937 rng(3);
@@ -76,6 +78,7 @@ TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
     cmd.bias_shift = 0, cmd.output_shift = 1;
     cmd.tile_rows = 1, cmd.tile_cols = 4;
     cmd.output_bits = 16;
+    cmd.weight_bits = 16;
     std::vector<int16_t> bias(kernel::kTm, 0);
     const std::vector<int16_t> input = {3, -3, 32767, -32768};
     std::mt19937 rng(4);
@@ -111,6 +114,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
         {"height", [](kernel::LayerCommand& c) { c.in_h = 0; }, kernel::kCommandBadDimension},
         {"shift", [](kernel::LayerCommand& c) { c.output_shift = 60; }, kernel::kCommandBadShift},
         {"width", [](kernel::LayerCommand& c) { c.output_bits = 12; }, kernel::kCommandBadWidth},
+        {"weight width", [](kernel::LayerCommand& c) { c.weight_bits = 8; }, kernel::kCommandBadWeightWidth},
     };
     for (const Case& test_case : cases) {
         kernel::LayerCommand bad = good;
@@ -127,6 +131,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
     conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = 5, conv.out_h = conv.out_w = 4;
     conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 4;
     conv.output_bits = 16;
+    conv.weight_bits = 16;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandShapeMismatch);  // (5 + 2 - 3) / 1 + 1 = 5
     conv.out_h = conv.out_w = 5;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
@@ -136,37 +141,51 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
 
 TEST(KernelLayers, TrafficCountersCountEveryBurst) {
     // A conv of 5 input maps -> 40 output maps, 30x30, 3x3 pad 1, tiles of 26 (or the build's Tr/Tc).
-    kernel::LayerCommand cmd{};
-    cmd.op = kernel::kOpConv;
-    cmd.in_c = 5, cmd.in_h = 30, cmd.in_w = 30;
-    cmd.out_c = 40, cmd.out_h = 30, cmd.out_w = 30;
-    cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1;
-    cmd.tile_rows = std::min(kernel::kTr, 30);
-    cmd.tile_cols = std::min(kernel::kTc, 30);
-    cmd.output_bits = 16;
-    std::mt19937 rng(5);
-    const std::vector<int16_t> input(5 * 30 * 30, 1);
-    const std::vector<int16_t> weights(40 * 5 * 9, 1);
-    const std::vector<int16_t> bias(kernel::padded_bias_elements(40, kernel::kTm), 0);
-    const KernelRun run = run_kernel_command(cmd, input, reorder_for_kernel(weights, 40, 5, 3), bias, rng);
-    ASSERT_EQ(run.check, kernel::kCommandOk);
+    for (const int weight_bits : {arith::kDataBits, arith::kNarrowBits}) {
+        kernel::LayerCommand cmd{};
+        cmd.op = kernel::kOpConv;
+        cmd.in_c = 5, cmd.in_h = 30, cmd.in_w = 30;
+        cmd.out_c = 40, cmd.out_h = 30, cmd.out_w = 30;
+        cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1;
+        cmd.tile_rows = std::min(kernel::kTr, 30);
+        cmd.tile_cols = std::min(kernel::kTc, 30);
+        cmd.output_bits = 16;
+        cmd.weight_bits = static_cast<uint32_t>(weight_bits);
+        std::mt19937 rng(5);
+        const std::vector<int16_t> input(5 * 30 * 30, 1);
+        const std::vector<int16_t> weights(40 * 5 * 9, 1);
+        const std::vector<int16_t> bias(kernel::padded_bias_elements(40, kernel::kTm), 0);
+        const KernelRun run =
+            run_kernel_command(cmd, input, reorder_for_kernel(weights, 40, 5, 3, weight_bits), bias, rng);
+        ASSERT_EQ(run.check, kernel::kCommandOk);
+        // The ones must have arrived as ones: 45 taps of 1 + ... at 30x30 interior = 45.
+        EXPECT_EQ(run.output[31], 45) << weight_bits << "-bit weights";
 
-    const uint64_t row_tiles = kernel::div_ceil(30, cmd.tile_rows);
-    const uint64_t col_tiles = kernel::div_ceil(30, cmd.tile_cols);
-    const uint64_t map_groups = kernel::div_ceil(40, kernel::kTm);
-    const uint64_t input_groups = kernel::div_ceil(5, kernel::kTn);
-    const uint64_t spatial_tiles = row_tiles * col_tiles;
-    // Every output element written exactly once, one burst per map row of each tile.
-    EXPECT_EQ(run.traffic.fm_write_bytes, 2u * 40 * 30 * 30);
-    EXPECT_EQ(run.traffic.fm_write_bursts, 40u * 30 * col_tiles);
-    // Weights: the whole re-ordered tensor once per spatial tile, plus Tm biases per map group.
-    const uint64_t weight_elements = kernel::reordered_weight_elements(40, 5, 3, kernel::kTm, kernel::kTn);
-    EXPECT_EQ(run.traffic.param_read_bytes,
-              2u * spatial_tiles * (weight_elements + map_groups * kernel::kTm));
-    EXPECT_EQ(run.traffic.param_read_bursts, spatial_tiles * map_groups * (input_groups + 1));
-    // Inputs: every input map read once per map group and spatial tile, with halo (never less).
-    EXPECT_GE(run.traffic.fm_read_bytes, 2u * map_groups * 5 * 30 * 30);
-    EXPECT_GT(run.traffic.fm_read_bursts, 0u);
+        const uint64_t row_tiles = kernel::div_ceil(30, cmd.tile_rows);
+        const uint64_t col_tiles = kernel::div_ceil(30, cmd.tile_cols);
+        const uint64_t map_groups = kernel::div_ceil(40, kernel::kTm);
+        const uint64_t input_groups = kernel::div_ceil(5, kernel::kTn);
+        const uint64_t spatial_tiles = row_tiles * col_tiles;
+        // Every output element written exactly once, one burst per map row of each tile.
+        EXPECT_EQ(run.traffic.fm_write_bytes, 2u * 40 * 30 * 30);
+        EXPECT_EQ(run.traffic.fm_write_bursts, 40u * 30 * col_tiles);
+        // Weights: the whole re-ordered tensor once per spatial tile in its storage words (8-bit:
+        // half the bytes), plus Tm biases per map group.
+        const uint64_t weight_words =
+            kernel::reordered_weight_words(40, 5, 3, kernel::kTm, kernel::kTn, weight_bits);
+        const uint32_t block_elements = static_cast<uint32_t>(kernel::kTm * kernel::kTn) * 9;
+        const uint64_t block_words = weight_bits == arith::kNarrowBits
+                                         ? (block_elements + 1) / 2
+                                         : block_elements;  // odd blocks round up
+        EXPECT_EQ(weight_words, map_groups * input_groups * block_words);
+        EXPECT_EQ(run.traffic.param_read_bytes,
+                  2u * spatial_tiles * (weight_words + map_groups * kernel::kTm))
+            << weight_bits << "-bit weights";
+        EXPECT_EQ(run.traffic.param_read_bursts, spatial_tiles * map_groups * (input_groups + 1));
+        // Inputs: every input map read once per map group and spatial tile, with halo (never less).
+        EXPECT_GE(run.traffic.fm_read_bytes, 2u * map_groups * 5 * 30 * 30);
+        EXPECT_GT(run.traffic.fm_read_bursts, 0u);
+    }
 }
 
 TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
@@ -177,11 +196,14 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
         bias(kernel::padded_bias_elements(out_c, kernel::kTm));
     for (auto* v : {&input, &weights, &bias})
         for (int16_t& x : *v) x = static_cast<int16_t>(value(rng));
-    const std::vector<int16_t> reordered = reorder_for_kernel(weights, out_c, in_c, 3);
-    std::vector<int16_t> params = reordered;
-    params.insert(params.end(), bias.begin(), bias.end());
+    for (int16_t& w : weights) w = arith::saturate_to_width(w, arith::kNarrowBits);  // fit both widths
 
     for (const uint32_t output_bits : {16u, 8u}) {
+        const uint32_t weight_bits = output_bits;
+        const std::vector<int16_t> reordered =
+            reorder_for_kernel(weights, out_c, in_c, 3, static_cast<int>(weight_bits));
+        std::vector<int16_t> params = reordered;
+        params.insert(params.end(), bias.begin(), bias.end());
         std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
         std::copy(input.begin(), input.end(), arena_top.begin());
         std::vector<int16_t> arena_native = arena_top;
@@ -194,13 +216,15 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
         cmd.output_shift = 8;
         cmd.tile_rows = std::min(5, kernel::kTr), cmd.tile_cols = std::min(11, kernel::kTc);
         cmd.output_bits = output_bits;
+        cmd.weight_bits = weight_bits;
         ASSERT_EQ(kernel::run_layer(cmd, arena_native.data(), arena_native.data(), params.data(), nullptr),
                   kernel::kCommandOk);
         fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset,
                       cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
                       cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
-                      cmd.tile_cols, cmd.output_bits, arena_top.data(), arena_top.data(), params.data());
-        EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit output";
+                      cmd.tile_cols, cmd.output_bits, cmd.weight_bits, arena_top.data(), arena_top.data(),
+                      params.data());
+        EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit output and weights";
     }
 }
 
@@ -209,10 +233,12 @@ TEST(KernelLayers, OutputWidthMustBeSixteenOrEight) {
     conv.op = kernel::kOpConv;
     conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
     conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
+    conv.weight_bits = 16;
     kernel::LayerCommand reorg{};
     reorg.op = kernel::kOpReorg;
     reorg.in_c = 4, reorg.in_h = reorg.in_w = 2, reorg.out_c = 16, reorg.out_h = reorg.out_w = 1;
     reorg.stride = 2, reorg.tile_cols = 2;
+    reorg.weight_bits = 16;
     for (kernel::LayerCommand c : {conv, pool_command(3, 8, 8, 2, 2, 1), reorg}) {
         for (const uint32_t bits : {16u, 8u}) {
             c.output_bits = bits;
@@ -228,6 +254,42 @@ TEST(KernelLayers, OutputWidthMustBeSixteenOrEight) {
     kernel::LayerCommand identify{};  // every other field ignored, the width too
     identify.op = kernel::kOpIdentify;
     EXPECT_EQ(kernel::check_command(identify), kernel::kCommandOk);
+}
+
+TEST(KernelLayers, WeightWidthIsSixteenOrEightForConvAndSixteenElsewhere) {
+    kernel::LayerCommand conv{};
+    conv.op = kernel::kOpConv;
+    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
+    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
+    conv.output_bits = 16;
+    for (const uint32_t bits : {16u, 8u}) {
+        conv.weight_bits = bits;
+        EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk) << bits;
+    }
+    for (const uint32_t bits : {0u, 4u, 12u, 32u}) {
+        conv.weight_bits = bits;
+        EXPECT_EQ(kernel::check_command(conv), kernel::kCommandBadWeightWidth) << bits;
+        // A refused command reads no parameters and writes nothing.
+        std::vector<int16_t> arena(100, kGuard);
+        EXPECT_EQ(kernel::run_layer(conv, arena.data(), arena.data(), nullptr, nullptr),
+                  kernel::kCommandBadWeightWidth);
+        EXPECT_EQ(arena, std::vector<int16_t>(100, kGuard));
+    }
+    kernel::LayerCommand pool = pool_command(3, 8, 8, 2, 2, 1);
+    kernel::LayerCommand reorg{};
+    reorg.op = kernel::kOpReorg;
+    reorg.in_c = 4, reorg.in_h = reorg.in_w = 2, reorg.out_c = 16, reorg.out_h = reorg.out_w = 1;
+    reorg.stride = 2, reorg.tile_cols = 2, reorg.output_bits = 16;
+    for (kernel::LayerCommand c : {pool, reorg}) {
+        c.weight_bits = 16;
+        EXPECT_EQ(kernel::check_command(c), kernel::kCommandOk) << describe(c);
+        for (const uint32_t bits : {0u, 8u}) {  // no weights: anything but the default is a host error
+            c.weight_bits = bits;
+            EXPECT_EQ(kernel::check_command(c), kernel::kCommandBadWeightWidth) << describe(c);
+        }
+    }
+    EXPECT_STREQ(kernel::command_check_text(kernel::kCommandBadWeightWidth),
+                 "weight width (weight_bits) must be 16 or 8 for conv, 16 for maxpool and reorg");
 }
 
 TEST(KernelLayers, NativeBuildMaximaMatchTheConfig) {

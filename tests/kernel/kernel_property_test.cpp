@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "kernel_harness.hpp"
@@ -60,6 +61,7 @@ kernel::LayerCommand random_conv(std::mt19937& rng) {
     c.bias_shift = uniform(rng, 0, 15);
     c.output_shift = uniform(rng, -3, 26);
     c.output_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
+    c.weight_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
     c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
     c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
     return c;
@@ -71,8 +73,11 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
         const kernel::LayerCommand c = random_conv(rng);
         const std::vector<int16_t> input =
             random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);
-        const std::vector<int16_t> weights =
+        std::vector<int16_t> weights =
             random_values(rng, static_cast<std::size_t>(c.out_c) * c.in_c * c.kernel_size * c.kernel_size);
+        // 8-bit weights span their whole range, -128 and 127 included (the sign bit of each byte).
+        if (c.weight_bits == arith::kNarrowBits)
+            for (int16_t& w : weights) w = arith::saturate_to_width(w % 200, arith::kNarrowBits);
         std::vector<int16_t> biases = random_values(rng, c.out_c);
         RefConv p{static_cast<int>(c.in_c),
                   static_cast<int>(c.in_h),
@@ -90,8 +95,9 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
         const std::vector<int16_t> expected = reference_conv(p, input.data(), weights.data(), biases.data());
 
         biases.resize(kernel::padded_bias_elements(c.out_c, kernel::kTm), 0);
-        const KernelRun run =
-            run_kernel_command(c, input, reorder_for_kernel(weights, p.out_c, p.in_c, p.size), biases, rng);
+        const KernelRun run = run_kernel_command(
+            c, input, reorder_for_kernel(weights, p.out_c, p.in_c, p.size, static_cast<int>(c.weight_bits)),
+            biases, rng);
         ASSERT_EQ(run.check, kernel::kCommandOk) << "trial " << trial << ": " << describe(c);
         ASSERT_TRUE(run.guards_intact) << "trial " << trial << ": wrote outside its output: " << describe(c);
         const long at = first_mismatch(run.output, expected);
@@ -117,6 +123,7 @@ TEST(KernelProperty, MaxPoolMatchesNaiveReferenceOnRandomLayers) {
         c.kernel_size = k, c.stride = s, c.pad = padding / 2;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
         c.output_bits = arith::kDataBits;
+        c.weight_bits = 16;
         c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
         c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
         const std::vector<int16_t> input = random_values(rng, static_cast<std::size_t>(c.in_c) * in_h * in_w);
@@ -147,6 +154,7 @@ TEST(KernelProperty, ReorgMatchesDarknetFormulaOnRandomLayers) {
         c.stride = s;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
         c.output_bits = arith::kDataBits;
+        c.weight_bits = 16;
         c.tile_cols = random_tile(rng, static_cast<int>(c.in_w), kernel::kTc);
         const std::vector<int16_t> input =
             random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);

@@ -151,7 +151,7 @@ TEST_F(MemoryBudget, Yolov2OnTheDevicePathFitsItsBudget) {
         options.maxima = open_device("emu")->maxima();
         const NetworkPlan plan = plan_network(quantized.network, options);
         // What DeviceQueue allocates: int16 parameters, the arena and two input slots.
-        buffers = 2 * (plan.parameter_elements + plan.arena_elements + 2 * plan.input.elements);
+        buffers = 2 * (plan.parameter_words + plan.arena_elements + 2 * plan.input.elements);
     }
     const double budget = 1.2 * static_cast<double>(buffers) + 32.0 * kMiB;
     std::printf("emu: above start-up %.1f MiB; device buffers %.1f MiB, budget 1.2x + 32 MiB = %.1f MiB\n",

@@ -130,7 +130,7 @@ TEST(PlanNetwork, ParametersAreDisjointAndPackedAtTheirOffsets) {
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type != LayerType::Convolutional) continue;
         EXPECT_GE(lp.weight_offset, previous_end);
-        EXPECT_GE(lp.bias_offset, lp.weight_offset + lp.weight_elements);
+        EXPECT_GE(lp.bias_offset, lp.weight_offset + lp.weight_words);
         EXPECT_EQ(lp.weight_offset % 32, 0u);
         previous_end = lp.bias_offset + lp.bias_elements;
         QuantizedLayer& ql = q.layers[static_cast<std::size_t>(lp.index)];
@@ -140,13 +140,13 @@ TEST(PlanNetwork, ParametersAreDisjointAndPackedAtTheirOffsets) {
             ql.weights[i] = static_cast<int16_t>(i * 7 + lp.index);
         ql.biases.assign(static_cast<std::size_t>(lp.output_shape.c), static_cast<int16_t>(lp.index));
     }
-    EXPECT_LE(previous_end, plan.parameter_elements);
+    EXPECT_LE(previous_end, plan.parameter_words);
     const std::vector<int16_t> params = pack_parameters(plan, q);
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type != LayerType::Convolutional) continue;
         const std::vector<int16_t> block(
             params.begin() + static_cast<std::ptrdiff_t>(lp.weight_offset),
-            params.begin() + static_cast<std::ptrdiff_t>(lp.weight_offset + lp.weight_elements));
+            params.begin() + static_cast<std::ptrdiff_t>(lp.weight_offset + lp.weight_words));
         EXPECT_EQ(restore_weights(block, lp.output_shape.c, lp.input_shape.c,
                                   static_cast<int>(lp.command.kernel_size), 32, 4),
                   q.layers[static_cast<std::size_t>(lp.index)].weights);

@@ -63,7 +63,7 @@ TEST(UioCli, ListDevicesShowsTheSimulatedIpAsUsable) {
     EXPECT_TRUE(contains(out, "cpu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "emu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "uio:fpgacnn_accel\tusable\tuio:fpgacnn_accel (uio0, Tm=")) << out;
-    EXPECT_TRUE(contains(out, "arithmetic contract v2; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB")) << out;
+    EXPECT_TRUE(contains(out, "arithmetic contract v3; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB")) << out;
 }
 
 TEST(UioCli, ListDevicesSaysWhyAnIpIsUnusable) {

@@ -20,7 +20,7 @@ int16_t pseudo_random(uint32_t& state) {
 }
 
 int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32_t s, uint32_t pad,
-               uint32_t output_bits) {
+               uint32_t output_bits, uint32_t weight_bits) {
     const uint32_t out_hw = kernel::conv_output_extent(in_hw, k, s, pad);
     const kernel::WeightLayout layout = {out_c, in_c, k, static_cast<uint32_t>(kernel::kTm),
                                          static_cast<uint32_t>(kernel::kTn)};
@@ -28,29 +28,34 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
     const uint32_t out_size = out_c * out_hw * out_hw;
     const uint32_t bias_size = kernel::padded_bias_elements(out_c, kernel::kTm);
     std::vector<int16_t> arena(in_size + out_size, 0);
-    std::vector<int16_t> params(layout.total_elements() + bias_size, 0);
+    const int bits = static_cast<int>(weight_bits);
+    const uint32_t bias_offset = layout.total_words(bits);
+    std::vector<int16_t> params(bias_offset + bias_size, 0);
     std::vector<int16_t> weights(out_c * in_c * k * k);
     uint32_t state = 12345;
     for (uint32_t i = 0; i < in_size; ++i) arena[i] = pseudo_random(state);
-    for (uint32_t i = 0; i < weights.size(); ++i) weights[i] = pseudo_random(state);
-    for (uint32_t m = 0; m < out_c; ++m) params[layout.total_elements() + m] = pseudo_random(state);
+    for (uint32_t i = 0; i < weights.size(); ++i)
+        weights[i] = arith::saturate_to_width(pseudo_random(state) / 4, bits);  // some saturate at 8 bits
+    for (uint32_t m = 0; m < out_c; ++m) params[bias_offset + m] = pseudo_random(state);
+    std::vector<int16_t> reordered(layout.total_elements(), 0);
     for (uint32_t m = 0; m < out_c; ++m)
         for (uint32_t n = 0; n < in_c; ++n)
             for (uint32_t ky = 0; ky < k; ++ky)
                 for (uint32_t kx = 0; kx < k; ++kx)
-                    params[layout.index(m, n, ky, kx)] = weights[layout.darknet_index(m, n, ky, kx)];
+                    reordered[layout.index(m, n, ky, kx)] = weights[layout.darknet_index(m, n, ky, kx)];
+    kernel::store_weight_blocks(layout, &reordered[0], bits, &params[0]);
 
     const uint32_t tile_rows = out_hw < static_cast<uint32_t>(kernel::kTr) ? out_hw : kernel::kTr;
     const uint32_t tile_cols = out_hw < static_cast<uint32_t>(kernel::kTc) ? out_hw : kernel::kTc;
-    fpgacnn_accel(kernel::kOpConv, 0, in_size, 0, layout.total_elements(), in_c, in_hw, in_hw, out_c, out_hw,
-                  out_hw, k, s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, &arena[0], &arena[0],
+    fpgacnn_accel(kernel::kOpConv, 0, in_size, 0, bias_offset, in_c, in_hw, in_hw, out_c, out_hw, out_hw, k,
+                  s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, weight_bits, &arena[0], &arena[0],
                   &params[0]);
 
     int errors = 0;
     for (uint32_t m = 0; m < out_c; ++m) {
         for (uint32_t y = 0; y < out_hw; ++y) {
             for (uint32_t x = 0; x < out_hw; ++x) {
-                int32_t acc = arith::align_bias(params[layout.total_elements() + m], 2);
+                int32_t acc = arith::align_bias(params[bias_offset + m], 2);
                 for (uint32_t n = 0; n < in_c; ++n)
                     for (uint32_t ky = 0; ky < k; ++ky)
                         for (uint32_t kx = 0; kx < k; ++kx) {
@@ -68,8 +73,8 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
             }
         }
     }
-    printf("conv %ux%ux%u -> %u maps, k%u s%u, %u-bit output: %d mismatches\n", in_c, in_hw, in_hw, out_c, k,
-           s, output_bits, errors);
+    printf("conv %ux%ux%u -> %u maps, k%u s%u, %u-bit weights, %u-bit output: %d mismatches\n", in_c, in_hw,
+           in_hw, out_c, k, s, weight_bits, output_bits, errors);
     return errors;
 }
 
@@ -77,9 +82,9 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
 
 int main() {
     int errors = 0;
-    errors += check_conv(3, 30, 16, 3, 1, 1, 16);
-    errors += check_conv(37, 13, 45, 1, 1, 0, 16);
-    errors += check_conv(5, 29, 33, 3, 2, 1, 8);
+    errors += check_conv(3, 30, 16, 3, 1, 1, 16, 16);
+    errors += check_conv(37, 13, 45, 1, 1, 0, 16, 8);
+    errors += check_conv(5, 29, 33, 3, 2, 1, 8, 8);
     printf(errors == 0 ? "PASS\n" : "FAIL\n");
     return errors == 0 ? 0 : 1;
 }

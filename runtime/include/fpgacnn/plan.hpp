@@ -39,7 +39,14 @@ struct PlanOptions {
     int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
     int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
     int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
+    // Storage width of each conv layer's weights, by network layer index (QuantizedLayer::weight_bits;
+    // conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
+    // 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).
+    std::vector<int> weight_bits;
 };
+
+/// The conv layers' weight widths of a quantized network, for PlanOptions::weight_bits.
+std::vector<int> conv_weight_bits(const QuantizedNetwork& network);
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
 /// not 26 + 14, so the input halo and the loop bounds stay even).
@@ -95,13 +102,13 @@ struct LayerPlan {
     int input_groups = 0;     // ceil(N / Tn)
     int input_tile_rows = 0;  // with halo: (tile_rows - 1) * S + K
     int input_tile_cols = 0;
-    // Conv parameters in the parameter buffer (int16 elements).
+    // Conv parameters in the parameter buffer (16-bit words).
     std::size_t weight_offset = 0;
-    std::size_t weight_elements = 0;  // re-ordered, zero-padded to whole blocks
+    std::size_t weight_words = 0;  // re-ordered, zero-padded to whole blocks, at the layer's weight_bits
     std::size_t bias_offset = 0;
     std::size_t bias_elements = 0;  // padded to a multiple of Tm
     /// The kernel command; bias_shift / output_shift are 0 and output_bits 16 until with_exponents()
-    /// fills them.
+    /// fills them. weight_bits is the planned PlanOptions::weight_bits (the weight offsets depend on it).
     kernel::LayerCommand command{};
     LayerEstimate estimate;
 };
@@ -114,7 +121,7 @@ struct NetworkPlan {
     std::vector<LayerPlan> layers;
     std::size_t arena_elements = 0;           // with reuse
     std::size_t arena_elements_no_reuse = 0;  // every tensor in its own buffer (for reports)
-    std::size_t parameter_elements = 0;
+    std::size_t parameter_words = 0;          // 16-bit words: weights (8-bit ones two per word) and biases
     LayerEstimate total;
 };
 
@@ -126,11 +133,13 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 /// The command of every device layer with the exponents of a quantized network filled in
 /// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout) and
 /// its output width (output_bits = QuantizedLayer::output_bits). Throws Error naming the layer when
-/// a shift is outside arith::kExact*Shift or a width is not a storage width (no build can run it).
+/// a shift is outside arith::kExact*Shift or a width is not a storage width (no build can run it), or
+/// when a conv layer's weight_bits differs from the width the plan laid its weights out for.
 std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
 
-/// The parameter buffer: every conv layer's re-ordered weights and padded biases at the plan's offsets,
-/// zeros elsewhere, written into `destination` (plan.parameter_elements values, e.g. a device buffer's
+/// The parameter buffer: every conv layer's re-ordered weights (8-bit layers two per word,
+/// kernel::store_weight_blocks) and padded biases at the plan's offsets, zeros elsewhere, written
+/// into `destination` (plan.parameter_words words, e.g. a device buffer's
 /// host mapping). One layer's parameters are in host memory at a time (ResidentLayer). `written`, when
 /// set, is called with each finished range [first, first + count) in order (a layer's weights, biases
 /// and the padding before them; the ranges cover the buffer), so a caller can sync and release it.

@@ -75,8 +75,11 @@ private:
     const QuantizedLayer* layer_ = nullptr;
 };
 
-/// Throws Error (prefixed with `where`) when a weight of `layer` lies outside its weight_bits range
-/// ([-128, 127] at 8 bits).
+/// Throws Error (prefixed with `where`) when one of `count` weights lies outside the `weight_bits`
+/// range ([-128, 127] at 8 bits).
+void require_weights_fit_width(const int16_t* weights, std::size_t count, int weight_bits,
+                               const std::string& where);
+/// The same for a layer's weights at its weight_bits.
 void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where);
 
 /// Checks `quantized` against the arithmetic contract's invariants (docs/arithmetic.md), layer by
@@ -84,12 +87,18 @@ void require_weights_fit_width(const QuantizedLayer& layer, const std::string& w
 /// shapes (parameters on conv layers only); each layer's input exponent equal to its producer's output
 /// exponent (layer 0: the network's input exponent); a route's inputs sharing its output exponent;
 /// maxpool, reorg, route and region keeping their exponent; conv bias and output shifts in range;
-/// storage widths of 16 or 8 bits, carried unchanged by maxpool / reorg / region, shared by a route's
-/// inputs, 16 for the network input, and weights that fit their width.
+/// storage widths of 16 or 8 bits (with WidthScope::CpuStudy also the study widths 6 and 4), carried
+/// unchanged by maxpool / reorg / region, shared by a route's inputs, 16 for the network input, and
+/// weights that fit their width.
 /// Throws Error "<where>: layer <i> (<kind>, cfg line <n>): <broken rule>; <fix>". The quantized file
 /// reader and writer, calibrate(), the int16 engine and the device path (build_command_list,
 /// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also
 /// when it was built in memory (the devices run what they are given).
-void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where);
+enum class WidthScope {
+    Storage,   // model files and devices: 16 or 8 bits (arith::is_storage_width)
+    CpuStudy,  // calibration and the CPU int16 engine: also arith::is_study_width (--explore)
+};
+void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where,
+                                WidthScope scope = WidthScope::Storage);
 
 }  // namespace fpgacnn

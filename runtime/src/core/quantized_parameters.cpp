@@ -2,7 +2,7 @@
 #include <string>
 
 #include "fpgacnn/error.hpp"
-#include "fpgacnn/kernel/contract.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
@@ -38,16 +38,20 @@ ResidentLayer::ResidentLayer(const QuantizedNetwork& quantized, std::size_t laye
     require_weights_fit_width(read_, "quantized model file: layer " + std::to_string(layer));
 }
 
-void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where) {
-    if (layer.weight_bits == arith::kDataBits) return;
-    const int high = (1 << (layer.weight_bits - 1)) - 1;
-    for (std::size_t i = 0; i < layer.weights.size(); ++i) {
-        if (layer.weights[i] < -high - 1 || layer.weights[i] > high) {
-            throw Error(where + ": weight " + std::to_string(i) + " is " + std::to_string(layer.weights[i]) +
-                        ", outside the layer's " + std::to_string(layer.weight_bits) +
+void require_weights_fit_width(const int16_t* weights, std::size_t count, int weight_bits,
+                               const std::string& where) {
+    if (weight_bits == arith::kDataBits) return;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (weights[i] != arith::saturate_to_width(weights[i], weight_bits)) {
+            throw Error(where + ": weight " + std::to_string(i) + " is " + std::to_string(weights[i]) +
+                        ", outside the layer's " + std::to_string(weight_bits) +
                         "-bit range; re-run fpgacnn-quantize");
         }
     }
+}
+
+void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where) {
+    require_weights_fit_width(layer.weights.data(), layer.weights.size(), layer.weight_bits, where);
 }
 
 }  // namespace fpgacnn

@@ -16,7 +16,9 @@ CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions
     validate_quantized_network(
         network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
     CommandList list;
-    list.plan = plan_network(network.network, options);
+    PlanOptions planned = options;  // the weight offsets depend on the network's weight widths
+    planned.weight_bits = conv_weight_bits(network);
+    list.plan = plan_network(network.network, planned);
     const std::vector<kernel::LayerCommand> commands = with_exponents(list.plan, network);
     std::size_t next = 0;
     for (const LayerPlan& lp : list.plan.layers) {

@@ -73,11 +73,11 @@ struct DeviceQueue::Impl {
             slot = end;
             end = align_up(end + plan.input.elements, alignment);
         }
-        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, plan.parameter_elements);
-        if (!list.parameters.empty() && list.parameters.size() != plan.parameter_elements) {
+        const std::size_t parameter_bytes = 2 * std::max<std::size_t>(1, plan.parameter_words);
+        if (!list.parameters.empty() && list.parameters.size() != plan.parameter_words) {
             throw Error(device.name() + ": the command list carries " +
                         std::to_string(list.parameters.size()) + " parameter values, its plan places " +
-                        std::to_string(plan.parameter_elements) + "; build it with build_command_list");
+                        std::to_string(plan.parameter_words) + "; build it with build_command_list");
         }
         // Parameters first: while they stream in, one layer is in host memory twice (read from the
         // model, written into the buffer), so the arena is not yet there to add to that peak.
@@ -91,7 +91,7 @@ struct DeviceQueue::Impl {
         };
         if (list.parameters.empty()) {
             write_parameters(plan, *network, host, upload);
-            if (plan.parameter_elements == 0) upload(0, parameter_bytes / 2);  // the 1-element placeholder
+            if (plan.parameter_words == 0) upload(0, parameter_bytes / 2);  // the 1-element placeholder
         } else {
             std::copy(list.parameters.begin(), list.parameters.end(), host);
             upload(0, parameter_bytes / 2);

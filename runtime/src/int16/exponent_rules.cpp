@@ -20,8 +20,10 @@ constexpr const char* kFix = "re-run calibration (fpgacnn-quantize); see docs/ar
 
 class LayerChecker {
 public:
-    LayerChecker(const QuantizedNetwork& quantized, std::size_t index, const std::string& where)
+    LayerChecker(const QuantizedNetwork& quantized, std::size_t index, const std::string& where,
+                 WidthScope scope)
         : quantized_(quantized),
+          scope_(scope),
           layer_(quantized.network.layers[index]),
           q_(quantized.layers[index]),
           weight_count_(quantized_weight_count(quantized, index)),
@@ -62,6 +64,14 @@ public:
 
     void storage_width(int bits, const char* what) const {
         if (arith::is_storage_width(bits)) return;
+        if (arith::is_study_width(bits)) {
+            if (scope_ == WidthScope::CpuStudy) return;
+            // Not kFix: re-running calibration at this width would not help; the width is the problem.
+            throw Error(
+                fmt::format("{}: {} width {} bits is a study width (fpgacnn-quantize --explore) that "
+                            "only the CPU backend runs; model files and devices take {} or {} bits",
+                            name_, what, bits, arith::kDataBits, arith::kNarrowBits));
+        }
         fail(fmt::format("{} width {} bits: the contract stores {} or {} bits", what, bits, arith::kDataBits,
                          arith::kNarrowBits));
     }
@@ -151,6 +161,7 @@ public:
 
 private:
     const QuantizedNetwork& quantized_;
+    WidthScope scope_;
     const Layer& layer_;
     const QuantizedLayer& q_;
     std::size_t weight_count_;  // as stored: in memory or in the model file
@@ -160,7 +171,8 @@ private:
 
 }  // namespace
 
-void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where) {
+void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where,
+                                WidthScope scope) {
     const Network& network = quantized.network;
     if (quantized.layers.size() != network.layers.size()) {
         throw Error(
@@ -173,7 +185,7 @@ void validate_quantized_network(const QuantizedNetwork& quantized, const std::st
             fmt::format("{}: the network has input exponent {}, outside the contract's range [{}, {}]; {}",
                         where, quantized.input_q, arith::kMinExponent, arith::kMaxExponent, kFix));
     }
-    for (std::size_t i = 0; i < network.layers.size(); ++i) LayerChecker(quantized, i, where).check(i);
+    for (std::size_t i = 0; i < network.layers.size(); ++i) LayerChecker(quantized, i, where, scope).check(i);
 }
 
 }  // namespace fpgacnn
@@ -181,13 +193,14 @@ void validate_quantized_network(const QuantizedNetwork& quantized, const std::st
 namespace fpgacnn::int16_detail {
 
 int layer_input_bits(const QuantizedNetwork& network, std::size_t index) {
-    // The letterboxed image is always stored at 16 bits (at Q14 an 8-bit value could not hold 1.0).
-    return index == 0 ? arith::kDataBits : network.layers[index - 1].output_bits;
+    return index == 0 ? arith::kNetworkInputBits : network.layers[index - 1].output_bits;
 }
 
 void check_exponent_rules(const QuantizedNetwork& network) {
+    // The CPU engine also runs the study widths of fpgacnn-quantize --explore (arith::is_study_width).
     validate_quantized_network(
-        network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
+        network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path,
+        WidthScope::CpuStudy);
     // Parameters left in the model file: the engine checks each conv as it reads and packs it (the
     // counts were checked against the shapes above).
     if (network.parameter_source) return;

@@ -117,7 +117,10 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
     const int in_c = static_cast<int>(c.in_c);
     const int groups = (in_c + tn - 1) / tn;
     const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
-    const std::uint64_t block_bytes = element_bytes * static_cast<std::uint64_t>(tm) * tn * k * k;
+    // One burst of the block's storage words: 8-bit weights are two per word (load_weight_block).
+    const std::uint64_t block_bytes =
+        element_bytes *
+        arith::storage_words(static_cast<uint32_t>(tm * tn * k * k), static_cast<int>(c.weight_bits));
     e.macs = static_cast<std::uint64_t>(out_c) * out_h * out_w * in_c * k * k;
 
     double pending_store = 0;

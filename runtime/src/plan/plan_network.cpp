@@ -66,6 +66,7 @@ kernel::LayerCommand base_command(const Layer& layer, const ArenaRange& input, c
     c.out_h = static_cast<uint32_t>(layer.output.h);
     c.out_w = static_cast<uint32_t>(layer.output.w);
     c.output_bits = arith::kDataBits;  // with_exponents() sets the quantized network's width
+    c.weight_bits = arith::kDataBits;  // conv layers: plan_conv sets the planned width
     return c;
 }
 
@@ -88,8 +89,17 @@ void plan_window_layer(const Layer& layer, int size, int stride, int pad, const 
     lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
 }
 
-void plan_conv(const Layer& layer, const KernelMaxima& m, std::size_t& params_end, std::size_t alignment,
-               LayerPlan& lp) {
+int planned_weight_bits(const Layer& layer, const std::size_t index, const PlanOptions& options) {
+    const int bits = index < options.weight_bits.size() ? options.weight_bits[index] : arith::kDataBits;
+    if (!arith::is_storage_width(bits)) {
+        throw Error(describe(layer) + ": weight width " + std::to_string(bits) + " bits is neither " +
+                    std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits));
+    }
+    return bits;
+}
+
+void plan_conv(const Layer& layer, const KernelMaxima& m, int weight_bits, std::size_t& params_end,
+               std::size_t alignment, LayerPlan& lp) {
     const ConvParams& conv = layer.conv();
     lp.command.op = kernel::kOpConv;
     lp.command.leaky = conv.activation == Activation::Leaky ? 1u : 0u;
@@ -101,10 +111,11 @@ void plan_conv(const Layer& layer, const KernelMaxima& m, std::size_t& params_en
     lp.map_groups = (layer.output.c + m.tm - 1) / m.tm;
     lp.input_groups = (layer.input.c + m.tn - 1) / m.tn;
     lp.weight_offset = params_end;
-    lp.weight_elements =
-        kernel::reordered_weight_elements(lp.command.out_c, lp.command.in_c, lp.command.kernel_size,
-                                          static_cast<uint32_t>(m.tm), static_cast<uint32_t>(m.tn));
-    lp.bias_offset = align_up(lp.weight_offset + lp.weight_elements, alignment);
+    lp.command.weight_bits = static_cast<uint32_t>(weight_bits);
+    lp.weight_words =
+        kernel::reordered_weight_words(lp.command.out_c, lp.command.in_c, lp.command.kernel_size,
+                                       static_cast<uint32_t>(m.tm), static_cast<uint32_t>(m.tn), weight_bits);
+    lp.bias_offset = align_up(lp.weight_offset + lp.weight_words, alignment);
     lp.bias_elements = kernel::padded_bias_elements(lp.command.out_c, static_cast<uint32_t>(m.tm));
     params_end = align_up(lp.bias_offset + lp.bias_elements, alignment);
     lp.command.weight_offset = static_cast<uint32_t>(lp.weight_offset);
@@ -150,6 +161,15 @@ TileSplit balanced_tiles(int extent, int maximum) {
     return split;
 }
 
+std::vector<int> conv_weight_bits(const QuantizedNetwork& network) {
+    std::vector<int> bits(network.layers.size(), arith::kDataBits);
+    for (std::size_t i = 0; i < network.layers.size() && i < network.network.layers.size(); ++i) {
+        if (network.network.layers[i].type == LayerType::Convolutional)
+            bits[i] = network.layers[i].weight_bits;
+    }
+    return bits;
+}
+
 NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     check_options(options);
     const std::size_t alignment = static_cast<std::size_t>(std::max(1, options.alignment_elements));
@@ -185,7 +205,8 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
             lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
             lp.command = base_command(layer, lp.input, lp.output);
             if (layer.type == LayerType::Convolutional) {
-                plan_conv(layer, options.maxima, params_end, alignment, lp);
+                plan_conv(layer, options.maxima, planned_weight_bits(layer, i, options), params_end,
+                          alignment, lp);
             } else if (layer.type == LayerType::MaxPool) {
                 plan_maxpool(layer, options.maxima, lp);
             } else {
@@ -196,12 +217,12 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
         }
         plan.layers.push_back(lp);
     }
-    plan.parameter_elements = params_end;
+    plan.parameter_words = params_end;
     const std::size_t limit = std::numeric_limits<uint32_t>::max();
-    if (plan.arena_elements > limit || plan.parameter_elements > limit) {
+    if (plan.arena_elements > limit || plan.parameter_words > limit) {
         throw DeviceError(network.cfg_path + ": the feature-map arena (" +
                           std::to_string(plan.arena_elements) + " values) or the parameters (" +
-                          std::to_string(plan.parameter_elements) +
+                          std::to_string(plan.parameter_words) +
                           ") exceed the kernel's 32-bit element offsets; use a smaller --input size");
     }
     return plan;

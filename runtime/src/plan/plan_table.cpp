@@ -71,7 +71,7 @@ std::string format_plan_table(const NetworkPlan& plan) {
     out += fmt::format("arena: {:.2f} MB with buffer reuse ({:.2f} MB without), parameters {:.2f} MB\n",
                        2.0 * static_cast<double>(plan.arena_elements) / 1e6,
                        2.0 * static_cast<double>(plan.arena_elements_no_reuse) / 1e6,
-                       2.0 * static_cast<double>(plan.parameter_elements) / 1e6);
+                       2.0 * static_cast<double>(plan.parameter_words) / 1e6);
     return out;
 }
 

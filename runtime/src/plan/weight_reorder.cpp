@@ -1,5 +1,6 @@
 // Weights between darknet's [M][N][K][K] order and the kernel's (Tm, Tn) block layout
-// (kernel/weight_layout.hpp), and the packed parameter buffer of a whole network.
+// (kernel/weight_layout.hpp), and the parameter buffer of a whole network (8-bit layers' weights
+// two per word, kernel::store_weight_blocks).
 #include <algorithm>
 #include <string>
 
@@ -96,17 +97,27 @@ void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, 
                         " (convolutional): " + std::to_string(q.biases.size()) +
                         " quantized biases, the layer has " + std::to_string(lp.output_shape.c) + " filters");
         }
-        int16_t* weights = destination + lp.weight_offset;
-        for_each_weight(layout, [&](uint32_t from, uint32_t to) { weights[to] = q.weights[from]; });
+        const int bits = static_cast<int>(lp.command.weight_bits);
+        if (bits != q.weight_bits) {
+            throw Error("layer " + std::to_string(lp.index) +
+                        " (convolutional): " + std::to_string(q.weight_bits) +
+                        "-bit weights, but the plan laid them out at " + std::to_string(bits) +
+                        " bits; plan with PlanOptions::weight_bits = conv_weight_bits(network)");
+        }
+        // An 8-bit value outside [-128, 127] would lose its high bits in the packed byte.
+        require_weights_fit_width(q, "layer " + std::to_string(lp.index) + " (convolutional)");
+        std::vector<int16_t> reordered(layout.total_elements(), 0);
+        for_each_weight(layout, [&](uint32_t from, uint32_t to) { reordered[to] = q.weights[from]; });
+        kernel::store_weight_blocks(layout, reordered.data(), bits, destination + lp.weight_offset);
         std::copy(q.biases.begin(), q.biases.end(), destination + lp.bias_offset);
         finish_range(end);
     }
-    std::fill(destination + done, destination + plan.parameter_elements, int16_t{0});
-    finish_range(plan.parameter_elements);
+    std::fill(destination + done, destination + plan.parameter_words, int16_t{0});
+    finish_range(plan.parameter_words);
 }
 
 std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network) {
-    std::vector<int16_t> params(plan.parameter_elements);
+    std::vector<int16_t> params(plan.parameter_words);
     write_parameters(plan, network, params.data());
     return params;
 }

@@ -197,7 +197,8 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     for (const std::string& note : result.notes) spdlog::debug("calibration: {}", note);
     // What calibration chose must obey the contract like a loaded file (a bug here would otherwise
     // run on a device with wrong results).
-    validate_quantized_network(result.quantized, network.cfg_path + " (calibration result)");
+    validate_quantized_network(result.quantized, network.cfg_path + " (calibration result)",
+                               WidthScope::CpuStudy);
     return result;
 }
 

@@ -11,11 +11,8 @@ namespace fpgacnn {
 
 namespace {
 
-// The letterboxed image is stored at 16 bits (validate_quantized_network holds the same rule).
-constexpr int kNetworkInputBits = arith::kDataBits;
-
 std::vector<int> carried_widths(const Network& network, const std::vector<int>& conv_output_bits) {
-    std::vector<int> bits(network.layers.size(), kNetworkInputBits);
+    std::vector<int> bits(network.layers.size(), arith::kNetworkInputBits);
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
         const Layer& layer = network.layers[i];
         if (layer.type == LayerType::Convolutional) {
@@ -24,7 +21,7 @@ std::vector<int> carried_widths(const Network& network, const std::vector<int>& 
             bits[i] = 0;
             for (const int source : layer.route().inputs) bits[i] = std::max(bits[i], bits[source]);
         } else {
-            bits[i] = i == 0 ? kNetworkInputBits : bits[i - 1];
+            bits[i] = i == 0 ? arith::kNetworkInputBits : bits[i - 1];
         }
     }
     return bits;
@@ -71,15 +68,20 @@ WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& re
     for (std::size_t i = 0; i < requested.size(); ++i) {
         if (network.layers[i].type != LayerType::Convolutional) continue;
         for (const int bits : {requested[i].weight_bits, requested[i].output_bits}) {
-            if (!arith::is_storage_width(bits)) {
-                throw Error(fmt::format("layer {} (conv): width {} bits; the contract stores {} or {}", i,
-                                        bits, arith::kDataBits, arith::kNarrowBits));
+            // Study widths calibrate too (for the CPU only; the file writer and devices refuse them).
+            if (!arith::is_storage_width(bits) && !arith::is_study_width(bits)) {
+                throw Error(
+                    fmt::format("layer {} (conv): width {} bits; the contract stores {} or {} "
+                                "({} and {} for the width study)",
+                                i, bits, arith::kDataBits, arith::kNarrowBits, arith::kStudyWidths[0],
+                                arith::kStudyWidths[1]));
             }
         }
         plan.weight_bits[i] = requested[i].weight_bits;
         conv_output_bits[i] = requested[i].output_bits;
     }
-    // Widening only ever goes from 8 to 16 bits, so this ends after at most one round per conv layer.
+    // Widening only ever goes from a narrower width to 16 bits, so this ends after at most one round per conv
+    // layer.
     for (bool changed = true; changed;) {
         changed = false;
         const std::vector<int> bits = carried_widths(network, conv_output_bits);

@@ -16,7 +16,8 @@ struct WidthPlan {
     std::vector<std::string> notes;  // requests widened for a route
 };
 
-/// `requested`: per layer, or empty for all 16. Throws Error for a width other than 16 or 8.
+/// `requested`: per layer, or empty for all 16. Throws Error for a width other than 16 or 8 or a
+/// study width (arith::is_study_width).
 WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& requested);
 
 }  // namespace fpgacnn

@@ -36,7 +36,7 @@ XrtSpec parse_xrt_spec(const std::string& spec);
 std::string xrt_spec_text(const XrtSpec& spec);
 
 /// The kernel fingerprint as the xclbin's USER_METADATA section carries it: one line,
-///   fpgacnn-fingerprint format=1 contract=2 data_bits=16 tm=32 tn=4 tr=26 tc=26 max_k=3 max_s=2
+///   fpgacnn-fingerprint format=1 contract=3 data_bits=16 tm=32 tn=4 tr=26 tc=26 max_k=3 max_s=2
 /// (kernels/hls/vitis/Makefile adds it to every xclbin it links).
 std::string fingerprint_metadata(const KernelFingerprint& fingerprint);
 /// Reads that line back; nullopt when `text` is not an fpgacnn fingerprint at all; throws DeviceError
@@ -50,9 +50,9 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
 std::optional<double> power_from_electrical_report(const std::string& json);
 std::optional<double> fpga_temperature_from_thermal_report(const std::string& json);
 
-/// The marshalled arguments of one layer: the kCommandWords (20) command words in fpgacnn_accel's
+/// The marshalled arguments of one layer: the kCommandWords (21) command words in fpgacnn_accel's
 /// argument order (kernel/accel.hpp; argument i = word i), then the pointers fm_read, fm_write,
-/// params at 20..22.
+/// params at 21..23.
 inline constexpr int kXrtFmReadArgument = kernel::kCommandWords;
 inline constexpr int kXrtFmWriteArgument = kernel::kCommandWords + 1;
 inline constexpr int kXrtParamsArgument = kernel::kCommandWords + 2;

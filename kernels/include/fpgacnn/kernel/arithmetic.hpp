@@ -44,12 +44,20 @@ inline int16_t saturate16(int64_t v) {
     return static_cast<int16_t>(v);
 }
 
-/// Clamps to a signed `bits`-wide value (bits = kDataBits or kNarrowBits), held in an int16: an
-/// 8-bit output saturates to [-128, 127] and is stored as int8 by the caller.
+/// Clamps to a signed `bits`-wide value (bits = kDataBits or kNarrowBits, or on the CPU a study
+/// width), held in an int16: an 8-bit output saturates to [-128, 127] and is stored as int8 by the
+/// caller; a 6-bit one saturates to [-32, 31].
 inline int16_t saturate_to_width(int64_t v, int bits) {
     if (bits == kNarrowBits) {
         if (v > 127) return 127;
         if (v < -128) return -128;
+        return static_cast<int16_t>(v);
+    }
+    if (is_study_width(bits)) {
+        // Only the CPU backend gets here: check_command refuses these widths on the kernel.
+        const int64_t high = (static_cast<int64_t>(1) << (bits - 1)) - 1;
+        if (v > high) return static_cast<int16_t>(high);
+        if (v < -high - 1) return static_cast<int16_t>(-high - 1);
         return static_cast<int16_t>(v);
     }
     return saturate16(v);
@@ -67,7 +75,7 @@ inline int16_t requantize(int32_t acc, int shift, bool leaky) {
     return saturate16(round_shift(acc, shift));
 }
 
-/// requantize() with the output saturated to `bits` (16 or 8) instead of 16: the same single
+/// requantize() with the output saturated to `bits` (16, 8 or a study width) instead of 16: the same single
 /// rounding, so an 8-bit output is exactly requantize()'s value clamped to [-128, 127].
 inline int16_t requantize_to_width(int32_t acc, int shift, bool leaky, int bits) {
     if (leaky && acc < 0) {
@@ -80,6 +88,19 @@ inline int16_t requantize_to_width(int32_t acc, int shift, bool leaky, int bits)
 /// Float to fixed point at exponent q: round half up, saturate (used for weights, biases, input).
 /// Written with a double multiply and floor so that every compiler gives the same bits.
 int16_t quantize(float value, int q);
+
+/// quantize() with 2^q given as `scale` (ldexp(1.0, q), exact): the same double multiply and add,
+/// so array conversions compute the power of two once instead of per value.
+inline int16_t quantize_scaled(float value, double scale) {
+    if (!(value == value)) return 0;  // NaN maps to 0 rather than to an undefined conversion
+    const double scaled = static_cast<double>(value) * scale + 0.5;
+    // Saturating before the floor equals saturating after it (the bounds are integers); inside
+    // them the floor is a truncation corrected for negative fractions, without a libm call.
+    if (scaled >= 32767.0) return 32767;
+    if (scaled < -32768.0) return -32768;
+    const int32_t truncated = static_cast<int32_t>(scaled);
+    return static_cast<int16_t>(truncated - (scaled < static_cast<double>(truncated) ? 1 : 0));
+}
 
 /// quantize() saturated to `bits` (16 or 8): the same rounding, then the narrower clamp.
 int16_t quantize_to_width(float value, int q, int bits);

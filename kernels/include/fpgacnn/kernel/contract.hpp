@@ -11,12 +11,16 @@ namespace arith {
 /// Version of the arithmetic contract (docs/arithmetic.md). Bumped whenever a rule changes;
 /// recorded in quantized model files (fpgacnn-quantize) and in bitstreams (the fingerprint).
 /// 2 added per-layer storage widths (kNarrowBits below); every version-1 model (all 16-bit) computes
-/// the same bits under version 2, so model files of version 1 still load.
-static const int kContractVersion = 2;
+/// the same bits under version 2, so model files of version 1 still load. 3 stores 8-bit conv weights
+/// two per word in the kernel's parameter buffer (kNarrowWeightsPerWord) and adds the weight_bits
+/// register; the arithmetic is unchanged, so model files of versions 1 and 2 still load, but a
+/// version-2 bitstream would misread version-3 commands and parameters.
+static const int kContractVersion = 3;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
 
-/// Bits per feature-map / weight / bias element: in memory, on the kernel's ports, in model files.
+/// Bits of one word in memory, on the kernel's ports and in model files; every feature-map, bias and
+/// 16-bit weight element takes one word (8-bit conv weights in the parameter buffer: see below).
 static const int kDataBits = 16;
 
 /// Per-layer storage widths (issue 16, docs/arithmetic.md "Per-layer widths"): a conv layer's
@@ -26,8 +30,47 @@ static const int kDataBits = 16;
 /// carry their input's width. A width change is a requantisation inside the producing layer.
 static const int kNarrowBits = 8;
 
+/// The network input (the letterboxed image, values in [0, 1]) is always stored at kDataBits: at the
+/// exponent that keeps 1.0 an 8-bit value could only hold steps of 1/64.
+static const int kNetworkInputBits = kDataBits;
+
 /// True for the storage widths the contract knows (16 and 8).
 inline bool is_storage_width(int bits) { return bits == kDataBits || bits == kNarrowBits; }
+
+/// Study widths (docs/arithmetic.md "Study widths"): fpgacnn-quantize --explore measures how a conv
+/// layer's weights or output would fare at 6 or 4 bits. A b-bit tensor holds the values of a b-bit
+/// signed integer (weights in [-2^(b-1), 2^(b-1) - 1], outputs saturated to that range, output
+/// exponents the 16-bit one - (16 - b)) in the kNarrowBits storage. Only the CPU backend runs them,
+/// for the study: a model file never records them and a device never receives them (both refuse them).
+static const int kStudyWidths[2] = {6, 4};
+
+/// True for a study width (6 or 4).
+inline bool is_study_width(int bits) { return bits == kStudyWidths[0] || bits == kStudyWidths[1]; }
+
+/// In the kernel's parameter buffer a conv layer's weights at kNarrowBits are stored two per 16-bit
+/// word, so an 8-bit layer's weights cost half the DDR space and half the port traffic: element 2i
+/// of a (Tm, Tn) weight block in the low byte, element 2i+1 in the high byte, each a signed byte. A
+/// block of E elements takes storage_words(E, 8) = ceil(E / 2) words, so every block starts on a
+/// word and the kernel reads it as one burst. Biases and feature maps stay one element per word.
+static const int kNarrowWeightsPerWord = 2;
+
+/// Words that `elements` weights of one block take at `bits` (kDataBits or kNarrowBits).
+inline uint32_t storage_words(uint32_t elements, int bits) {
+    return bits == kNarrowBits ? (elements + kNarrowWeightsPerWord - 1) / kNarrowWeightsPerWord : elements;
+}
+
+/// The signed byte `byte` (0 low, 1 high) of a packed weight word, sign-extended.
+inline int16_t unpack_narrow(int16_t word, int byte) {
+    const uint32_t bits = (static_cast<uint32_t>(static_cast<uint16_t>(word)) >> (8 * byte)) & 0xFFu;
+    return static_cast<int16_t>(static_cast<int32_t>(bits) - static_cast<int32_t>((bits & 0x80u) << 1));
+}
+
+/// Two 8-bit weights (values in [-128, 127]) in one word: `low` in byte 0, `high` in byte 1.
+inline int16_t pack_narrow(int16_t low, int16_t high) {
+    const uint32_t word = (static_cast<uint32_t>(static_cast<uint16_t>(low)) & 0xFFu) |
+                          ((static_cast<uint32_t>(static_cast<uint16_t>(high)) & 0xFFu) << 8);
+    return static_cast<int16_t>(static_cast<int32_t>(word) - static_cast<int32_t>((word & 0x8000u) << 1));
+}
 
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;

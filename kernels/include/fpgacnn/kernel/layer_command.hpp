@@ -1,6 +1,6 @@
 // One accelerator call = one layer. The same plain struct is written to the IP's AXI-Lite registers
 // (uio, see register_map.hpp), passed as xrt::run arguments (xrt), or handed to the kernel function
-// directly (emu). Offsets count int16 elements from a buffer base, so one command list works for any
+// directly (emu). Offsets count 16-bit words from a buffer base, so one command list works for any
 // buffer placement; the driver supplies the base addresses.
 #pragma once
 
@@ -20,8 +20,8 @@ struct LayerCommand {
     uint32_t op;             // Op
     uint32_t input_offset;   // feature-map arena, int16 elements: the layer's CHW input
     uint32_t output_offset;  // feature-map arena, int16 elements: the layer's CHW output
-    uint32_t weight_offset;  // parameter buffer, int16 elements: re-ordered weights (conv only)
-    uint32_t bias_offset;    // parameter buffer, int16 elements: biases padded to Tm (conv only)
+    uint32_t weight_offset;  // parameter buffer, words: re-ordered weights (conv only)
+    uint32_t bias_offset;    // parameter buffer, words: biases padded to Tm (conv only)
     uint32_t in_c;
     uint32_t in_h;
     uint32_t in_w;
@@ -39,21 +39,25 @@ struct LayerCommand {
     uint32_t tile_cols;    // output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
     uint32_t output_bits;  // storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
                            // to it; maxpool / reorg carry their input's); still one int16 word each
+    uint32_t weight_bits;  // conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
+                           // weights are packed two per word, arith::kNarrowWeightsPerWord);
+                           // maxpool / reorg have no weights: must be kDataBits
 };
 
 /// Number of 32-bit words (registers) of a command, in declaration order.
-static const int kCommandWords = 20;
+static const int kCommandWords = 21;
 
 enum CommandCheck {
     kCommandOk = 0,
     kCommandBadOp,
-    kCommandBadDimension,   // a size is 0 or above kMaxDimension / kMaxChannels
-    kCommandBadWindow,      // kernel_size or stride outside 1..max_kernel / 1..max_stride
-    kCommandBadPad,         // pad >= kernel_size
-    kCommandBadTile,        // tile_rows / tile_cols outside 1..Tr / 1..Tc
-    kCommandBadShift,       // bias_shift / output_shift outside arith::kExact*Shift
-    kCommandShapeMismatch,  // output shape does not follow from input shape and window
-    kCommandBadWidth,       // output_bits is not a storage width (arith::is_storage_width)
+    kCommandBadDimension,    // a size is 0 or above kMaxDimension / kMaxChannels
+    kCommandBadWindow,       // kernel_size or stride outside 1..max_kernel / 1..max_stride
+    kCommandBadPad,          // pad >= kernel_size
+    kCommandBadTile,         // tile_rows / tile_cols outside 1..Tr / 1..Tc
+    kCommandBadShift,        // bias_shift / output_shift outside arith::kExact*Shift
+    kCommandShapeMismatch,   // output shape does not follow from input shape and window
+    kCommandBadWidth,        // output_bits is not a storage width (arith::is_storage_width)
+    kCommandBadWeightWidth,  // conv: weight_bits is not a storage width; maxpool / reorg: not 16
 };
 
 /// Conv output size along one axis: (in + 2 pad - K) / S + 1 (darknet's convolutional layer).
@@ -69,6 +73,10 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
     if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
     if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
+    // Layers without weights take the 16-bit default, so a stray value is caught, not ignored.
+    const bool weight_width_ok = c.op == kOpConv ? arith::is_storage_width(static_cast<int>(c.weight_bits))
+                                                 : c.weight_bits == static_cast<uint32_t>(arith::kDataBits);
+    if (!weight_width_ok) return kCommandBadWeightWidth;
     const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
     for (int i = 0; i < 4; ++i) {
         if (dims[i] == 0 || dims[i] > static_cast<uint32_t>(kMaxDimension)) return kCommandBadDimension;
@@ -134,6 +142,8 @@ inline const char* command_check_text(CommandCheck check) {
             return "output shape does not follow from the input shape and window";
         case kCommandBadWidth:
             return "output width (output_bits) must be 16 or 8";
+        case kCommandBadWeightWidth:
+            return "weight width (weight_bits) must be 16 or 8 for conv, 16 for maxpool and reorg";
     }
     return "unknown check result";
 }
@@ -145,6 +155,14 @@ inline uint32_t div_ceil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 inline uint32_t reordered_weight_elements(uint32_t out_c, uint32_t in_c, uint32_t kernel_size, uint32_t tm,
                                           uint32_t tn) {
     return div_ceil(out_c, tm) * div_ceil(in_c, tn) * tm * tn * kernel_size * kernel_size;
+}
+
+/// Words of a conv layer's re-ordered weights at `weight_bits`: every (Tm, Tn) block takes
+/// arith::storage_words of its elements, so blocks stay word-aligned.
+inline uint32_t reordered_weight_words(uint32_t out_c, uint32_t in_c, uint32_t kernel_size, uint32_t tm,
+                                       uint32_t tn, int weight_bits) {
+    return div_ceil(out_c, tm) * div_ceil(in_c, tn) *
+           arith::storage_words(tm * tn * kernel_size * kernel_size, weight_bits);
 }
 
 /// Elements of a conv layer's biases, zero-padded to a multiple of Tm.

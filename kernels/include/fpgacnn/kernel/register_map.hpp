@@ -53,23 +53,24 @@ static const uint32_t kOutputShift = 0x90;
 static const uint32_t kTileRows = 0x98;
 static const uint32_t kTileCols = 0xA0;
 static const uint32_t kOutputBits = 0xA8;
+static const uint32_t kWeightBits = 0xB0;
 
 static const uint32_t kCommandOffsets[kCommandWords] = {
-    kOp,    kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,       kInH,
-    kInW,   kOutC,        kOutH,         kOutW,         kKernelSize, kStride,    kPad,
-    kLeaky, kBiasShift,   kOutputShift,  kTileRows,     kTileCols,   kOutputBits};
+    kOp,    kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,        kInH,
+    kInW,   kOutC,        kOutH,         kOutW,         kKernelSize, kStride,     kPad,
+    kLeaky, kBiasShift,   kOutputShift,  kTileRows,     kTileCols,   kOutputBits, kWeightBits};
 
 /// Argument names as in the top function's signature (docs and the signature test use them).
 static const char* const kCommandNames[kCommandWords] = {
-    "op",    "input_offset", "output_offset", "weight_offset", "bias_offset", "in_c",       "in_h",
-    "in_w",  "out_c",        "out_h",         "out_w",         "kernel_size", "stride",     "pad",
-    "leaky", "bias_shift",   "output_shift",  "tile_rows",     "tile_cols",   "output_bits"};
+    "op",    "input_offset", "output_offset", "weight_offset", "bias_offset", "in_c",        "in_h",
+    "in_w",  "out_c",        "out_h",         "out_w",         "kernel_size", "stride",      "pad",
+    "leaky", "bias_shift",   "output_shift",  "tile_rows",     "tile_cols",   "output_bits", "weight_bits"};
 
 // The three AXI master base addresses follow the scalars.
 enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2 };
 static const int kPointerCount = 3;
 static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params"};
-static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xB0
+static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xB8
 
 /// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
 inline uint32_t pointer_offset(Pointer pointer, bool address64) {
@@ -106,6 +107,7 @@ inline void command_words(const LayerCommand& c, uint32_t words[kCommandWords]) 
     words[17] = c.tile_rows;
     words[18] = c.tile_cols;
     words[19] = c.output_bits;
+    words[20] = c.weight_bits;
 }
 
 /// The inverse of command_words (drivers that read a command back, tests).
@@ -131,6 +133,7 @@ inline LayerCommand command_from_words(const uint32_t words[kCommandWords]) {
     c.tile_rows = words[17];
     c.tile_cols = words[18];
     c.output_bits = words[19];
+    c.weight_bits = words[20];
     return c;
 }
 
