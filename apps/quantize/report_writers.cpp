@@ -102,22 +102,25 @@ nlohmann::json study_json(const WidthExploration& e) {
 std::string exploration_text(const WidthExploration& e) {
     std::string text = fmt::format(
         "\nwidth exploration: {} choices, greedy in sensitivity order (least sensitive first: {}; w: a conv "
-        "layer's weights at 8 bits, o: its output); CPU time on {}, median of {} runs\n",
-        e.points.size(), moves_text(e.sensitivity_order), e.cpu, e.options.timing_runs);
+        "layer's weights at 8 bits, o: its output); CPU time on {}, median of {} runs; FPGA time: the "
+        "planner's prediction for the kernel build {}\n",
+        e.points.size(), moves_text(e.sensitivity_order), e.cpu, e.options.timing_runs, e.planner_build);
     std::size_t label_width = 5;
     std::size_t moves_width = 5;
     for (const WidthPoint& p : e.points) {
         label_width = std::max(label_width, p.label.size());
         moves_width = std::max(moves_width, moves_text(p.moves).size());
     }
-    text += fmt::format("{:<{}} {:<{}} {:>7} {:>10} {:>10} {:>10} {:>8}  {}\n", "point", label_width, "8-bit",
-                        moves_width, "loss %", "region dB", "lowest dB", "weight KiB", "CPU ms", "front");
+    text += fmt::format("{:<{}} {:<{}} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8}  {}\n", "point", label_width,
+                        "8-bit", moves_width, "loss %", "region dB", "lowest dB", "weight KiB", "FPGA ms",
+                        "CPU ms", "front");
     for (std::size_t i = 0; i < e.points.size(); ++i) {
         const WidthPoint& p = e.points[i];
-        text += fmt::format("{:<{}} {:<{}} {:>7.1f} {:>10} {:>10} {:>10.1f} {:>8.2f}  {}{}\n", p.label,
-                            label_width, moves_text(p.moves), moves_width, p.loss_percent,
-                            sqnr_text(p.region_sqnr_db), sqnr_text(p.lowest_sqnr_db), p.weight_bytes / 1024.0,
-                            p.cpu_ms, p.on_front ? "yes" : "", i == e.chosen ? "  <- chosen" : "");
+        text +=
+            fmt::format("{:<{}} {:<{}} {:>7.1f} {:>10} {:>10} {:>10.1f} {:>8.2f} {:>8.2f}  {}{}\n", p.label,
+                        label_width, moves_text(p.moves), moves_width, p.loss_percent,
+                        sqnr_text(p.region_sqnr_db), sqnr_text(p.lowest_sqnr_db), p.weight_bytes / 1024.0,
+                        p.planner_ms, p.cpu_ms, p.on_front ? "yes" : "", i == e.chosen ? "  <- chosen" : "");
     }
     const WidthPoint& chosen = e.points[e.chosen];
     text += e.chosen_within_loss
@@ -137,6 +140,7 @@ nlohmann::json exploration_json(const WidthExploration& e) {
                           {"region_sqnr_db", finite_or_null(p.region_sqnr_db)},
                           {"lowest_sqnr_db", finite_or_null(p.lowest_sqnr_db)},
                           {"weight_bytes", p.weight_bytes},
+                          {"planner_ms", p.planner_ms},
                           {"cpu_ms", p.cpu_ms},
                           {"on_front", p.on_front}});
     }
@@ -146,6 +150,7 @@ nlohmann::json exploration_json(const WidthExploration& e) {
             {"chosen_within_loss", e.chosen_within_loss},
             {"max_loss_percent", e.options.max_loss_percent},
             {"cpu", e.cpu},
+            {"planner_build", e.planner_build},
             // 6 and 4 bits run on the CPU backend only, so the study is not part of the search.
             {"study", study_json(e)}};
 }

@@ -11,7 +11,9 @@
 
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/kernel/contract.hpp"
+#include "fpgacnn/plan.hpp"
 #include "fpgacnn/progress_bar.hpp"
 #include "fpgacnn/vision.hpp"
 
@@ -85,8 +87,18 @@ public:
         cpu_name_ = backend->name();
     }
 
+    /// The kernel's frame time as the planner predicts it for this build (emu's maxima, the
+    /// planner's default clock and DDR bandwidth): 8-bit weights halve the parameter traffic.
+    double planner_ms(const CalibrationResult& calibration) const {
+        PlanOptions options;
+        options.maxima = kernel::native_build_maxima();
+        options.weight_bits = conv_weight_bits(calibration.quantized);
+        return plan_network(network_, options).total.milliseconds;
+    }
+
     void evaluate(const CalibrationResult& calibration, WidthPoint& point) {
         measure(calibration, point);
+        point.planner_ms = planner_ms(calibration);
         // The time without layer outputs kept, as fpgacnn-detect runs.
         const std::unique_ptr<Backend> timed = make_backend(network_, on_cpu(calibration, false));
         timed->run(timing_input_.data());  // warm-up: packing, first-touch of the buffers
@@ -124,10 +136,10 @@ private:
 };
 
 bool dominates(const WidthPoint& a, const WidthPoint& b) {
-    const bool no_worse =
-        a.loss_percent <= b.loss_percent && a.weight_bytes <= b.weight_bytes && a.cpu_ms <= b.cpu_ms;
-    const bool better =
-        a.loss_percent < b.loss_percent || a.weight_bytes < b.weight_bytes || a.cpu_ms < b.cpu_ms;
+    const bool no_worse = a.loss_percent <= b.loss_percent && a.weight_bytes <= b.weight_bytes &&
+                          a.planner_ms <= b.planner_ms && a.cpu_ms <= b.cpu_ms;
+    const bool better = a.loss_percent < b.loss_percent || a.weight_bytes < b.weight_bytes ||
+                        a.planner_ms < b.planner_ms || a.cpu_ms < b.cpu_ms;
     return no_worse && better;
 }
 
@@ -241,6 +253,10 @@ WidthExploration explore_widths(const Network& network, const std::vector<std::s
     bar.finish(fmt::format("{} width choices, {} study rows", result.points.size(), result.study.size()));
     mark_front(result.points);
     result.cpu = evaluator.cpu_name();
+    const PlanOptions planned;
+    const kernel::Maxima build = kernel::native_build_maxima();
+    result.planner_build = fmt::format("Tm {} Tn {} Tr {} Tc {} at {:g} MHz, {:g} GB/s", build.tm, build.tn,
+                                       build.tr, build.tc, planned.clock_mhz, planned.bandwidth_gbs);
 
     // The fewest weight bytes within the loss, then the fastest; none within it: int16.
     result.chosen = 0;

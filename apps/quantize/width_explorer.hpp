@@ -1,6 +1,6 @@
 // fpgacnn-quantize --explore: which conv layers can store 8-bit weights and outputs (issue 16), as a
 // search over width choices scored by accuracy against float (detections reproduced, region SQNR),
-// weight bytes and the measured CPU time of one frame.
+// weight bytes, the planner's predicted FPGA frame time and the measured CPU time of one frame.
 //
 // The search is greedy in sensitivity order over "moves", a move being one conv layer's weights or
 // its output narrowed to 8 bits: each move alone (its sensitivity), then the moves applied
@@ -46,7 +46,8 @@ struct WidthPoint {
     double lowest_sqnr_db = 0;     // over every layer
     std::size_t weight_bytes = 0;  // conv weights at their width plus 16-bit biases
     double cpu_ms = 0;             // median one-frame time on the CPU backend
-    bool on_front = false;         // not dominated in (loss, weight bytes, CPU time)
+    double planner_ms = 0;         // the FPGA kernel's predicted frame time (plan_network's latency model)
+    bool on_front = false;         // not dominated in (loss, weight bytes, planner time, CPU time)
 };
 
 /// One move alone at one width: how sensitive that tensor is to being stored in `bits` bits.
@@ -65,7 +66,8 @@ struct WidthExploration {
     std::size_t chosen = 0;                    // index into points
     bool chosen_within_loss = true;            // false: no point met --max-loss (the int16 one is chosen)
     ExploreOptions options;
-    std::string cpu;  // the CPU path the times were measured on
+    std::string cpu;            // the CPU path the times were measured on
+    std::string planner_build;  // the kernel build and clock the planner times are predicted for
 };
 
 /// Runs the exploration; `calibration_result` receives the chosen point's calibration (to be saved).

@@ -142,8 +142,13 @@ TEST_F(QuantizeCli, ExploreEvaluatesEveryMoveThenTheGreedyPrefixesAndWritesTheCh
     for (const auto& point : e["points"]) {
         EXPECT_GE(point["weight_bytes"].get<double>(), chosen["weight_bytes"].get<double>());
         EXPECT_GT(point["cpu_ms"].get<double>(), 0.0);
+        // Narrower weights only take parameter traffic away from the kernel's predicted time.
+        EXPECT_GT(point["planner_ms"].get<double>(), 0.0);
+        EXPECT_LE(point["planner_ms"].get<double>(), e["points"][0]["planner_ms"].get<double>());
         some_on_front = some_on_front || point["on_front"].get<bool>();
     }
+    EXPECT_LT(e["points"][15]["planner_ms"].get<double>(), e["points"][0]["planner_ms"].get<double>());
+    EXPECT_NE(e["planner_build"].get<std::string>().find("MHz"), std::string::npos);
     EXPECT_LT(chosen["weight_bytes"].get<double>(), e["points"][0]["weight_bytes"].get<double>());
     EXPECT_TRUE(some_on_front);
     // The sensitivity study: each move alone at 8 bits (its own point), then at 6 and 4 bits (simulated
