@@ -4,6 +4,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
+#include "plan/planned_weight_bits.hpp"
 
 namespace fpgacnn {
 
@@ -35,11 +36,8 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
                         "; re-run calibration");
         }
         c.output_bits = static_cast<uint32_t>(q.output_bits);
-        if (lp.type == LayerType::Convolutional && c.weight_bits != static_cast<uint32_t>(q.weight_bits)) {
-            throw Error(what + ": " + std::to_string(q.weight_bits) +
-                        "-bit weights, but the plan laid them out at " + std::to_string(c.weight_bits) +
-                        " bits; plan with PlanOptions::weight_bits = conv_weight_bits(network)");
-        }
+        if (lp.type == LayerType::Convolutional)
+            plan_detail::require_planned_weight_bits(lp, q.weight_bits, what);
         if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift) {
             throw Error(what + ": output shift " + std::to_string(c.output_shift) + " is outside " +
                         std::to_string(arith::kExactMinOutputShift) + ".." +

@@ -7,6 +7,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/weight_layout.hpp"
 #include "fpgacnn/plan.hpp"
+#include "plan/planned_weight_bits.hpp"
 
 namespace fpgacnn {
 
@@ -97,15 +98,11 @@ void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, 
                         " (convolutional): " + std::to_string(q.biases.size()) +
                         " quantized biases, the layer has " + std::to_string(lp.output_shape.c) + " filters");
         }
-        const int bits = static_cast<int>(lp.command.weight_bits);
-        if (bits != q.weight_bits) {
-            throw Error("layer " + std::to_string(lp.index) +
-                        " (convolutional): " + std::to_string(q.weight_bits) +
-                        "-bit weights, but the plan laid them out at " + std::to_string(bits) +
-                        " bits; plan with PlanOptions::weight_bits = conv_weight_bits(network)");
-        }
+        const std::string what = "layer " + std::to_string(lp.index) + " (convolutional)";
+        plan_detail::require_planned_weight_bits(lp, q.weight_bits, what);
+        const int bits = q.weight_bits;
         // An 8-bit value outside [-128, 127] would lose its high bits in the packed byte.
-        require_weights_fit_width(q, "layer " + std::to_string(lp.index) + " (convolutional)");
+        require_weights_fit_width(q, what);
         std::vector<int16_t> reordered(layout.total_elements(), 0);
         for_each_weight(layout, [&](uint32_t from, uint32_t to) { reordered[to] = q.weights[from]; });
         kernel::store_weight_blocks(layout, reordered.data(), bits, destination + lp.weight_offset);

@@ -80,8 +80,8 @@ WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& re
         plan.weight_bits[i] = requested[i].weight_bits;
         conv_output_bits[i] = requested[i].output_bits;
     }
-    // Widening only ever goes from a narrower width to 16 bits, so this ends after at most one round per conv
-    // layer.
+    // Widening only ever goes from a narrower width to 16 bits, so this ends after at most one round
+    // per conv layer.
     for (bool changed = true; changed;) {
         changed = false;
         const std::vector<int> bits = carried_widths(network, conv_output_bits);
