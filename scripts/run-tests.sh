@@ -57,9 +57,13 @@ leg_done "install test"
 bash scripts/check-tidy.sh build/release
 leg_done "clang-tidy"
 
-# Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks).
+# Sanitizer build: the fast tests (the slow cross-checks are the same code on bigger networks). Built
+# with clang (installed for the fuzzers): it compiles this code base's instrumented translation units
+# about a third faster than GCC (measured: 33.6 s -> 21.1 s for a CLI11 one, 47.5 s -> 37.7 s for a
+# Boost.Beast test), which CI's hour needs; the release build stays on GCC, the compiler users get.
+sanitizer_compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
 bash scripts/build.sh asan -DFPGACNN_SANITIZE=address,undefined -DFPGACNN_BUILD_BENCHMARKS=OFF \
-  -DFPGACNN_BUILD_SLOW_TESTS=OFF
+  -DFPGACNN_BUILD_SLOW_TESTS=OFF "${sanitizer_compilers[@]}"
 # The yolov2-sized bit-exact networks are left out here (about 4 minutes under ASan): they run the
 # same layer code as BitExact's YOLO-LITE / tiny networks, which stay in.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -77,9 +81,9 @@ leg_done "ASan+UBSan build + fast tests"
 # twin thread beside the device stage and the emu's kernel thread; the emu's injected faults), and
 # fpgacnn-serve's front ends (gRPC's handler threads, REST's I/O and inference threads, over the model
 # pools; Debian's gRPC, Abseil and OpenSSL are uninstrumented, so tests/serve/tsan-suppressions.txt lists
-# their internals).
+# their internals). clang, as the ASan build.
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFPGACNN_SANITIZE=thread \
-  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF >/dev/null
+  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF "${sanitizer_compilers[@]}" >/dev/null
 cmake --build build/tsan --parallel "$jobs" --target test_int16 test_float test_emu test_uio test_pipeline test_power \
   test_serve
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/serve/tsan-suppressions.txt" ctest --test-dir build/tsan \

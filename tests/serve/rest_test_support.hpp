@@ -149,7 +149,7 @@ inline RestRequestBody infer_body(const std::string& image_file, const std::stri
         }
     }
     if (!binary.empty()) input["parameters"] = {{"binary_data_size", binary.size()}};
-    message["inputs"] = {input};
+    message["inputs"] = nlohmann::json::array({input});  // {input} alone is the object itself under clang
     RestRequestBody request{message.dump(), {{"Content-Type", "application/json"}}};
     if (!binary.empty()) {
         request.headers = {{"Content-Type", "application/octet-stream"},

@@ -24,7 +24,7 @@ struct FramePipeline::Frame {
 
 FramePipeline::FramePipeline(const Network& network, const std::vector<std::string>& class_names,
                              const DetectorOptions& options, const std::vector<Backend*>& device_backends)
-    : network_(network), class_names_(class_names), options_(options), max_in_flight_(options.max_in_flight) {
+    : network_(network), class_names_(class_names), max_in_flight_(options.max_in_flight) {
     if (max_in_flight_ < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");
     if (device_backends.empty()) throw Error("the frame pipeline needs at least one device backend");
     pre_thread_ = std::thread([this] { pre_stage(); });

@@ -48,7 +48,6 @@ private:
 
     const Network& network_;
     const std::vector<std::string>& class_names_;
-    const DetectorOptions& options_;
     const int max_in_flight_;
 
     mutable std::mutex admission_mutex_;
