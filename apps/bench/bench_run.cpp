@@ -135,15 +135,15 @@ std::uint64_t tensor_bytes(const Layer& layer, int element_bytes) {
     return elements * static_cast<std::uint64_t>(element_bytes);
 }
 
-// `weight_bits`: the quantized network's conv weight widths (8-bit weights move half the bytes), or
-// empty for 16 everywhere.
+// `quantized`: the network's widths (8-bit weights move half the bytes, 8-bit input and weights run
+// in pairs), or null for 16 everywhere.
 std::vector<std::optional<double>> planner_estimates(const Network& network, const Device* device,
-                                                     const std::vector<int>& weight_bits) {
+                                                     const QuantizedNetwork* quantized) {
     std::vector<std::optional<double>> ms(network.layers.size());
     try {
         PlanOptions plan;
         plan.maxima = device != nullptr ? device->maxima() : kernel::native_build_maxima();
-        plan.weight_bits = weight_bits;
+        if (quantized != nullptr) plan_widths_of(*quantized, plan);
         for (const LayerPlan& layer : plan_network(network, plan).layers) {
             if (layer.on_device) ms[static_cast<std::size_t>(layer.index)] = layer.estimate.milliseconds;
         }
@@ -156,8 +156,8 @@ std::vector<std::optional<double>> planner_estimates(const Network& network, con
 std::vector<LayerRow> layer_rows(const Network& network, const std::vector<double>& ms_sum,
                                  const std::vector<std::uint64_t>& device_bytes,
                                  const std::vector<bool>& on_device, int frames, int element_bytes,
-                                 const Device* device, const std::vector<int>& weight_bits) {
-    const std::vector<std::optional<double>> planner = planner_estimates(network, device, weight_bits);
+                                 const Device* device, const QuantizedNetwork* quantized) {
+    const std::vector<std::optional<double>> planner = planner_estimates(network, device, quantized);
     std::vector<LayerRow> rows;
     double total = 0;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
@@ -305,9 +305,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
     // device's counters below see its 8-bit conv weights packed two per word.
     const int element_bytes = is_fixed_point(result.precision) ? 2 : 4;
     const std::shared_ptr<const QuantizedNetwork>& quantized = detector_options.backend.quantized;
-    result.layers =
-        layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
-                   detector.device(), quantized ? conv_weight_bits(*quantized) : std::vector<int>{});
+    result.layers = layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
+                               detector.device(), quantized.get());
     result.timing_basis = device_timed ? "device time per command (host layers: 0)"
                                        : "wall clock per layer on the host, single-frame runs";
     result.bytes_basis = device_timed ? "device AXI traffic counters"

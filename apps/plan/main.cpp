@@ -88,8 +88,9 @@ int run(const Options& options, const CLI::App& app) {
     if (options.explore) return run_explore(options, network, app);
     fpgacnn::PlanOptions plan_options = options.plan;
     if (!options.quantized.empty()) {
-        plan_options.weight_bits = fpgacnn::conv_weight_bits(fpgacnn::load_quantized_network(
-            options.quantized, network, nullptr, fpgacnn::ParameterLoading::OnDemand));
+        fpgacnn::plan_widths_of(fpgacnn::load_quantized_network(options.quantized, network, nullptr,
+                                                                fpgacnn::ParameterLoading::OnDemand),
+                                plan_options);
     }
     const fpgacnn::NetworkPlan plan = fpgacnn::plan_network(network, plan_options);
     if (options.json) {

@@ -88,11 +88,12 @@ public:
     }
 
     /// The kernel's frame time as the planner predicts it for this build (emu's maxima, the
-    /// planner's default clock and DDR bandwidth): 8-bit weights halve the parameter traffic.
+    /// planner's default clock and DDR bandwidth): 8-bit weights halve the parameter traffic, and a
+    /// conv with 8-bit input and weights computes two columns per multiplier (the pair mode).
     double planner_ms(const CalibrationResult& calibration) const {
         PlanOptions options;
         options.maxima = kernel::native_build_maxima();
-        options.weight_bits = conv_weight_bits(calibration.quantized);
+        plan_widths_of(calibration.quantized, options);
         return plan_network(network_, options).total.milliseconds;
     }
 

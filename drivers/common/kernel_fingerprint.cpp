@@ -84,7 +84,8 @@ KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds tim
 void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name) {
     const KernelFingerprint host = native_kernel_fingerprint();
     // Exact, not "at least": a contract change may change the commands too (v2 added the
-    // output_bits register, v3 the weight_bits register and 8-bit weights packed two per word; each
+    // output_bits register, v3 the weight_bits register and 8-bit weights packed two per word, v4 the
+    // input_bits register and the pair mode of 8-bit layers; each
     // moved the base-address registers), so an older bitstream would misread this library's commands
     // and parameters.
     if (device.contract_version != host.contract_version || device.data_bits != host.data_bits) {

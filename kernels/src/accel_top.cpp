@@ -10,7 +10,8 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
                               uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky,
                               int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
                               uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
-                              const int16_t* fm_read, int16_t* fm_write, const int16_t* params) {
+                              uint32_t input_bits, const int16_t* fm_read, int16_t* fm_write,
+                              const int16_t* params) {
 #pragma HLS INTERFACE m_axi port = fm_read offset = slave bundle = gmem_fm_read max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm_write offset = slave bundle = gmem_fm_write max_write_burst_length = 256
 #pragma HLS INTERFACE m_axi port = params offset = slave bundle = gmem_params max_read_burst_length = 256
@@ -35,6 +36,7 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
 #pragma HLS INTERFACE s_axilite port = tile_cols bundle = control
 #pragma HLS INTERFACE s_axilite port = output_bits bundle = control
 #pragma HLS INTERFACE s_axilite port = weight_bits bundle = control
+#pragma HLS INTERFACE s_axilite port = input_bits bundle = control
 #pragma HLS INTERFACE s_axilite port = fm_read bundle = control
 #pragma HLS INTERFACE s_axilite port = fm_write bundle = control
 #pragma HLS INTERFACE s_axilite port = params bundle = control
@@ -62,6 +64,7 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
     cmd.tile_cols = tile_cols;
     cmd.output_bits = output_bits;
     cmd.weight_bits = weight_bits;
+    cmd.input_bits = input_bits;
     fpgacnn::kernel::detail::NoTraffic traffic;
     fpgacnn::kernel::detail::run_command(cmd, fm_read, fm_write, params, traffic);
 }

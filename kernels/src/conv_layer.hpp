@@ -44,6 +44,45 @@ inline void conv_compute(const InputTile& in, const WeightBlock& weights, int ke
     }
 }
 
+/// Pair mode (8-bit input and weights, conv_runs_in_pairs): the same Tm x Tn multipliers, each
+/// computing two neighbouring output columns of one tap through one packed product
+/// (arith::mac_pair), so the tile takes half the cycles. The second column of an odd tile's last
+/// pair multiplies zeros and is not written. The accumulator tile sees two reads and two writes per
+/// cycle: conv_layer splits it by column parity (cyclic factor 2).
+inline void conv_compute_pairs(const InputTile& in, const WeightBlock& weights, int kernel_size, int stride,
+                               int rows, int cols, OutputTile& acc) {
+    for (int ky = 0; ky < kernel_size; ++ky) {
+        for (int kx = 0; kx < kernel_size; ++kx) {
+            const int16_t* tap = weights[ky * kernel_size + kx];
+            for (int r = 0; r < rows; ++r) {
+                for (int c = 0; c < cols; c += 2) {
+#pragma HLS PIPELINE II = 1
+#pragma HLS DEPENDENCE variable = acc inter false
+                    const bool second = c + 1 < cols;
+                    int16_t x0[kTn], x1[kTn];
+#pragma HLS ARRAY_PARTITION variable = x0 complete
+#pragma HLS ARRAY_PARTITION variable = x1 complete
+                    for (int n = 0; n < kTn; ++n) {
+                        x0[n] = in[n][r * stride + ky][c * stride + kx];
+                        x1[n] =
+                            second ? in[n][r * stride + ky][(c + 1) * stride + kx] : static_cast<int16_t>(0);
+                    }
+                    int32_t* out0 = acc[r][c];
+                    int32_t* out1 = acc[r][second ? c + 1 : c];
+                    for (int m = 0; m < kTm; ++m) {
+                        int32_t sum0 = out0[m];
+                        int32_t sum1 = second ? out1[m] : 0;
+                        for (int n = 0; n < kTn; ++n)
+                            arith::mac_pair(sum0, sum1, tap[n * kTm + m], x0[n], x1[n]);
+                        out0[m] = sum0;
+                        if (second) out1[m] = sum1;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Loads the input tile and weight block of input-map group `group` (Tn maps).
 template <class Traffic>
 void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int16_t* params, int group,
@@ -68,6 +107,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
 #pragma HLS ARRAY_PARTITION variable = input_tiles complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = weight_blocks complete dim = 3
 #pragma HLS ARRAY_PARTITION variable = output_tiles complete dim = 4
+#pragma HLS ARRAY_PARTITION variable = output_tiles cyclic factor = 2 dim = 3
 
     const int out_h = static_cast<int>(cmd.out_h);
     const int out_w = static_cast<int>(cmd.out_w);
@@ -79,6 +119,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
     const int tile_cols = static_cast<int>(cmd.tile_cols);
     const int output_bits = static_cast<int>(cmd.output_bits);
     const int input_groups = static_cast<int>(div_ceil(cmd.in_c, kTn));
+    const bool pairs = conv_runs_in_pairs(cmd);
     // Blocks are word-aligned at either weight width (arith::storage_words), so a block row is
     // input_groups whole blocks of storage words.
     const uint32_t block_words =
@@ -119,7 +160,11 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                         conv_load_group(cmd, fm_read, params, group + 1, weight_row, win,
                                         input_tiles[1 - ping], weight_blocks[1 - ping], traffic);
                     }
-                    conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                    if (pairs) {
+                        conv_compute_pairs(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                    } else {
+                        conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                    }
                 }
                 if (has_pending) {
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,

@@ -51,6 +51,7 @@ kernel::LayerCommand one_tile_conv(int tile) {
     c.output_shift = 10;
     c.output_bits = 16;
     c.weight_bits = 16;
+    c.input_bits = 16;
     return c;
 }
 

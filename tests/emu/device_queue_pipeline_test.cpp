@@ -199,7 +199,7 @@ TEST(KernelFingerprint, TheEmuKernelIdentifiesItsBuild) {
     const KernelFingerprint native = native_kernel_fingerprint();
     EXPECT_EQ(read.text(), native.text());
     EXPECT_EQ(read.maxima.tm, device->maxima().tm);
-    EXPECT_EQ(read.contract_version, 3);  // 8-bit weights two per word (weight_bits, register 0xB0)
+    EXPECT_EQ(read.contract_version, 4);  // the input_bits register (0xB8) and the pair mode
     EXPECT_EQ(read.data_bits, 16);
     EXPECT_NO_THROW(require_compatible_kernel(read, device->name()));
 }

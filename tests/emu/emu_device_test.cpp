@@ -140,6 +140,7 @@ struct OneCommand {
         c.in_c = c.out_c = 1, c.in_h = c.in_w = 4, c.out_h = c.out_w = 2;
         c.kernel_size = 2, c.stride = 2, c.tile_rows = 2, c.tile_cols = 2;
         c.input_offset = 0, c.output_offset = 32, c.output_bits = 16, c.weight_bits = 16;
+        c.input_bits = 16;
         auto* host = static_cast<int16_t*>(arena.host());
         for (int i = 0; i < 16; ++i) host[i] = static_cast<int16_t>(i);
     }

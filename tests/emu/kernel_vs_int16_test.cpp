@@ -77,6 +77,7 @@ kernel::LayerCommand conv_command(const Int16ConvArgs& a, const std::vector<int1
     c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
     c.output_bits = static_cast<uint32_t>(a.output_bits);
     c.weight_bits = static_cast<uint32_t>(a.weight_bits);
+    c.input_bits = static_cast<uint32_t>(a.input_bits);
     return c;
 }
 
@@ -126,9 +127,9 @@ TEST(KernelVsInt16, ConvMatchesInt16ReferenceAndPackedScalarPath) {
 }
 
 // An 8-bit conv layer (inputs and weights in [-128, 127], the weights packed two per word in the
-// kernel's parameter buffer) stores requantize_to_width(acc, shift, leaky, 8) on the kernel and the
-// CPU backend alike: the 16-bit result clamped to [-128, 127], since both saturations clamp the same
-// rounded value. The shifts leave many outputs outside 8 bits.
+// kernel's parameter buffer; with 8-bit input the kernel runs in pair mode) stores requantize_to_width(acc,
+// shift, leaky, 8) on the kernel and the CPU backend alike: the 16-bit result clamped to [-128, 127], since
+// both saturations clamp the same rounded value. The shifts leave many outputs outside 8 bits.
 TEST(KernelVsInt16, EightBitConvOutputsAreTheInt16ReferenceClamped) {
     std::mt19937 rng(1616);
     std::size_t clamped = 0, inside = 0;
@@ -136,6 +137,8 @@ TEST(KernelVsInt16, EightBitConvOutputsAreTheInt16ReferenceClamped) {
         Int16ConvArgs a = random_conv_args(rng, 8, 4, 12);
         a.output_bits = arith::kNarrowBits;
         a.weight_bits = arith::kNarrowBits;
+        // Every other trial with 8-bit input too: the kernel's pair mode against the CPU's vpdpbusd path.
+        if (trial % 2 == 1) a.input_bits = arith::kNarrowBits;
         const std::vector<int16_t> input = random_values(rng, a.input.size(), 128);
         const std::vector<int16_t> weights = random_values(rng, a.weight_count(), 128);
         const std::vector<int16_t> biases = random_values(rng, static_cast<std::size_t>(a.output.c), 128);
@@ -183,6 +186,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
         c.output_bits = 16;
         c.weight_bits = 16;
+        c.input_bits = 16;
         ASSERT_EQ(run_kernel(c, input, {0}), expected) << "maxpool trial " << trial;
 
         Layer reorg;
@@ -201,6 +205,7 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
         r.tile_cols = std::min<uint32_t>(r.in_w, kernel::kTc);
         r.output_bits = 16;
         r.weight_bits = 16;
+        r.input_bits = 16;
         ASSERT_EQ(run_kernel(r, reorg_input, {0}), reorg_expected) << "reorg trial " << trial;
     }
 }

@@ -72,6 +72,28 @@ TEST(ResourceModel, GrowsWithParallelismAndTiles) {
     EXPECT_EQ(fp.dsp, 16 * 4 * 5);
 }
 
+// The pair mode of 8-bit layers runs on the same DSPs: it costs logic and accumulator banks, not
+// multipliers; both DSP generations of the catalogue take its 24-bit packed operand.
+TEST(ResourceModel, PairModeCostsLogicAndAccumulatorBanksButNoDsp) {
+    DesignShape with_pairs = this_kernel(kernel::Maxima{32, 4, 13, 13, 3, 2}, DataType::Int16, 16);
+    ASSERT_TRUE(with_pairs.int8_pairs);
+    DesignShape without = with_pairs;
+    without.int8_pairs = false;
+    const Resources a = estimate_resources(with_pairs), b = estimate_resources(without);
+    EXPECT_EQ(a.dsp, b.dsp);
+    EXPECT_EQ(a.lut - b.lut, 48 * 32 * 4);
+    EXPECT_EQ(a.ff - b.ff, 48 * 32 * 4);
+    EXPECT_GE(a.bram_18k, b.bram_18k);
+    EXPECT_FALSE(this_kernel(kernel::Maxima{32, 4, 13, 13, 3, 2}, DataType::Float32, 32).int8_pairs);
+    EXPECT_EQ(dsp_preadder_bits("DSP48E1"), 25);
+    EXPECT_EQ(dsp_preadder_bits("DSP48E2"), 27);
+    EXPECT_TRUE(dsp_takes_pairs("DSP48E1"));
+    EXPECT_TRUE(dsp_takes_pairs("DSP48E2"));
+    EXPECT_FALSE(dsp_takes_pairs("MULT18X18"));  // unknown: no pairs assumed
+    for (const Board& board : load_catalogue(default_boards_dir()))
+        EXPECT_TRUE(dsp_takes_pairs(board.dsp_kind)) << board.name << ": " << board.dsp_kind;
+}
+
 // Zhang et al. FPGA'15: AlexNet (two towers) on the VC707 at 100 MHz in float32 -> <Tm, Tn> = <64, 7>,
 // 61.62 GFLOPS. Their design's port widths are not published; 256-bit ports are assumed here.
 TEST(ExploreReproduces, ZhangAlexNetOnVc707) {

@@ -151,18 +151,20 @@ TEST(RegisterMap, FollowsTheTopFunctionsArgumentOrder) {
     for (int i = 0; i < kernel::regs::kPointerCount; ++i) {
         EXPECT_EQ(top.parameters[kernel::kCommandWords + i], kernel::regs::kPointerNames[i]);
     }
-    EXPECT_EQ(kernel::kCommandWords, 21);
+    EXPECT_EQ(kernel::kCommandWords, 22);
     EXPECT_EQ(kernel::regs::kOutputBits, 0xA8u);
     EXPECT_EQ(kernel::regs::kWeightBits, 0xB0u);
-    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 2], kernel::regs::kOutputBits);
-    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 1], kernel::regs::kWeightBits);
+    EXPECT_EQ(kernel::regs::kInputBits, 0xB8u);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 3], kernel::regs::kOutputBits);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 2], kernel::regs::kWeightBits);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 1], kernel::regs::kInputBits);
     using kernel::regs::pointer_offset;
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, true), 0xB8u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, true), 0xC4u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kParams, true), 0xD0u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, false), 0xB8u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, false), 0xC0u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kParams, false), 0xC8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, true), 0xC0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, true), 0xCCu);
+    EXPECT_EQ(pointer_offset(kernel::regs::kParams, true), 0xD8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, false), 0xC0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, false), 0xC8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kParams, false), 0xD0u);
     EXPECT_EQ(kernel::regs::register_space_bytes(true), 0x100u);
     EXPECT_EQ(kernel::regs::register_space_bytes(false), 0x100u);
 }
@@ -175,7 +177,7 @@ TEST(RegisterMap, CommandWordsRoundTripInFieldOrder) {
     distinct.out_h = 10, distinct.out_w = 11, distinct.kernel_size = 12, distinct.stride = 13,
     distinct.pad = 14;
     distinct.leaky = 15, distinct.bias_shift = 16, distinct.output_shift = -17, distinct.tile_rows = 18;
-    distinct.tile_cols = 19, distinct.output_bits = 20, distinct.weight_bits = 21;
+    distinct.tile_cols = 19, distinct.output_bits = 20, distinct.weight_bits = 21, distinct.input_bits = 22;
     uint32_t words[kernel::kCommandWords];
     kernel::regs::command_words(distinct, words);
     for (int i = 0; i < kernel::kCommandWords; ++i) {
@@ -189,6 +191,7 @@ TEST(RegisterMap, CommandWordsRoundTripInFieldOrder) {
     EXPECT_EQ(back.tile_cols, 19u);
     EXPECT_EQ(back.output_bits, 20u);
     EXPECT_EQ(back.weight_bits, 21u);
+    EXPECT_EQ(back.input_bits, 22u);
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ inline std::string describe(const kernel::LayerCommand& c) {
            " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + (c.leaky ? " leaky" : " linear") +
            " bias_shift " + std::to_string(c.bias_shift) + " output_shift " + std::to_string(c.output_shift) +
            " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols) + " output_bits " +
-           std::to_string(c.output_bits) + " weight_bits " + std::to_string(c.weight_bits);
+           std::to_string(c.output_bits) + " weight_bits " + std::to_string(c.weight_bits) + " input_bits " +
+           std::to_string(c.input_bits);
 }
 
 }  // namespace fpgacnn::test

@@ -14,6 +14,16 @@
 namespace fpgacnn::test {
 namespace {
 
+/// A valid 1 -> 1 map 3x3 conv on 5x5, every width 16: the tests below change one field.
+kernel::LayerCommand small_conv_command() {
+    kernel::LayerCommand conv{};
+    conv.op = kernel::kOpConv;
+    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
+    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
+    conv.output_bits = conv.weight_bits = conv.input_bits = 16;
+    return conv;
+}
+
 kernel::LayerCommand pool_command(int c, int h, int w, int size, int stride, int padding) {
     kernel::LayerCommand cmd{};
     cmd.op = kernel::kOpMaxPool;
@@ -26,6 +36,7 @@ kernel::LayerCommand pool_command(int c, int h, int w, int size, int stride, int
     cmd.tile_cols = std::min<int>(cmd.out_w, kernel::kTc);
     cmd.output_bits = 16;
     cmd.weight_bits = 16;
+    cmd.input_bits = 16;
     return cmd;
 }
 
@@ -60,6 +71,7 @@ TEST(KernelLayers, ReorgOfOneChannelIsDarknetsSpaceToDepth) {
     cmd.tile_cols = 2;
     cmd.output_bits = 16;
     cmd.weight_bits = 16;
+    cmd.input_bits = 16;
     std::vector<int16_t> input(16);
     for (int i = 0; i < 16; ++i) input[i] = static_cast<int16_t>(i);
     std::mt19937 rng(3);
@@ -79,6 +91,7 @@ TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
     cmd.tile_rows = 1, cmd.tile_cols = 4;
     cmd.output_bits = 16;
     cmd.weight_bits = 16;
+    cmd.input_bits = 16;
     std::vector<int16_t> bias(kernel::kTm, 0);
     const std::vector<int16_t> input = {3, -3, 32767, -32768};
     std::mt19937 rng(4);
@@ -132,6 +145,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
     conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 4;
     conv.output_bits = 16;
     conv.weight_bits = 16;
+    conv.input_bits = 16;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandShapeMismatch);  // (5 + 2 - 3) / 1 + 1 = 5
     conv.out_h = conv.out_w = 5;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
@@ -151,6 +165,7 @@ TEST(KernelLayers, TrafficCountersCountEveryBurst) {
         cmd.tile_cols = std::min(kernel::kTc, 30);
         cmd.output_bits = 16;
         cmd.weight_bits = static_cast<uint32_t>(weight_bits);
+        cmd.input_bits = 16;
         std::mt19937 rng(5);
         const std::vector<int16_t> input(5 * 30 * 30, 1);
         const std::vector<int16_t> weights(40 * 5 * 9, 1);
@@ -200,12 +215,15 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
 
     for (const uint32_t output_bits : {16u, 8u}) {
         const uint32_t weight_bits = output_bits;
+        const uint32_t input_bits = output_bits;  // 8: the pair mode
+        std::vector<int16_t> layer_input = input;
+        for (int16_t& x : layer_input) x = arith::saturate_to_width(x, static_cast<int>(input_bits));
         const std::vector<int16_t> reordered =
             reorder_for_kernel(weights, out_c, in_c, 3, static_cast<int>(weight_bits));
         std::vector<int16_t> params = reordered;
         params.insert(params.end(), bias.begin(), bias.end());
         std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
-        std::copy(input.begin(), input.end(), arena_top.begin());
+        std::copy(layer_input.begin(), layer_input.end(), arena_top.begin());
         std::vector<int16_t> arena_native = arena_top;
         kernel::LayerCommand cmd{};
         cmd.op = kernel::kOpConv, cmd.input_offset = 0;
@@ -217,31 +235,30 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
         cmd.tile_rows = std::min(5, kernel::kTr), cmd.tile_cols = std::min(11, kernel::kTc);
         cmd.output_bits = output_bits;
         cmd.weight_bits = weight_bits;
+        cmd.input_bits = input_bits;
         ASSERT_EQ(kernel::run_layer(cmd, arena_native.data(), arena_native.data(), params.data(), nullptr),
                   kernel::kCommandOk);
         fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset,
                       cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
                       cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
-                      cmd.tile_cols, cmd.output_bits, cmd.weight_bits, arena_top.data(), arena_top.data(),
-                      params.data());
-        EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit output and weights";
+                      cmd.tile_cols, cmd.output_bits, cmd.weight_bits, cmd.input_bits, arena_top.data(),
+                      arena_top.data(), params.data());
+        EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit input, output and weights";
     }
 }
 
 TEST(KernelLayers, OutputWidthMustBeSixteenOrEight) {
-    kernel::LayerCommand conv{};
-    conv.op = kernel::kOpConv;
-    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
-    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
-    conv.weight_bits = 16;
+    kernel::LayerCommand conv = small_conv_command();
     kernel::LayerCommand reorg{};
     reorg.op = kernel::kOpReorg;
     reorg.in_c = 4, reorg.in_h = reorg.in_w = 2, reorg.out_c = 16, reorg.out_h = reorg.out_w = 1;
     reorg.stride = 2, reorg.tile_cols = 2;
     reorg.weight_bits = 16;
+    reorg.input_bits = 16;
     for (kernel::LayerCommand c : {conv, pool_command(3, 8, 8, 2, 2, 1), reorg}) {
         for (const uint32_t bits : {16u, 8u}) {
             c.output_bits = bits;
+            if (c.op != kernel::kOpConv) c.input_bits = bits;  // they carry their input's width
             EXPECT_EQ(kernel::check_command(c), kernel::kCommandOk) << describe(c);
         }
         for (const uint32_t bits : {0u, 12u, 32u}) {
@@ -257,11 +274,7 @@ TEST(KernelLayers, OutputWidthMustBeSixteenOrEight) {
 }
 
 TEST(KernelLayers, WeightWidthIsSixteenOrEightForConvAndSixteenElsewhere) {
-    kernel::LayerCommand conv{};
-    conv.op = kernel::kOpConv;
-    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = conv.out_h = conv.out_w = 5;
-    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1, conv.tile_rows = conv.tile_cols = 5;
-    conv.output_bits = 16;
+    kernel::LayerCommand conv = small_conv_command();
     for (const uint32_t bits : {16u, 8u}) {
         conv.weight_bits = bits;
         EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk) << bits;
@@ -282,6 +295,7 @@ TEST(KernelLayers, WeightWidthIsSixteenOrEightForConvAndSixteenElsewhere) {
     reorg.stride = 2, reorg.tile_cols = 2, reorg.output_bits = 16;
     for (kernel::LayerCommand c : {pool, reorg}) {
         c.weight_bits = 16;
+        c.input_bits = 16;
         EXPECT_EQ(kernel::check_command(c), kernel::kCommandOk) << describe(c);
         for (const uint32_t bits : {0u, 8u}) {  // no weights: anything but the default is a host error
             c.weight_bits = bits;
@@ -290,6 +304,74 @@ TEST(KernelLayers, WeightWidthIsSixteenOrEightForConvAndSixteenElsewhere) {
     }
     EXPECT_STREQ(kernel::command_check_text(kernel::kCommandBadWeightWidth),
                  "weight width (weight_bits) must be 16 or 8 for conv, 16 for maxpool and reorg");
+}
+
+TEST(KernelLayers, InputWidthIsSixteenOrEightForConvAndTheOutputWidthElsewhere) {
+    kernel::LayerCommand conv = small_conv_command();
+    for (const uint32_t bits : {16u, 8u}) {
+        conv.input_bits = bits;
+        EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk) << bits;
+    }
+    for (const uint32_t bits : {0u, 4u, 12u, 32u}) {
+        conv.input_bits = bits;
+        EXPECT_EQ(kernel::check_command(conv), kernel::kCommandBadInputWidth) << bits;
+    }
+    kernel::LayerCommand pool = pool_command(3, 8, 8, 2, 2, 1);
+    for (const uint32_t output_bits : {16u, 8u}) {
+        pool.output_bits = output_bits;
+        pool.input_bits = output_bits;
+        EXPECT_EQ(kernel::check_command(pool), kernel::kCommandOk) << describe(pool);
+        pool.input_bits = output_bits == 16u ? 8u : 16u;  // a maxpool cannot change the width
+        EXPECT_EQ(kernel::check_command(pool), kernel::kCommandBadInputWidth) << describe(pool);
+    }
+    EXPECT_STREQ(kernel::command_check_text(kernel::kCommandBadInputWidth),
+                 "input width (input_bits) must be 16 or 8 for conv, the output width for maxpool and reorg");
+}
+
+// Pair mode (8-bit input and weights: two output columns per multiplier) against the one-column path
+// on the same 8-bit data: identical outputs over odd and even widths, strides 1 and 2, tiles that
+// split the columns unevenly, and the whole 8-bit range (the -128 x -128 corner included).
+TEST(KernelLayers, PairModeEqualsTheOneColumnPathOnTheSameEightBitData) {
+    std::mt19937 rng(1608);
+    std::uniform_int_distribution<int> value(-128, 127);
+    struct Shape {
+        int in_c, hw, out_c, k, s, pad, tile_cols;
+    };
+    for (const Shape& shape : {Shape{5, 17, 9, 3, 1, 1, 7}, Shape{3, 16, 4, 3, 2, 1, 3},
+                               Shape{6, 9, 11, 1, 1, 0, 9}, Shape{2, 13, 3, 3, 1, 0, 2}}) {
+        const int out_hw =
+            static_cast<int>(kernel::conv_output_extent(shape.hw, shape.k, shape.s, shape.pad));
+        std::vector<int16_t> input(static_cast<std::size_t>(shape.in_c) * shape.hw * shape.hw),
+            weights(static_cast<std::size_t>(shape.out_c) * shape.in_c * shape.k * shape.k),
+            bias(kernel::padded_bias_elements(shape.out_c, kernel::kTm));
+        for (auto* v : {&input, &weights, &bias})
+            for (int16_t& x : *v) x = static_cast<int16_t>(value(rng));
+        input[0] = -128, weights[0] = -128;
+        kernel::LayerCommand cmd{};
+        cmd.op = kernel::kOpConv;
+        cmd.in_c = shape.in_c, cmd.in_h = cmd.in_w = shape.hw, cmd.out_c = shape.out_c;
+        cmd.out_h = cmd.out_w = out_hw;
+        cmd.kernel_size = shape.k, cmd.stride = shape.s, cmd.pad = shape.pad, cmd.leaky = 1;
+        cmd.bias_shift = 2, cmd.output_shift = 6;
+        cmd.tile_rows = std::min(4, kernel::kTr), cmd.tile_cols = std::min(shape.tile_cols, kernel::kTc);
+        cmd.output_bits = 16, cmd.weight_bits = 8;
+        const std::vector<int16_t> words = reorder_for_kernel(weights, shape.out_c, shape.in_c, shape.k, 8);
+        cmd.input_bits = 16;
+        ASSERT_FALSE(kernel::conv_runs_in_pairs(cmd));
+        std::mt19937 place(1);
+        const KernelRun one_column = run_kernel_command(cmd, input, words, bias, place);
+        cmd.input_bits = 8;
+        ASSERT_TRUE(kernel::conv_runs_in_pairs(cmd));
+        place.seed(1);
+        const KernelRun pairs = run_kernel_command(cmd, input, words, bias, place);
+        ASSERT_EQ(one_column.check, kernel::kCommandOk) << describe(cmd);
+        ASSERT_EQ(pairs.check, kernel::kCommandOk) << describe(cmd);
+        EXPECT_TRUE(pairs.guards_intact) << describe(cmd);
+        EXPECT_EQ(pairs.output, one_column.output) << describe(cmd);
+        // Same bursts: the pair mode changes the cycles, not the traffic.
+        EXPECT_EQ(pairs.traffic.fm_read_bytes, one_column.traffic.fm_read_bytes);
+        EXPECT_EQ(pairs.traffic.param_read_bytes, one_column.traffic.param_read_bytes);
+    }
 }
 
 TEST(KernelLayers, NativeBuildMaximaMatchTheConfig) {

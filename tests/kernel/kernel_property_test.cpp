@@ -62,6 +62,8 @@ kernel::LayerCommand random_conv(std::mt19937& rng) {
     c.output_shift = uniform(rng, -3, 26);
     c.output_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
     c.weight_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
+    // 8-bit input with 8-bit weights: the kernel's pair mode (two columns per multiplier).
+    c.input_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
     c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
     c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
     return c;
@@ -71,8 +73,9 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
     std::mt19937 rng(20240611);
     for (int trial = 0; trial < 300; ++trial) {
         const kernel::LayerCommand c = random_conv(rng);
-        const std::vector<int16_t> input =
-            random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);
+        std::vector<int16_t> input = random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);
+        if (c.input_bits == arith::kNarrowBits)
+            for (int16_t& x : input) x = arith::saturate_to_width(x % 200, arith::kNarrowBits);
         std::vector<int16_t> weights =
             random_values(rng, static_cast<std::size_t>(c.out_c) * c.in_c * c.kernel_size * c.kernel_size);
         // 8-bit weights span their whole range, -128 and 127 included (the sign bit of each byte).
@@ -123,6 +126,7 @@ TEST(KernelProperty, MaxPoolMatchesNaiveReferenceOnRandomLayers) {
         c.kernel_size = k, c.stride = s, c.pad = padding / 2;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
         c.output_bits = arith::kDataBits;
+        c.input_bits = arith::kDataBits;
         c.weight_bits = 16;
         c.tile_rows = random_tile(rng, static_cast<int>(c.out_h), kernel::kTr);
         c.tile_cols = random_tile(rng, static_cast<int>(c.out_w), kernel::kTc);
@@ -154,6 +158,7 @@ TEST(KernelProperty, ReorgMatchesDarknetFormulaOnRandomLayers) {
         c.stride = s;
         c.output_shift = uniform(rng, 0, 4) == 0 ? uniform(rng, -2, 3) : 0;
         c.output_bits = arith::kDataBits;
+        c.input_bits = arith::kDataBits;
         c.weight_bits = 16;
         c.tile_cols = random_tile(rng, static_cast<int>(c.in_w), kernel::kTc);
         const std::vector<int16_t> input =

@@ -97,6 +97,7 @@ TEST(NarrowWeights, KernelGivesTheSameBitsFromPackedAndWideWeights) {
     cmd.tile_rows = std::min(hw, kernel::kTr), cmd.tile_cols = std::min(hw, kernel::kTc);
     cmd.output_bits = 16;
     cmd.weight_bits = 16;
+    cmd.input_bits = 16;
     const KernelRun wide =
         run_kernel_command(cmd, input, reorder_for_kernel(weights, out_c, in_c, 3), bias, rng);
     cmd.weight_bits = 8;

@@ -174,12 +174,19 @@ TEST(PlanNetwork, ExponentsBecomeShifts) {
     EXPECT_EQ(plan.layers[0].command.output_bits, 16u);  // before the quantized network is known
     for (const kernel::LayerCommand& c : commands) EXPECT_EQ(c.output_bits, 16u);
     q.layers[0].output_bits = q.layers[1].output_bits = 8;  // the conv and the maxpool after it
-    const std::vector<kernel::LayerCommand> narrow = with_exponents(plan, q);
+    EXPECT_THROW(with_exponents(plan, q), Error);           // planned for a 16-bit maxpool input
+    PlanOptions widths;
+    plan_widths_of(q, widths);
+    const NetworkPlan narrow_plan = plan_network(net, widths);
+    const std::vector<kernel::LayerCommand> narrow = with_exponents(narrow_plan, q);
     EXPECT_EQ(narrow[0].output_bits, 8u);
     EXPECT_EQ(narrow[1].output_bits, 8u);
+    EXPECT_EQ(narrow[1].input_bits, 8u);
     EXPECT_EQ(narrow[2].output_bits, 16u);
+    EXPECT_EQ(narrow[2].input_bits, 8u);
     q.layers[0].output_bits = 12;
-    EXPECT_THROW(with_exponents(plan, q), Error);
+    EXPECT_THROW(with_exponents(narrow_plan, q), Error);
+    q.layers[1].output_bits = 16;
     q.layers[0].output_bits = 16;
     q.layers[0].bias_q = 40;  // bias shift -18
     try {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fpgacnn/kernel/contract.hpp"
 #include "uio_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -63,7 +64,9 @@ TEST(UioCli, ListDevicesShowsTheSimulatedIpAsUsable) {
     EXPECT_TRUE(contains(out, "cpu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "emu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "uio:fpgacnn_accel\tusable\tuio:fpgacnn_accel (uio0, Tm=")) << out;
-    EXPECT_TRUE(contains(out, "arithmetic contract v3; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB")) << out;
+    EXPECT_TRUE(contains(out, "arithmetic contract v" + std::to_string(arith::kContractVersion) +
+                                  "; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB"))
+        << out;
 }
 
 TEST(UioCli, ListDevicesSaysWhyAnIpIsUnusable) {

@@ -176,6 +176,7 @@ TEST(UioDevice, CommandOutsideItsBufferIsRefusedBeforeTheIpStarts) {
     command.command.tile_rows = command.command.tile_cols = 4;
     command.command.output_bits = 16;
     command.command.weight_bits = 16;
+    command.command.input_bits = 16;
     command.command.output_offset = 256;
     const std::uint64_t before = sim->commands_started();
     const std::string message = error_message([&] { device->start(command, arena, arena); });

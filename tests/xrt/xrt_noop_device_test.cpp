@@ -61,6 +61,7 @@ DeviceCommand maxpool_command(int layer) {
     k.tile_rows = k.tile_cols = 4;
     k.output_bits = 16;
     k.weight_bits = 16;
+    k.input_bits = 16;
     k.input_offset = 0;
     k.output_offset = 4 * 8 * 8;
     return c;

@@ -43,6 +43,7 @@ DeviceCommand reorg_command(int layer) {
     c.command.tile_cols = 2;
     c.command.output_bits = 16;
     c.command.weight_bits = 16;
+    c.command.input_bits = 16;
     c.command.output_offset = 64;
     return c;
 }

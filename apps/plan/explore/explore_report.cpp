@@ -3,12 +3,28 @@
 
 #include <fmt/format.h>
 
+#include "fpgacnn/kernel/contract.hpp"
+
 namespace fpgacnn::explore {
 
 namespace {
 
 std::string maxima_text(const kernel::Maxima& m) {
     return fmt::format("Tm={} Tn={} Tr={} Tc={}", m.tm, m.tn, m.tr, m.tc);
+}
+
+/// What the build's DSPs do for 8-bit layers (8-bit input and weights): two MACs each through one
+/// packed product when the board's DSP takes the packed operand, so twice the int16 compute roof.
+std::string pair_mode_text(const Board& board, double int16_roof_gops) {
+    if (!dsp_takes_pairs(board.dsp_kind)) {
+        return fmt::format(
+            "8-bit layers: one MAC per DSP (the {} operand of the pair mode does not fit a {})\n\n",
+            arith::kPairOperandBits, board.dsp_kind);
+    }
+    return fmt::format(
+        "8-bit layers: two MACs per DSP (pair mode: a {}-bit packed operand in the {}'s {}-bit pre-adder), "
+        "compute roof {:.1f} GOP/s\n\n",
+        arith::kPairOperandBits, board.dsp_kind, dsp_preadder_bits(board.dsp_kind), 2 * int16_roof_gops);
 }
 
 std::string percent(int used, int available) {
@@ -54,11 +70,12 @@ std::string format_explore_table(const ExploreResult& r) {
     out += fmt::format(
         "best: {} (max window {}, stride {}): {:.1f} ms/frame, {:.2f} GOP/s ({:.2f} GOP; compute roof {:.1f} "
         "ms, {:.1f} GOP/s peak)\n"
-        "      DSP {} ({}), BRAM_18K {} ({}), LUT {} ({}), FF {} ({})\n\n",
+        "      DSP {} ({}), BRAM_18K {} ({}), LUT {} ({}), FF {} ({})\n{}",
         maxima_text(b.maxima), b.maxima.max_kernel, b.maxima.max_stride, b.milliseconds, r.gops(b), r.gop(),
         b.lower_bound_ms, r.compute_roof_gops(b), b.resources.dsp, percent(b.resources.dsp, board.dsp),
         b.resources.bram_18k, percent(b.resources.bram_18k, board.bram_18k), b.resources.lut,
-        percent(b.resources.lut, board.lut), b.resources.ff, percent(b.resources.ff, board.ff));
+        percent(b.resources.lut, board.lut), b.resources.ff, percent(b.resources.ff, board.ff),
+        o.type == DataType::Int16 ? pair_mode_text(board, r.compute_roof_gops(b)) : std::string("\n"));
     out += fmt::format("{:>5} {:>8} {:>8} {:>10} {:>9} {:>9} {:>8}  {}\n", "layer", "GOP", "ms", "MB moved",
                        "op/byte", "GOP/s", "busy", "bound");
     for (const LayerPoint& l : r.best_layers) {
@@ -110,6 +127,13 @@ nlohmann::json explore_to_json(const ExploreResult& r) {
           {"lut", o.board.lut},
           {"ff", o.board.ff},
           {"bandwidth_gbs", o.board.bandwidth_gbs}}},
+        {"int8_pairs",
+         {{"dsp_takes_pairs", dsp_takes_pairs(o.board.dsp_kind)},
+          {"packed_operand_bits", arith::kPairOperandBits},
+          {"dsp_preadder_bits", dsp_preadder_bits(o.board.dsp_kind)},
+          {"compute_roof_gops", o.type == DataType::Int16 && dsp_takes_pairs(o.board.dsp_kind)
+                                    ? 2 * r.compute_roof_gops(r.best)
+                                    : r.compute_roof_gops(r.best)}}},
         {"precision", data_type_name(o.type)},
         {"clock_mhz", o.clock_mhz},
         {"headroom", o.headroom},

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn::explore {
 
@@ -30,6 +31,12 @@ constexpr double kLutPerMacInt16 = 195.1;    // (35977 - 3000 - 8 * 1000) / 128
 constexpr double kFfPerMacInt16 = 184.7;     // (36247 - 3000 - 8 * 1200) / 128
 constexpr double kLutPerMacFloat32 = 402.3;  // (186251 - 3000 - 3 * 1000) / 448
 constexpr double kFfPerMacFloat32 = 444.4;   // (205704 - 3000 - 3 * 1200) / 448
+// The pair mode per lane: the split of the packed product (a 16-bit field's sign correction and a
+// subtract) and the second column's int32 adder, as LUT adders with their pipeline registers.
+// Estimated from the operator widths (16 + 32 bits of carry chain), not fitted: no published design
+// has the mode and no synthesis run was available.
+constexpr double kLutPerPairLane = 48;
+constexpr double kFfPerPairLane = 48;
 // The accumulators are int32 (int16 build) or float (float32 designs).
 constexpr int kAccumulatorBits = 32;
 
@@ -63,6 +70,16 @@ int data_bits(DataType type) { return type == DataType::Int16 ? 16 : 32; }
 // Zhang's 2240 DSPs = 64 x 7 x 5.
 int dsp_per_mac(DataType type) { return type == DataType::Int16 ? 1 : 5; }
 
+int dsp_preadder_bits(const std::string& dsp_kind) {
+    if (dsp_kind == "DSP48E1") return 25;  // UG479: 25 x 18 multiplier, 25-bit pre-adder
+    if (dsp_kind == "DSP48E2") return 27;  // UG579: 27 x 18 multiplier, 27-bit pre-adder
+    return 0;
+}
+
+bool dsp_takes_pairs(const std::string& dsp_kind) {
+    return arith::kPairOperandBits <= dsp_preadder_bits(dsp_kind);  // unknown kinds: 0, no pairs
+}
+
 int bram18_for(long long depth, int width_bits) {
     if (depth <= 0 || width_bits <= 0) return 0;
     if (depth * width_bits <= kLutRamBits) return 0;
@@ -80,6 +97,7 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     d.type = type;
     d.pool = PoolBuffers::Separate;
     d.reorg_lines = true;
+    d.int8_pairs = type == DataType::Int16;
     d.ports = {PortGroup{3, port_bits, 256}};
     return d;
 }
@@ -97,7 +115,9 @@ Resources estimate_resources(const DesignShape& d) {
     // lanes) and int32 output tiles (along m).
     long long bram = 2LL * m.tn * bram18_for(in_rows * in_cols, bits);
     bram += 2LL * macs * bram18_for(taps, bits);
-    bram += 2LL * m.tm * bram18_for(pixels, kAccumulatorBits);
+    // The pair mode reads and writes two columns a cycle: each output tile in two halves (cyclic 2).
+    bram += d.int8_pairs ? 2LL * m.tm * 2 * bram18_for((pixels + 1) / 2, kAccumulatorBits)
+                         : 2LL * m.tm * bram18_for(pixels, kAccumulatorBits);
     if (d.pool == PoolBuffers::Separate) {  // pool_layer.hpp: one input tile, one output tile
         bram += static_cast<long long>(m.tn) * bram18_for(in_rows * in_cols, bits);
         bram += static_cast<long long>(m.tm) * bram18_for(pixels, kAccumulatorBits);
@@ -112,10 +132,12 @@ Resources estimate_resources(const DesignShape& d) {
     r.bram_18k = static_cast<int>(bram);
     const bool fixed = d.type == DataType::Int16;
     const int ports = port_count(d);
+    const double pair_luts = d.int8_pairs ? kLutPerPairLane * macs : 0.0;
+    const double pair_ffs = d.int8_pairs ? kFfPerPairLane * macs : 0.0;
     r.lut = static_cast<int>(std::lround(kLutControl + kLutPerPort * ports +
-                                         (fixed ? kLutPerMacInt16 : kLutPerMacFloat32) * macs));
-    r.ff = static_cast<int>(
-        std::lround(kFfControl + kFfPerPort * ports + (fixed ? kFfPerMacInt16 : kFfPerMacFloat32) * macs));
+                                         (fixed ? kLutPerMacInt16 : kLutPerMacFloat32) * macs + pair_luts));
+    r.ff = static_cast<int>(std::lround(kFfControl + kFfPerPort * ports +
+                                        (fixed ? kFfPerMacInt16 : kFfPerMacFloat32) * macs + pair_ffs));
     return r;
 }
 

@@ -34,11 +34,16 @@ struct DesignShape {
     DataType type = DataType::Int16;
     PoolBuffers pool = PoolBuffers::Separate;
     bool reorg_lines = true;  // the reorg's two line buffers (reorg_layer.hpp)
+    // The pair mode of 8-bit layers (conv_layer.hpp conv_compute_pairs): the same DSPs, each
+    // splitting one packed product into two MACs; costs a second adder tree per lane, the split, and
+    // an accumulator tile divided by column parity.
+    bool int8_pairs = false;
     std::vector<PortGroup> ports;
 };
 
 /// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,
-/// bursts of up to 256 beats (accel_top.cpp), separate maxpool buffers, reorg line buffers.
+/// bursts of up to 256 beats (accel_top.cpp), separate maxpool buffers, reorg line buffers, and
+/// (int16) the pair mode of 8-bit layers.
 DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bits);
 
 struct Resources {
@@ -55,6 +60,12 @@ inline constexpr long long kLutRamBits = 1024;
 
 /// Multipliers (Tm x Tn) of a build and the DSP slices one multiply-add costs for a data type.
 int dsp_per_mac(DataType type);
+
+/// Width of a DSP slice's pre-adder / A port ("DSP48E1": 25, "DSP48E2": 27; 0 for a kind the model
+/// does not know) and whether the pair mode's packed operand (arith::kPairOperandBits) fits it, i.e.
+/// whether one DSP computes two 8-bit MACs.
+int dsp_preadder_bits(const std::string& dsp_kind);
+bool dsp_takes_pairs(const std::string& dsp_kind);
 
 Resources estimate_resources(const DesignShape& design);
 

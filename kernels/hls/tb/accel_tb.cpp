@@ -20,7 +20,7 @@ int16_t pseudo_random(uint32_t& state) {
 }
 
 int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32_t s, uint32_t pad,
-               uint32_t output_bits, uint32_t weight_bits) {
+               uint32_t output_bits, uint32_t weight_bits, uint32_t input_bits) {
     const uint32_t out_hw = kernel::conv_output_extent(in_hw, k, s, pad);
     const kernel::WeightLayout layout = {out_c, in_c, k, static_cast<uint32_t>(kernel::kTm),
                                          static_cast<uint32_t>(kernel::kTn)};
@@ -33,7 +33,8 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
     std::vector<int16_t> params(bias_offset + bias_size, 0);
     std::vector<int16_t> weights(out_c * in_c * k * k);
     uint32_t state = 12345;
-    for (uint32_t i = 0; i < in_size; ++i) arena[i] = pseudo_random(state);
+    for (uint32_t i = 0; i < in_size; ++i)
+        arena[i] = arith::saturate_to_width(pseudo_random(state) / 4, static_cast<int>(input_bits));
     for (uint32_t i = 0; i < weights.size(); ++i)
         weights[i] = arith::saturate_to_width(pseudo_random(state) / 4, bits);  // some saturate at 8 bits
     for (uint32_t m = 0; m < out_c; ++m) params[bias_offset + m] = pseudo_random(state);
@@ -48,8 +49,8 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
     const uint32_t tile_rows = out_hw < static_cast<uint32_t>(kernel::kTr) ? out_hw : kernel::kTr;
     const uint32_t tile_cols = out_hw < static_cast<uint32_t>(kernel::kTc) ? out_hw : kernel::kTc;
     fpgacnn_accel(kernel::kOpConv, 0, in_size, 0, bias_offset, in_c, in_hw, in_hw, out_c, out_hw, out_hw, k,
-                  s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, weight_bits, &arena[0], &arena[0],
-                  &params[0]);
+                  s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, weight_bits, input_bits, &arena[0],
+                  &arena[0], &params[0]);
 
     int errors = 0;
     for (uint32_t m = 0; m < out_c; ++m) {
@@ -73,8 +74,8 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
             }
         }
     }
-    printf("conv %ux%ux%u -> %u maps, k%u s%u, %u-bit weights, %u-bit output: %d mismatches\n", in_c, in_hw,
-           in_hw, out_c, k, s, weight_bits, output_bits, errors);
+    printf("conv %ux%ux%u -> %u maps, k%u s%u, %u-bit input, %u-bit weights, %u-bit output: %d mismatches\n",
+           in_c, in_hw, in_hw, out_c, k, s, input_bits, weight_bits, output_bits, errors);
     return errors;
 }
 
@@ -82,9 +83,11 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
 
 int main() {
     int errors = 0;
-    errors += check_conv(3, 30, 16, 3, 1, 1, 16, 16);
-    errors += check_conv(37, 13, 45, 1, 1, 0, 16, 8);
-    errors += check_conv(5, 29, 33, 3, 2, 1, 8, 8);
+    errors += check_conv(3, 30, 16, 3, 1, 1, 16, 16, 16);
+    errors += check_conv(37, 13, 45, 1, 1, 0, 16, 8, 16);
+    errors += check_conv(5, 29, 33, 3, 2, 1, 8, 8, 16);
+    errors += check_conv(6, 27, 20, 3, 1, 1, 8, 8, 8);  // pair mode, an odd last column
+
     printf(errors == 0 ? "PASS\n" : "FAIL\n");
     return errors == 0 ? 0 : 1;
 }

@@ -112,7 +112,7 @@ struct KernelFingerprint {
     int contract_version = 0;
     int data_bits = 0;
     KernelMaxima maxima;
-    /// e.g. "Tm=32 Tn=4 Tr=26 Tc=26 K<=3 S<=2, int16, arithmetic contract v3".
+    /// e.g. "Tm=32 Tn=4 Tr=26 Tc=26 K<=3 S<=2, int16, arithmetic contract v4".
     std::string text() const;
 };
 

@@ -43,10 +43,22 @@ struct PlanOptions {
     // conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
     // 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).
     std::vector<int> weight_bits;
+    // Storage width of each layer's input, by network layer index (its producer's output width;
+    // layer_input_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
+    // A conv layer whose input and weights are both 8-bit runs in the kernel's pair mode, two output
+    // columns per multiplier (kernel::conv_runs_in_pairs): half its compute cycles.
+    std::vector<int> input_bits;
 };
 
 /// The conv layers' weight widths of a quantized network, for PlanOptions::weight_bits.
 std::vector<int> conv_weight_bits(const QuantizedNetwork& network);
+
+/// Every layer's input width in a quantized network (the network input's for layer 0, else the
+/// previous layer's output width), for PlanOptions::input_bits.
+std::vector<int> layer_input_bits(const QuantizedNetwork& network);
+
+/// PlanOptions::weight_bits and ::input_bits of a quantized network: what a plan of it needs.
+void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options);
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
 /// not 26 + 14, so the input halo and the loop bounds stay even).

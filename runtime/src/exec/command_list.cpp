@@ -16,8 +16,8 @@ CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions
     validate_quantized_network(
         network, network.network.cfg_path.empty() ? "quantized network" : network.network.cfg_path);
     CommandList list;
-    PlanOptions planned = options;  // the weight offsets depend on the network's weight widths
-    planned.weight_bits = conv_weight_bits(network);
+    PlanOptions planned = options;  // the weight offsets and the estimate depend on the network's widths
+    plan_widths_of(network, planned);
     list.plan = plan_network(network.network, planned);
     const std::vector<kernel::LayerCommand> commands = with_exponents(list.plan, network);
     std::size_t next = 0;

@@ -33,7 +33,7 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
     for (const auto& [bits, name] : {std::pair{a.output_bits, "output"}, std::pair{a.input_bits, "input"},
                                      std::pair{a.weight_bits, "weight"}}) {
         // The CPU also runs the study widths of fpgacnn-quantize --explore (arith::is_study_width).
-        if (!arith::is_storage_width(bits) && !arith::is_study_width(bits)) {
+        if (!arith::is_cpu_width(bits)) {
             throw Error(what + ": " + name + " width " + std::to_string(bits) +
                         " bits; the contract stores " + std::to_string(arith::kDataBits) + " or " +
                         std::to_string(arith::kNarrowBits) + " (6 and 4 for the width study)");

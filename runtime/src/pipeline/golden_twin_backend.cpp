@@ -53,7 +53,7 @@ NetworkPlan device_plan(const Backend& device, const QuantizedNetwork& quantized
     if (device.device() == nullptr) throw Error("the golden twin needs a backend that runs on a device");
     PlanOptions options;
     options.maxima = device.device()->maxima();
-    options.weight_bits = conv_weight_bits(quantized);
+    plan_widths_of(quantized, options);
     return plan_network(quantized.network, options);
 }
 

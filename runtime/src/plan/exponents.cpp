@@ -4,7 +4,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
-#include "plan/planned_weight_bits.hpp"
+#include "plan/planned_widths.hpp"
 
 namespace fpgacnn {
 
@@ -13,6 +13,7 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
         throw Error("with_exponents: the quantized network has " + std::to_string(network.layers.size()) +
                     " layers, the plan " + std::to_string(plan.layers.size()) + "; plan the same network");
     }
+    const std::vector<int> input_bits = layer_input_bits(network);
     std::vector<kernel::LayerCommand> commands;
     for (const LayerPlan& lp : plan.layers) {
         if (!lp.on_device) continue;
@@ -38,6 +39,7 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
         c.output_bits = static_cast<uint32_t>(q.output_bits);
         if (lp.type == LayerType::Convolutional)
             plan_detail::require_planned_weight_bits(lp, q.weight_bits, what);
+        plan_detail::require_planned_input_bits(lp, input_bits[static_cast<std::size_t>(lp.index)], what);
         if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift) {
             throw Error(what + ": output shift " + std::to_string(c.output_shift) + " is outside " +
                         std::to_string(arith::kExactMinOutputShift) + ".." +

@@ -141,7 +141,9 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
                 loads[static_cast<std::size_t>(g)] = t;
                 load[static_cast<std::size_t>(g)] = model.cycles(t);
             }
-            const double compute = static_cast<double>(k) * k * rows * cols + model.depth();
+            // Pair mode (8-bit input and weights): two output columns per multiplier and cycle.
+            const int column_steps = kernel::conv_runs_in_pairs(c) ? (cols + 1) / 2 : cols;
+            const double compute = static_cast<double>(k) * k * rows * column_steps + model.depth();
             for (int map0 = 0; map0 < out_c; map0 += tm) {
                 Transfer bias;
                 bias.param_bytes = element_bytes * static_cast<std::uint64_t>(tm);

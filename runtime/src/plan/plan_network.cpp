@@ -67,6 +67,7 @@ kernel::LayerCommand base_command(const Layer& layer, const ArenaRange& input, c
     c.out_w = static_cast<uint32_t>(layer.output.w);
     c.output_bits = arith::kDataBits;  // with_exponents() sets the quantized network's width
     c.weight_bits = arith::kDataBits;  // conv layers: plan_conv sets the planned width
+    c.input_bits = arith::kDataBits;   // plan_network sets the planned width
     return c;
 }
 
@@ -89,10 +90,12 @@ void plan_window_layer(const Layer& layer, int size, int stride, int pad, const 
     lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
 }
 
-int planned_weight_bits(const Layer& layer, const std::size_t index, const PlanOptions& options) {
-    const int bits = index < options.weight_bits.size() ? options.weight_bits[index] : arith::kDataBits;
+/// PlanOptions::weight_bits / ::input_bits at `index` (16 where the list ends), checked.
+int planned_width(const std::vector<int>& widths, const Layer& layer, const std::size_t index,
+                  const char* what) {
+    const int bits = index < widths.size() ? widths[index] : arith::kDataBits;
     if (!arith::is_storage_width(bits)) {
-        throw Error(describe(layer) + ": weight width " + std::to_string(bits) + " bits is neither " +
+        throw Error(describe(layer) + ": " + what + " width " + std::to_string(bits) + " bits is neither " +
                     std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits));
     }
     return bits;
@@ -170,6 +173,17 @@ std::vector<int> conv_weight_bits(const QuantizedNetwork& network) {
     return bits;
 }
 
+std::vector<int> layer_input_bits(const QuantizedNetwork& network) {
+    std::vector<int> bits(network.layers.size(), arith::kNetworkInputBits);
+    for (std::size_t i = 1; i < network.layers.size(); ++i) bits[i] = network.layers[i - 1].output_bits;
+    return bits;
+}
+
+void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options) {
+    options.weight_bits = conv_weight_bits(network);
+    options.input_bits = layer_input_bits(network);
+}
+
 NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     check_options(options);
     const std::size_t alignment = static_cast<std::size_t>(std::max(1, options.alignment_elements));
@@ -204,9 +218,13 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
             check_extent(layer, layer.output);
             lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
             lp.command = base_command(layer, lp.input, lp.output);
+            lp.command.input_bits =
+                static_cast<uint32_t>(planned_width(options.input_bits, layer, i, "input"));
+            // maxpool / reorg carry their input's width (with_exponents() checks the network agrees)
+            if (layer.type != LayerType::Convolutional) lp.command.output_bits = lp.command.input_bits;
             if (layer.type == LayerType::Convolutional) {
-                plan_conv(layer, options.maxima, planned_weight_bits(layer, i, options), params_end,
-                          alignment, lp);
+                plan_conv(layer, options.maxima, planned_width(options.weight_bits, layer, i, "weight"),
+                          params_end, alignment, lp);
             } else if (layer.type == LayerType::MaxPool) {
                 plan_maxpool(layer, options.maxima, lp);
             } else {

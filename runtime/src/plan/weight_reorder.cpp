@@ -7,7 +7,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/weight_layout.hpp"
 #include "fpgacnn/plan.hpp"
-#include "plan/planned_weight_bits.hpp"
+#include "plan/planned_widths.hpp"
 
 namespace fpgacnn {
 

@@ -56,8 +56,7 @@ float max_magnitude(const float* values, std::size_t count) {
 }  // namespace
 
 ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q, int bits) {
-    if (!arith::is_storage_width(bits) && !arith::is_study_width(bits))
-        throw Error("best_exponent: width " + std::to_string(bits) + " bits");
+    if (!arith::is_cpu_width(bits)) throw Error("best_exponent: width " + std::to_string(bits) + " bits");
     if (min_q > max_q) {
         throw Error("best_exponent: empty exponent range [" + std::to_string(min_q) + ", " +
                     std::to_string(max_q) + "]");

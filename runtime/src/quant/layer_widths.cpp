@@ -69,7 +69,7 @@ WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& re
         if (network.layers[i].type != LayerType::Convolutional) continue;
         for (const int bits : {requested[i].weight_bits, requested[i].output_bits}) {
             // Study widths calibrate too (for the CPU only; the file writer and devices refuse them).
-            if (!arith::is_storage_width(bits) && !arith::is_study_width(bits)) {
+            if (!arith::is_cpu_width(bits)) {
                 throw Error(
                     fmt::format("layer {} (conv): width {} bits; the contract stores {} or {} "
                                 "({} and {} for the width study)",

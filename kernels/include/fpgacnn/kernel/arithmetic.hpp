@@ -23,6 +23,27 @@ inline int32_t mac(int32_t acc, int16_t w, int16_t x) {
     return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(product));
 }
 
+/// Two products of one multiplier (contract.hpp, kPairShift): x0 * w and x1 * w for 8-bit x0, x1, w,
+/// from the single product (x1 * 2^kPairShift + x0) * w, as a DSP computes it with the packed operand
+/// from its pre-adder. Every intermediate fits int32 (|packed| < 2^23, |product| < 2^30).
+inline void pair_products(int16_t x0, int16_t x1, int16_t w, int32_t& p0, int32_t& p1) {
+    const int32_t packed = static_cast<int32_t>(x1) * (static_cast<int32_t>(1) << kPairShift) + x0;
+    const int32_t product = packed * static_cast<int32_t>(w);
+    const uint32_t field_mask = (static_cast<uint32_t>(1) << kPairShift) - 1u;
+    const uint32_t sign_bit = static_cast<uint32_t>(1) << (kPairShift - 1);
+    const uint32_t field = static_cast<uint32_t>(product) & field_mask;
+    p0 = static_cast<int32_t>(field) - static_cast<int32_t>((field & sign_bit) << 1);
+    p1 = (product - p0) >> kPairShift;  // exact: product - p0 is x1 * w * 2^kPairShift
+}
+
+/// acc0 + x0 * w and acc1 + x1 * w (wrapping, as mac) through one multiplier: pair_products.
+inline void mac_pair(int32_t& acc0, int32_t& acc1, int16_t w, int16_t x0, int16_t x1) {
+    int32_t p0, p1;
+    pair_products(x0, x1, w, p0, p1);
+    acc0 = static_cast<int32_t>(static_cast<uint32_t>(acc0) + static_cast<uint32_t>(p0));
+    acc1 = static_cast<int32_t>(static_cast<uint32_t>(acc1) + static_cast<uint32_t>(p1));
+}
+
 /// The bias at the accumulator's exponent: b * 2^bias_shift with bias_shift = Qw + Qin - Qb >= 0
 /// (a model keeps bias_shift <= kModelMaxBiasShift, so the result is exact in int32).
 inline int32_t align_bias(int16_t bias, int bias_shift) {

@@ -14,8 +14,10 @@ namespace arith {
 /// the same bits under version 2, so model files of version 1 still load. 3 stores 8-bit conv weights
 /// two per word in the kernel's parameter buffer (kNarrowWeightsPerWord) and adds the weight_bits
 /// register; the arithmetic is unchanged, so model files of versions 1 and 2 still load, but a
-/// version-2 bitstream would misread version-3 commands and parameters.
-static const int kContractVersion = 3;
+/// version-2 bitstream would misread version-3 commands and parameters. 4 adds the input_bits register:
+/// a conv layer whose input and weights are both 8-bit multiplies two output columns at once
+/// (kPairShift below; same bits), so a version-3 bitstream would misread version-4 commands.
+static const int kContractVersion = 4;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
 
@@ -47,6 +49,9 @@ static const int kStudyWidths[2] = {6, 4};
 /// True for a study width (6 or 4).
 inline bool is_study_width(int bits) { return bits == kStudyWidths[0] || bits == kStudyWidths[1]; }
 
+/// True for every width the CPU backend runs: a storage width or a study width.
+inline bool is_cpu_width(int bits) { return is_storage_width(bits) || is_study_width(bits); }
+
 /// In the kernel's parameter buffer a conv layer's weights at kNarrowBits are stored two per 16-bit
 /// word, so an 8-bit layer's weights cost half the DDR space and half the port traffic: element 2i
 /// of a (Tm, Tn) weight block in the low byte, element 2i+1 in the high byte, each a signed byte. A
@@ -71,6 +76,16 @@ inline int16_t pack_narrow(int16_t low, int16_t high) {
                           ((static_cast<uint32_t>(static_cast<uint16_t>(high)) & 0xFFu) << 8);
     return static_cast<int16_t>(static_cast<int32_t>(word) - static_cast<int32_t>((word & 0x8000u) << 1));
 }
+
+/// Two 8-bit MACs per multiplier (the kernel's pair mode, docs/kernel.md "Two MACs per DSP"): for a
+/// conv layer whose input and weights are both kNarrowBits, two input values x0, x1 that share a
+/// weight w (the same tap of two neighbouring output columns) enter one multiplier as
+/// x1 * 2^kPairShift + x0, and the product's fields are split again: low = the sign-extended low
+/// kPairShift bits = x0 * w, high = (product - low) / 2^kPairShift = x1 * w. Exact because |x0 * w| <=
+/// 2^14 < 2^(kPairShift - 1). The packed operand takes kPairOperandBits (24) bits: within the 25-bit
+/// pre-adder / A port of a DSP48E1 and the 27-bit one of a DSP48E2.
+static const int kPairShift = 16;
+static const int kPairOperandBits = kNarrowBits + kPairShift;
 
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;

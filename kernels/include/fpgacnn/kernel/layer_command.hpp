@@ -42,10 +42,13 @@ struct LayerCommand {
     uint32_t weight_bits;  // conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
                            // weights are packed two per word, arith::kNarrowWeightsPerWord);
                            // maxpool / reorg have no weights: must be kDataBits
+    uint32_t input_bits;   // storage width of the input (its producer's output_bits): conv with 8-bit
+                           // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
+                           // carry their input's width, so it must equal output_bits
 };
 
 /// Number of 32-bit words (registers) of a command, in declaration order.
-static const int kCommandWords = 21;
+static const int kCommandWords = 22;
 
 enum CommandCheck {
     kCommandOk = 0,
@@ -58,7 +61,14 @@ enum CommandCheck {
     kCommandShapeMismatch,   // output shape does not follow from input shape and window
     kCommandBadWidth,        // output_bits is not a storage width (arith::is_storage_width)
     kCommandBadWeightWidth,  // conv: weight_bits is not a storage width; maxpool / reorg: not 16
+    kCommandBadInputWidth,   // input_bits is not a storage width; maxpool / reorg: not output_bits
 };
+
+/// Whether a conv command runs in pair mode: two output columns per multiplier (arith::kPairShift).
+inline bool conv_runs_in_pairs(const LayerCommand& c) {
+    return c.input_bits == static_cast<uint32_t>(arith::kNarrowBits) &&
+           c.weight_bits == static_cast<uint32_t>(arith::kNarrowBits);
+}
 
 /// Conv output size along one axis: (in + 2 pad - K) / S + 1 (darknet's convolutional layer).
 inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t stride, uint32_t pad) {
@@ -77,6 +87,9 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     const bool weight_width_ok = c.op == kOpConv ? arith::is_storage_width(static_cast<int>(c.weight_bits))
                                                  : c.weight_bits == static_cast<uint32_t>(arith::kDataBits);
     if (!weight_width_ok) return kCommandBadWeightWidth;
+    const bool input_width_ok = c.op == kOpConv ? arith::is_storage_width(static_cast<int>(c.input_bits))
+                                                : c.input_bits == c.output_bits;
+    if (!input_width_ok) return kCommandBadInputWidth;
     const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
     for (int i = 0; i < 4; ++i) {
         if (dims[i] == 0 || dims[i] > static_cast<uint32_t>(kMaxDimension)) return kCommandBadDimension;
@@ -144,6 +157,9 @@ inline const char* command_check_text(CommandCheck check) {
             return "output width (output_bits) must be 16 or 8";
         case kCommandBadWeightWidth:
             return "weight width (weight_bits) must be 16 or 8 for conv, 16 for maxpool and reorg";
+        case kCommandBadInputWidth:
+            return "input width (input_bits) must be 16 or 8 for conv, the output width for maxpool and "
+                   "reorg";
     }
     return "unknown check result";
 }

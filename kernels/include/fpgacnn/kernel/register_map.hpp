@@ -54,23 +54,25 @@ static const uint32_t kTileRows = 0x98;
 static const uint32_t kTileCols = 0xA0;
 static const uint32_t kOutputBits = 0xA8;
 static const uint32_t kWeightBits = 0xB0;
+static const uint32_t kInputBits = 0xB8;
 
 static const uint32_t kCommandOffsets[kCommandWords] = {
-    kOp,    kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,        kInH,
-    kInW,   kOutC,        kOutH,         kOutW,         kKernelSize, kStride,     kPad,
-    kLeaky, kBiasShift,   kOutputShift,  kTileRows,     kTileCols,   kOutputBits, kWeightBits};
+    kOp,          kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,      kInH,   kInW,
+    kOutC,        kOutH,        kOutW,         kKernelSize,   kStride,     kPad,      kLeaky, kBiasShift,
+    kOutputShift, kTileRows,    kTileCols,     kOutputBits,   kWeightBits, kInputBits};
 
 /// Argument names as in the top function's signature (docs and the signature test use them).
 static const char* const kCommandNames[kCommandWords] = {
-    "op",    "input_offset", "output_offset", "weight_offset", "bias_offset", "in_c",        "in_h",
-    "in_w",  "out_c",        "out_h",         "out_w",         "kernel_size", "stride",      "pad",
-    "leaky", "bias_shift",   "output_shift",  "tile_rows",     "tile_cols",   "output_bits", "weight_bits"};
+    "op",        "input_offset", "output_offset", "weight_offset", "bias_offset",  "in_c",
+    "in_h",      "in_w",         "out_c",         "out_h",         "out_w",        "kernel_size",
+    "stride",    "pad",          "leaky",         "bias_shift",    "output_shift", "tile_rows",
+    "tile_cols", "output_bits",  "weight_bits",   "input_bits"};
 
 // The three AXI master base addresses follow the scalars.
 enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2 };
 static const int kPointerCount = 3;
 static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params"};
-static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xB8
+static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xC0
 
 /// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
 inline uint32_t pointer_offset(Pointer pointer, bool address64) {
@@ -108,6 +110,7 @@ inline void command_words(const LayerCommand& c, uint32_t words[kCommandWords]) 
     words[18] = c.tile_cols;
     words[19] = c.output_bits;
     words[20] = c.weight_bits;
+    words[21] = c.input_bits;
 }
 
 /// The inverse of command_words (drivers that read a command back, tests).
@@ -134,6 +137,7 @@ inline LayerCommand command_from_words(const uint32_t words[kCommandWords]) {
     c.tile_cols = words[18];
     c.output_bits = words[19];
     c.weight_bits = words[20];
+    c.input_bits = words[21];
     return c;
 }
 

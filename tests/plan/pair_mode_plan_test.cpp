@@ -1,0 +1,98 @@
+// The planner with the kernel's pair mode (PlanOptions::input_bits): a conv layer whose input and
+// weights are both 8-bit computes two output columns per multiplier, so its estimate counts half the
+// compute cycles and the same traffic; the commands carry every layer's input width, and a plan made
+// for other input widths is refused.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
+#include "fpgacnn/kernel/layer_command.hpp"
+#include "fpgacnn/plan.hpp"
+#include "plan_test_networks.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+/// yolov2-tiny with every conv layer's weights and every layer's output at 8 bits (the network input
+/// stays 16-bit, so layer 0 is the one conv that does not run in pairs).
+QuantizedNetwork all_eight_bit() {
+    QuantizedNetwork q;
+    q.network = load_darknet_cfg(darknet_file("cfg/yolov2-tiny.cfg"), InputSizeOverride{416, 416});
+    q.layers.resize(q.network.layers.size());
+    for (std::size_t i = 0; i < q.layers.size(); ++i) {
+        q.layers[i].output_bits = arith::kNarrowBits;
+        if (q.network.layers[i].type == LayerType::Convolutional)
+            q.layers[i].weight_bits = arith::kNarrowBits;
+    }
+    return q;
+}
+
+TEST(PairModePlan, EightBitInputAndWeightsHalveTheComputeCyclesNotTheTraffic) {
+    const QuantizedNetwork q = all_eight_bit();
+    PlanOptions pairs;
+    plan_widths_of(q, pairs);
+    EXPECT_EQ(pairs.input_bits, layer_input_bits(q));
+    EXPECT_EQ(pairs.input_bits[0], arith::kNetworkInputBits);
+    PlanOptions one_column = pairs;
+    one_column.input_bits.clear();  // the same weights, 16-bit inputs everywhere
+    const NetworkPlan paired = plan_network(q.network, pairs);
+    const NetworkPlan single = plan_network(q.network, one_column);
+    int paired_convs = 0;
+    for (std::size_t i = 0; i < paired.layers.size(); ++i) {
+        const LayerPlan& a = paired.layers[i];
+        const LayerPlan& b = single.layers[i];
+        if (a.type != LayerType::Convolutional) continue;
+        EXPECT_EQ(a.estimate.fm_read_bytes, b.estimate.fm_read_bytes) << "layer " << i;
+        EXPECT_EQ(a.estimate.param_read_bytes, b.estimate.param_read_bytes) << "layer " << i;
+        if (i == 0) {
+            EXPECT_FALSE(kernel::conv_runs_in_pairs(a.command));
+            EXPECT_EQ(a.estimate.compute_cycles, b.estimate.compute_cycles);
+            continue;
+        }
+        ASSERT_TRUE(kernel::conv_runs_in_pairs(a.command)) << "layer " << i;
+        ++paired_convs;
+        // K*K*rows*ceil(cols/2) against K*K*rows*cols, plus the same pipeline fill per group (13
+        // columns of a 1x1 layer: (7 * 13 + 12) / (13 * 13 + 12) = 0.57).
+        EXPECT_LT(a.estimate.compute_cycles, 0.6 * b.estimate.compute_cycles) << "layer " << i;
+        EXPECT_GT(a.estimate.compute_cycles, 0.45 * b.estimate.compute_cycles) << "layer " << i;
+    }
+    EXPECT_EQ(paired_convs, 8);
+    EXPECT_LT(paired.total.milliseconds, single.total.milliseconds);
+}
+
+TEST(PairModePlan, CommandsCarryTheInputWidthsAndAPlanForOthersIsRefused) {
+    const QuantizedNetwork q = all_eight_bit();
+    PlanOptions options;
+    plan_widths_of(q, options);
+    const NetworkPlan plan = plan_network(q.network, options);
+    const std::vector<kernel::LayerCommand> commands = with_exponents(plan, q);
+    for (const kernel::LayerCommand& c : commands) {
+        if (c.op != kernel::kOpConv) {
+            EXPECT_EQ(c.input_bits, c.output_bits);  // maxpool carries the width
+        }
+        EXPECT_EQ(kernel::check_command(c, plan.options.maxima), kernel::kCommandOk);
+    }
+    EXPECT_EQ(commands[0].input_bits, static_cast<uint32_t>(arith::kNetworkInputBits));
+    EXPECT_EQ(commands[1].input_bits, static_cast<uint32_t>(arith::kNarrowBits));
+
+    PlanOptions weights_only;
+    weights_only.weight_bits = conv_weight_bits(q);  // inputs planned at 16 bits
+    try {
+        with_exponents(plan_network(q.network, weights_only), q);
+        FAIL() << "a plan made for 16-bit inputs must be refused for 8-bit ones";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("layer 1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("8-bit input"), std::string::npos) << e.what();
+    }
+    options.input_bits[3] = 12;
+    EXPECT_THROW(plan_network(q.network, options), Error);
+}
+
+}  // namespace
+}  // namespace fpgacnn::test
