@@ -13,9 +13,24 @@ std::string maxima_text(const kernel::Maxima& m) {
     return fmt::format("Tm={} Tn={} Tr={} Tc={}", m.tm, m.tn, m.tr, m.tc);
 }
 
-/// What the build's DSPs do for 8-bit layers (8-bit input and weights): two MACs each through one
-/// packed product when the board's DSP takes the packed operand, so twice the int16 compute roof.
-std::string pair_mode_text(const Board& board, double int16_roof_gops) {
+/// Whether a build of this kernel at `r`'s data type has the pair mode of 8-bit layers and the board's
+/// DSP takes its packed operand: the one place the report decides it (DesignShape::int8_pairs says
+/// which designs have the mode).
+bool has_pairs(const ExploreResult& r, const Build& b) {
+    return this_kernel(b.maxima, r.options.type, r.options.port_bits).int8_pairs;
+}
+
+/// The compute roof of 8-bit layers (8-bit input and weights): twice the int16 one where one DSP does
+/// two MACs through one packed product.
+double int8_roof_gops(const ExploreResult& r, const Build& b) {
+    const bool two_per_dsp = has_pairs(r, b) && dsp_takes_pairs(r.options.board.dsp_kind);
+    return (two_per_dsp ? 2.0 : 1.0) * r.compute_roof_gops(b);
+}
+
+/// What the build's DSPs do for 8-bit layers; empty for designs without the pair mode.
+std::string pair_mode_text(const ExploreResult& r, const Build& b) {
+    const Board& board = r.options.board;
+    if (!has_pairs(r, b)) return "\n";
     if (!dsp_takes_pairs(board.dsp_kind)) {
         return fmt::format(
             "8-bit layers: one MAC per DSP (the {} operand of the pair mode does not fit a {})\n\n",
@@ -24,7 +39,7 @@ std::string pair_mode_text(const Board& board, double int16_roof_gops) {
     return fmt::format(
         "8-bit layers: two MACs per DSP (pair mode: a {}-bit packed operand in the {}'s {}-bit pre-adder), "
         "compute roof {:.1f} GOP/s\n\n",
-        arith::kPairOperandBits, board.dsp_kind, dsp_preadder_bits(board.dsp_kind), 2 * int16_roof_gops);
+        arith::kPairOperandBits, board.dsp_kind, dsp_preadder_bits(board.dsp_kind), int8_roof_gops(r, b));
 }
 
 std::string percent(int used, int available) {
@@ -75,7 +90,7 @@ std::string format_explore_table(const ExploreResult& r) {
         b.lower_bound_ms, r.compute_roof_gops(b), b.resources.dsp, percent(b.resources.dsp, board.dsp),
         b.resources.bram_18k, percent(b.resources.bram_18k, board.bram_18k), b.resources.lut,
         percent(b.resources.lut, board.lut), b.resources.ff, percent(b.resources.ff, board.ff),
-        o.type == DataType::Int16 ? pair_mode_text(board, r.compute_roof_gops(b)) : std::string("\n"));
+        pair_mode_text(r, b));
     out += fmt::format("{:>5} {:>8} {:>8} {:>10} {:>9} {:>9} {:>8}  {}\n", "layer", "GOP", "ms", "MB moved",
                        "op/byte", "GOP/s", "busy", "bound");
     for (const LayerPoint& l : r.best_layers) {
@@ -128,12 +143,11 @@ nlohmann::json explore_to_json(const ExploreResult& r) {
           {"ff", o.board.ff},
           {"bandwidth_gbs", o.board.bandwidth_gbs}}},
         {"int8_pairs",
-         {{"dsp_takes_pairs", dsp_takes_pairs(o.board.dsp_kind)},
+         {{"in_design", has_pairs(r, r.best)},
+          {"dsp_takes_pairs", dsp_takes_pairs(o.board.dsp_kind)},
           {"packed_operand_bits", arith::kPairOperandBits},
           {"dsp_preadder_bits", dsp_preadder_bits(o.board.dsp_kind)},
-          {"compute_roof_gops", o.type == DataType::Int16 && dsp_takes_pairs(o.board.dsp_kind)
-                                    ? 2 * r.compute_roof_gops(r.best)
-                                    : r.compute_roof_gops(r.best)}}},
+          {"compute_roof_gops", int8_roof_gops(r, r.best)}}},
         {"precision", data_type_name(o.type)},
         {"clock_mhz", o.clock_mhz},
         {"headroom", o.headroom},
