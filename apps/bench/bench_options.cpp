@@ -1,5 +1,7 @@
 #include "bench_options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 

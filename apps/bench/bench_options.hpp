@@ -3,10 +3,12 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/golden_twin.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace fpgacnn::bench {
 

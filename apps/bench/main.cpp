@@ -5,12 +5,11 @@
 #include <iostream>
 
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/json_text.hpp"
-#include "../common/model_options.hpp"
+#include "../common/model_flag_problems.hpp"
 #include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 #include "../detect/result_writers.hpp"
@@ -93,14 +92,15 @@ int run(const BenchOptions& options) {
 }
 
 int bench_main(int argc, char** argv) {
-    CLI::App app{"fpgacnn-bench: speed, per-layer times and power of a darknet YOLOv2 network on a device"};
     BenchOptions options;
-    add_bench_options(app, options);
-    return apps::parse_then_run(app, argc, argv, [&] {
-        set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-        check_command_line(options);
-        return run(options);
-    });
+    return apps::parse_then_run(
+        "fpgacnn-bench: speed, per-layer times and power of a darknet YOLOv2 network on a device",
+        [&](CLI::App& app) { add_bench_options(app, options); }, argc, argv,
+        [&] {
+            set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+            check_command_line(options);
+            return run(options);
+        });
 }
 
 }  // namespace

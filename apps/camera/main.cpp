@@ -9,13 +9,12 @@
 #include <thread>
 
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
 #include <opencv2/highgui.hpp>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/load_or_calibrate.hpp"
-#include "../common/model_options.hpp"
+#include "../common/model_flag_problems.hpp"
 #include "../common/parse_then_run.hpp"
 #include "camera_options.hpp"
 #include "fpgacnn/darknet.hpp"
@@ -137,17 +136,18 @@ int run(const CameraOptions& options) {
 }
 
 int camera_main(int argc, char** argv) {
-    CLI::App app{"fpgacnn-camera: live object detection on a camera or video, viewed in a web browser"};
     CameraOptions options;
-    add_camera_options(app, options);
-    return apps::parse_then_run(app, argc, argv, [&] {
-        if (const std::string problem =
-                apps::model_flags_problem(options.weights, options.precision, options.quantized);
-            !problem.empty())
-            throw apps::CommandLineError(problem);
-        set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-        return run(options);
-    });
+    return apps::parse_then_run(
+        "fpgacnn-camera: live object detection on a camera or video, viewed in a web browser",
+        [&](CLI::App& app) { add_camera_options(app, options); }, argc, argv,
+        [&] {
+            if (const std::string problem =
+                    apps::model_flags_problem(options.weights, options.precision, options.quantized);
+                !problem.empty())
+                throw apps::CommandLineError(problem);
+            set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+            return run(options);
+        });
 }
 
 }  // namespace

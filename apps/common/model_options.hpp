@@ -11,6 +11,7 @@
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/golden_twin.hpp"
+#include "model_flag_problems.hpp"
 
 namespace fpgacnn::apps {
 
@@ -60,31 +61,6 @@ inline void add_device_options(CLI::App& app, std::string& device, Precision& pr
                    "fixed point: the quantized model written by fpgacnn-quantize (default: calibrate on "
                    "darknet's sample images; mixed needs it)")
         ->check(CLI::ExistingFile);
-}
-
-/// A --precision / --quantized combination CLI11 cannot reject by itself; empty when fine.
-inline std::string device_options_problem(Precision precision, const std::string& quantized) {
-    if (!quantized.empty() && precision == Precision::Float)
-        return "--quantized needs a fixed-point --precision: int16, int8, mixed (or auto)";
-    if (quantized.empty() && precision == Precision::Mixed)
-        return "--precision mixed runs the per-layer widths of a quantized model file: pass --quantized FILE";
-    return "";
-}
-
-/// --weights missing where the model needs it (no --quantized to run from); empty when fine.
-inline std::string model_files_problem(const std::string& weights, const std::string& quantized) {
-    if (weights.empty() && quantized.empty()) {
-        return "no model parameters: pass --weights FILE (the darknet .weights), or --quantized FILE (an "
-               "int16 model from fpgacnn-quantize, which runs without the float weights)";
-    }
-    return "";
-}
-
-/// device_options_problem, else model_files_problem: the checks of the tools with --weights.
-inline std::string model_flags_problem(const std::string& weights, Precision precision,
-                                       const std::string& quantized) {
-    std::string problem = device_options_problem(precision, quantized);
-    return problem.empty() ? model_files_problem(weights, quantized) : problem;
 }
 
 /// --verify-every and --on-mismatch: golden-twin checking of device results (fpgacnn/golden_twin.hpp).

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <CLI/CLI.hpp>
+
 #include "../common/flag_checks.hpp"
 #include "../common/model_options.hpp"
 

@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/golden_twin.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace fpgacnn::detect {
 

@@ -5,13 +5,12 @@
 #include <optional>
 
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/json_text.hpp"
 #include "../common/load_or_calibrate.hpp"
-#include "../common/model_options.hpp"
+#include "../common/model_flag_problems.hpp"
 #include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 #include "detect_options.hpp"
@@ -176,17 +175,18 @@ int list_devices_main() {
 
 int detect_main(int argc, char** argv) {
     if (wants_device_list(argc, argv)) return list_devices_main();
-    CLI::App app{"fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos"};
     DetectOptions options;
-    add_detect_options(app, options);
-    return apps::parse_then_run(app, argc, argv, [&] {
-        if (const std::string problem =
-                apps::model_flags_problem(options.weights, options.precision, options.quantized);
-            !problem.empty())
-            throw apps::CommandLineError(problem);
-        set_log_level(log_level(options));
-        return run(options);
-    });
+    return apps::parse_then_run(
+        "fpgacnn-detect: detect objects with a darknet YOLOv2 model on images, folders or videos",
+        [&](CLI::App& app) { add_detect_options(app, options); }, argc, argv,
+        [&] {
+            if (const std::string problem =
+                    apps::model_flags_problem(options.weights, options.precision, options.quantized);
+                !problem.empty())
+                throw apps::CommandLineError(problem);
+            set_log_level(log_level(options));
+            return run(options);
+        });
 }
 
 }  // namespace

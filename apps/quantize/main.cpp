@@ -8,7 +8,6 @@
 #include <optional>
 
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
@@ -105,15 +104,15 @@ int run(const QuantizeOptions& options) {
 }
 
 int quantize_main(int argc, char** argv) {
-    CLI::App app{
-        "fpgacnn-quantize: calibrate a darknet model to fixed point (int16, int8 or per-layer widths) and "
-        "write a quantized model"};
     QuantizeOptions options;
-    add_quantize_options(app, options);
-    return apps::parse_then_run(app, argc, argv, [&] {
-        set_log_level(log_level(options));
-        return run(options);
-    });
+    return apps::parse_then_run(
+        "fpgacnn-quantize: calibrate a darknet model to fixed point (int16, int8 or per-layer widths) and "
+        "write a quantized model",
+        [&](CLI::App& app) { add_quantize_options(app, options); }, argc, argv,
+        [&] {
+            set_log_level(log_level(options));
+            return run(options);
+        });
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include "../common/flag_checks.hpp"
 #include "fpgacnn/error.hpp"
 

@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "fpgacnn/calibration.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace fpgacnn::quantize {
 

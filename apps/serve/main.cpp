@@ -13,7 +13,6 @@
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
@@ -92,15 +91,15 @@ int run(const ServeOptions& options) {
 }
 
 int serve_main(int argc, char** argv) {
-    CLI::App app{
-        "fpgacnn-serve: object detection as a service on the KServe v2 / Triton inference protocol "
-        "(REST and gRPC), every accelerator of the host behind one endpoint"};
     ServeOptions options;
-    add_serve_options(app, options);
-    return apps::parse_then_run(app, argc, argv, [&] {
-        set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-        return run(options);
-    });
+    return apps::parse_then_run(
+        "fpgacnn-serve: object detection as a service on the KServe v2 / Triton inference protocol "
+        "(REST and gRPC), every accelerator of the host behind one endpoint",
+        [&](CLI::App& app) { add_serve_options(app, options); }, argc, argv,
+        [&] {
+            set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+            return run(options);
+        });
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
+
 #include "../common/exit_codes.hpp"
 #include "../common/model_options.hpp"
 #include "fpgacnn/error.hpp"

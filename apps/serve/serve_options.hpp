@@ -5,10 +5,12 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "front_end.hpp"
 #include "model_pool.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace fpgacnn::serve {
 

@@ -10,8 +10,8 @@
 namespace fpgacnn::test {
 namespace {
 
-constexpr int kNum = 2, kClasses = 2;
-constexpr int kRegionChannels = kNum * (4 + kClasses + 1);
+constexpr int kRegionAnchors = 2, kRegionClasses = 2;
+constexpr int kRegionChannels = kRegionAnchors * (4 + kRegionClasses + 1);
 
 // conv 3x3 -> maxpool 2/2 (odd size) -> conv 1x1 -> region, built by hand.
 Network tiny_detector() {
@@ -22,7 +22,8 @@ Network tiny_detector() {
     network.layers.push_back(make_maxpool_layer(1, network.layers[0].output, 2, 2));
     network.layers.push_back(
         make_conv_layer(2, network.layers[1].output, kRegionChannels, 1, 1, 0, Activation::Linear, 2));
-    network.layers.push_back(make_region_layer(3, network.layers[2].output, kNum, kClasses, true));
+    network.layers.push_back(
+        make_region_layer(3, network.layers[2].output, kRegionAnchors, kRegionClasses, true));
     network.weights_loaded = true;
     return network;
 }
@@ -81,7 +82,7 @@ TEST(FloatEngine, RouteAndReorgFollowTheOps) {
     layers.push_back(make_layer(LayerType::Reorg, 4, {4, 8, 8}, {16, 4, 4}, ReorgParams{2}));
     layers.push_back(make_layer(LayerType::Route, 5, {}, {22, 4, 4}, RouteParams{{4, 2}}));
     layers.push_back(make_conv_layer(6, {22, 4, 4}, kRegionChannels, 1, 1, 0, Activation::Linear, 3));
-    layers.push_back(make_region_layer(7, {kRegionChannels, 4, 4}, kNum, kClasses, true));
+    layers.push_back(make_region_layer(7, {kRegionChannels, 4, 4}, kRegionAnchors, kRegionClasses, true));
     network.weights_loaded = true;
     FloatEngine engine(network);
     const std::vector<float> input = random_values(network.input.size(), 4, 0.0f, 1.0f);
@@ -110,7 +111,8 @@ TEST(FloatEngine, ConcurrentEnginesAgreeWithASingleRun) {
     network.layers.push_back(make_maxpool_layer(1, network.layers[0].output, 2, 2));
     network.layers.push_back(
         make_conv_layer(2, network.layers[1].output, kRegionChannels, 1, 1, 0, Activation::Linear, 2));
-    network.layers.push_back(make_region_layer(3, network.layers[2].output, kNum, kClasses, true));
+    network.layers.push_back(
+        make_region_layer(3, network.layers[2].output, kRegionAnchors, kRegionClasses, true));
     network.weights_loaded = true;
     const std::vector<float> input = random_values(network.input.size(), 8, 0.0f, 1.0f);
     const std::vector<float> expected = FloatEngine(network).run(input.data());
