@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One CI leg for a Debian ARM target: makes the sysroot, cross-builds only what the leg tests and
 # runs those tests under qemu-user. Usage: scripts/cross-test.sh arm64|armhf
-#   built: libfpgacnn, fpgacnn-detect, test_int16, test_emu, test_uio (with its helper tools)
+#   built: libfpgacnn, fpgacnn-detect, test_int16, test_emu, test_uio (the in-process UIO tests)
 #   run:   the int16 ISA tests (every path against the scalar reference), the emu device and
 #          kernel-vs-int16 tests, the UIO driver against the simulated IP (in-process tests),
 #          fpgacnn-detect --list-devices, and the int16 layer dumps of YOLO-LITE against the native
@@ -9,7 +9,7 @@
 #   then:  the .deb packages (scripts/cross-package.sh: the other tools, cpack) and their checks
 #          (tests/cross/check-debs.sh: architecture, files, ELF machine, Depends, lintian, the
 #          packaged tools under qemu).
-#   not run here: UioCli.* (they start fpgacnn-detect and fpgacnn-sim-uio as child processes, which
+#   not run here: UioCli.* (test_uio_cli: they start fpgacnn-detect and fpgacnn-sim-uio as child processes, which
 #   qemu-user cannot follow without binfmt_misc); everything else of the cross build is run with
 #   `scripts/cross-build.sh <arch>` then `ctest --test-dir build/cross-<arch> -E '^UioCli\.'`.
 set -euo pipefail

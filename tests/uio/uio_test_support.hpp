@@ -1,5 +1,5 @@
 // Shared by the uio tests: a simulated IP in a fresh folder, driver options pointing at it, a
-// quantized test network, and the simulator tool as a background process for CLI tests.
+// quantized test network (the CLI tests' simulator process: tests/uio_cli/sim_process.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -37,17 +37,5 @@ inline UioOptions driver_options(const SimUio& sim) {
 inline bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
-
-/// fpgacnn-sim-uio running in the background until destroyed (SIGTERM), its tree under `root`.
-class SimProcess {
-public:
-    SimProcess(const std::string& root, const std::vector<std::string>& arguments);
-    ~SimProcess();
-    SimProcess(const SimProcess&) = delete;
-    SimProcess& operator=(const SimProcess&) = delete;
-
-private:
-    int pid_ = -1;
-};
 
 }  // namespace fpgacnn::test

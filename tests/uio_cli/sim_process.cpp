@@ -1,3 +1,7 @@
+#include "sim_process.hpp"
+
+#include <gtest/gtest.h>
+
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -6,8 +10,6 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
-
-#include "uio_test_support.hpp"
 
 extern char** environ;
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fpgacnn/kernel/contract.hpp"
+#include "sim_process.hpp"
 #include "uio_test_support.hpp"
 
 namespace fs = std::filesystem;
