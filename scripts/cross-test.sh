@@ -9,9 +9,9 @@
 #   then:  the .deb packages (scripts/cross-package.sh: the other tools, cpack) and their checks
 #          (tests/cross/check-debs.sh: architecture, files, ELF machine, Depends, lintian, the
 #          packaged tools under qemu).
-#   not run here: UioCli.* (test_uio_cli: they start fpgacnn-detect and fpgacnn-sim-uio as child processes, which
-#   qemu-user cannot follow without binfmt_misc); everything else of the cross build is run with
-#   `scripts/cross-build.sh <arch>` then `ctest --test-dir build/cross-<arch> -E '^UioCli\.'`.
+#   not run here: UioCli.* (test_uio_cli: they start fpgacnn-detect and fpgacnn-sim-uio as child
+#   processes, which qemu-user cannot follow without binfmt_misc); everything else of the cross build
+#   is run with `scripts/cross-build.sh <arch>` then `ctest --test-dir build/cross-<arch> -E '^UioCli\.'`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
