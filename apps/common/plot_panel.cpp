@@ -47,7 +47,7 @@ void axes(cv::Mat& img, const Panel& p, const std::string& title, const std::str
         }
         return t;
     };
-    for (double x : ticks(p.x0, p.x1, p.log_x)) {
+    for (double x : p.category_x ? std::vector<double>{} : ticks(p.x0, p.x1, p.log_x)) {
         const cv::Point q = p.at(x, p.y0);
         cv::line(img, q, {q.x, p.area.y}, cv::Scalar(235, 235, 235), 1);
         text(img, tick_label(x), {q.x - 10, q.y + 16}, 0.38);

@@ -17,6 +17,7 @@ struct Panel {
     cv::Rect area;
     double x0, x1, y0, y1;
     bool log_x, log_y;
+    bool category_x = false;  // x holds categories 0, 1, ...: no numeric x ticks (the caller labels them)
     double tx(double x) const;
     double ty(double y) const;
     cv::Point at(double x, double y) const {
