@@ -44,21 +44,16 @@ std::string layer_row(const QuantizeOutcome& o, std::size_t i) {
     return row + "\n";
 }
 
-// "4w 6o": layer 4's weights and layer 6's output at 8 bits.
-std::string move_text(const WidthMove& move) {
-    return fmt::format("{}{}", move.layer, move.weights ? "w" : "o");
-}
-
 std::string moves_text(const std::vector<WidthMove>& moves) {
     if (moves.empty()) return "-";
     std::string text;
-    for (const WidthMove& move : moves) text += (text.empty() ? "" : " ") + move_text(move);
+    for (const WidthMove& move : moves) text += (text.empty() ? "" : " ") + move_tag(move);
     return text;
 }
 
 // The study rows come per move, one per width (8, then the study widths): one table row per move.
 std::string study_text(const WidthExploration& e) {
-    const std::size_t widths = 1 + std::size(arith::kStudyWidths);
+    const std::size_t widths = kStudyRowsPerMove;
     if (e.study.empty()) return "";
     std::string bits_header;
     for (std::size_t k = 0; k < widths; ++k) bits_header += fmt::format(" {:>6}", e.study[k].bits);
@@ -79,7 +74,7 @@ std::string study_text(const WidthExploration& e) {
             region += fmt::format(" {:>6}", sqnr_text(e.study[k].region_sqnr_db));
             layer += fmt::format(" {:>6}", sqnr_text(e.study[k].layer_sqnr_db));
         }
-        text += fmt::format("{:<5} {}  {}  {}\n", move_text(e.study[first].move), loss, region, layer);
+        text += fmt::format("{:<5} {}  {}  {}\n", move_tag(e.study[first].move), loss, region, layer);
     }
     return text;
 }
@@ -87,7 +82,7 @@ std::string study_text(const WidthExploration& e) {
 nlohmann::json study_json(const WidthExploration& e) {
     nlohmann::json rows = nlohmann::json::array();
     for (const StudyRow& row : e.study) {
-        rows.push_back({{"move", move_text(row.move)},
+        rows.push_back({{"move", move_tag(row.move)},
                         {"layer", row.move.layer},
                         {"tensor", row.move.weights ? "weights" : "output"},
                         {"bits", row.bits},

@@ -181,6 +181,10 @@ std::vector<StudyRow> study_moves(const Network& network, const Calibration& cal
 
 }  // namespace
 
+std::string move_tag(const WidthMove& move) {
+    return fmt::format("{}{}", move.layer, move.weights ? "w" : "o");
+}
+
 WidthExploration explore_widths(const Network& network, const std::vector<std::string>& images,
                                 const CalibrationOptions& calibration_options, const ExploreOptions& options,
                                 CalibrationResult& chosen) {

@@ -14,10 +14,13 @@
 // measured but never part of the search, the front or the chosen model file.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "fpgacnn/calibration.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
 
 namespace fpgacnn::quantize {
@@ -59,9 +62,15 @@ struct StudyRow {
     double layer_sqnr_db = 0;  // the moved layer's own output
 };
 
+/// WidthExploration::study holds this many rows per move, in layer order: 8 bits, then each study width.
+inline constexpr std::size_t kStudyRowsPerMove = 1 + std::size(arith::kStudyWidths);
+
+/// A move's short name in the reports and the plot: "4w" (layer 4's weights), "6o" (layer 6's output).
+std::string move_tag(const WidthMove& move);
+
 struct WidthExploration {
     std::vector<WidthPoint> points;            // int16, then each move alone, then the greedy prefixes
-    std::vector<StudyRow> study;               // per move (in layer order): 8 bits, then the study widths
+    std::vector<StudyRow> study;               // kStudyRowsPerMove per move (in layer order)
     std::vector<WidthMove> sensitivity_order;  // least sensitive first
     std::size_t chosen = 0;                    // index into points
     bool chosen_within_loss = true;            // false: no point met --max-loss (the int16 one is chosen)

@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <optional>
-#include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
@@ -49,56 +46,49 @@ void accuracy_panel(cv::Mat& img, const WidthExploration& e, const cv::Rect& are
     cv::circle(img, panel.at(x(chosen), reproduced(chosen)), 10, kRed, 2, cv::LINE_AA);
 }
 
-// The sensitivity study: each tensor alone (x, in layer order) at 8, 6 and 4 bits, and the region
-// output's SQNR against float that it leaves (y): which layers can go narrower than 8 bits.
+// The sensitivity study: each tensor alone (x, in layer order) at 8 bits and at each study width, and
+// the region output's SQNR against float that it leaves (y): which layers can go narrower than 8 bits.
+// The rows come kStudyRowsPerMove per move, the widths in the same order in every group.
 void study_panel(cv::Mat& img, const WidthExploration& e, const cv::Rect& area) {
-    const auto same = [](const WidthMove& a, const WidthMove& b) {
-        return a.layer == b.layer && a.weights == b.weights;
-    };
-    std::vector<WidthMove> moves;
+    const std::size_t moves = e.study.size() / kStudyRowsPerMove;
     double low = 1e300, high = -1e300;
     for (const StudyRow& row : e.study) {
-        if (std::none_of(moves.begin(), moves.end(), [&](const WidthMove& m) { return same(m, row.move); }))
-            moves.push_back(row.move);
         if (std::isfinite(row.region_sqnr_db))
             low = std::min(low, row.region_sqnr_db), high = std::max(high, row.region_sqnr_db);
     }
-    if (moves.empty() || low > high) return;
+    if (moves == 0 || low > high) return;
     const Panel panel{area,
                       -0.5,
-                      static_cast<double>(moves.size()) - 0.5,
+                      static_cast<double>(moves) - 0.5,
                       std::floor(low / 10) * 10,
                       (std::floor(high / 10) + 1) * 10,
                       false,
                       false,
                       true};
-    axes(img, panel, "sensitivity study: each tensor alone at 8, 6 and 4 bits", "", "region SQNR dB");
-    for (std::size_t i = 0; i < moves.size(); ++i) {
-        const cv::Point q = panel.at(static_cast<double>(i), panel.y0);
-        text(img, fmt::format("L{} {}", moves[i].layer, moves[i].weights ? "w" : "out"), {q.x - 14, q.y + 16},
-             0.38);
+    axes(img, panel,
+         fmt::format("sensitivity study: each tensor alone at {}, {} and {} bits", e.study[0].bits,
+                     e.study[1].bits, e.study[2].bits),
+         "", "region SQNR dB");
+    for (std::size_t m = 0; m < moves; ++m) {
+        const cv::Point q = panel.at(static_cast<double>(m), panel.y0);
+        text(img, move_tag(e.study[m * kStudyRowsPerMove].move), {q.x - 8, q.y + 16}, 0.38);
     }
-    const std::pair<int, cv::Scalar> series[] = {{8, kBlue}, {6, kGreen}, {4, kRed}};
-    for (std::size_t s = 0; s < std::size(series); ++s) {
-        // Plain copies: C++17 lambdas cannot capture structured bindings (clang refuses them).
-        const int bits = series[s].first;
-        const cv::Scalar colour = series[s].second;
+    const cv::Scalar colours[kStudyRowsPerMove] = {kBlue, kGreen, kRed};
+    for (std::size_t w = 0; w < kStudyRowsPerMove; ++w) {
         std::optional<cv::Point> previous;
-        for (std::size_t i = 0; i < moves.size(); ++i) {
-            const auto row = std::find_if(e.study.begin(), e.study.end(), [&](const StudyRow& r) {
-                return r.bits == bits && same(r.move, moves[i]) && std::isfinite(r.region_sqnr_db);
-            });
-            if (row == e.study.end()) {
+        for (std::size_t m = 0; m < moves; ++m) {
+            const StudyRow& row = e.study[m * kStudyRowsPerMove + w];
+            if (!std::isfinite(row.region_sqnr_db)) {
                 previous.reset();
                 continue;
             }
-            const cv::Point q = panel.at(static_cast<double>(i), row->region_sqnr_db);
-            if (previous) cv::line(img, *previous, q, colour, 1, cv::LINE_AA);
-            cv::circle(img, q, 4, colour, cv::FILLED, cv::LINE_AA);
+            const cv::Point q = panel.at(static_cast<double>(m), row.region_sqnr_db);
+            if (previous) cv::line(img, *previous, q, colours[w], 1, cv::LINE_AA);
+            cv::circle(img, q, 4, colours[w], cv::FILLED, cv::LINE_AA);
             previous = q;
         }
-        text(img, fmt::format("{} bits", bits),
-             {area.x + area.width - 70, area.y + 20 + 18 * static_cast<int>(s)}, 0.45, colour);
+        text(img, fmt::format("{} bits", e.study[w].bits),
+             {area.x + area.width - 70, area.y + 20 + 18 * static_cast<int>(w)}, 0.45, colours[w]);
     }
 }
 
