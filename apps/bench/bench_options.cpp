@@ -62,12 +62,11 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
         ->check(apps::finite_range(0.1, 86400))
         ->needs(server)
         ->capture_default_str();
-    app.add_flag(
-           "--pixels", options.send_pixels,
-           "--server: decode the images here and send RGB pixels (UINT8 [H, W, 3]) instead of the files, "
-           "so the server does what the in-process Detector does")
-        ->needs(server);
 #endif
+    app.add_flag("--pixels", options.send_pixels,
+                 "frames as 8-bit RGB pixels, as fpgacnn-serve receives them: in-process, the Detector "
+                 "letterboxes them without a float image; with --server, the images are decoded here and "
+                 "sent as UINT8 [H, W, 3] instead of the files");
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

@@ -28,7 +28,8 @@ struct BenchOptions {
     bool json = false;
     std::string csv;
     std::string plot;
-    std::string images;  // a folder of input frames; default: darknet's sample images
+    std::string images;        // a folder of input frames; default: darknet's sample images
+    bool send_pixels = false;  // --pixels: frames as 8-bit RGB pixels (in-process and --server)
     int verbosity = 0;
     bool quiet = false;
     // --server: a running fpgacnn-serve measured over gRPC instead of a model in this process
@@ -36,7 +37,6 @@ struct BenchOptions {
     std::string server;  // host:port
     std::string model;
     int clients = 16;
-    bool send_pixels = false;  // --pixels
     int requests = 320;
     double seconds = 60;
 };

@@ -30,14 +30,16 @@ nlohmann::json mode_json(const ModeResult& m) {
             {"stage_ms",
              {{"pre", round_to(m.pre_ms, 3)},
               {"device", round_to(m.device_ms, 3)},
-              {"post", round_to(m.post_ms, 3)}}}};
+              {"post", round_to(m.post_ms, 3)}}},
+            {"cpu_ms_per_frame", round_to(m.cpu_ms_per_frame, 3)}};
 }
 
 std::string mode_line(const char* name, const ModeResult& m) {
     return fmt::format(
         "{:<13}{:8.2f} FPS {:8.2f} GOP/s   latency ms p50 {:.1f}  p90 {:.1f}  p99 {:.1f}   "
-        "stages ms pre {:.2f}  device {:.2f}  post {:.2f}\n",
-        name, m.fps, m.gops, m.latency.p50, m.latency.p90, m.latency.p99, m.pre_ms, m.device_ms, m.post_ms);
+        "stages ms pre {:.2f}  device {:.2f}  post {:.2f}   cpu ms/frame {:.2f}\n",
+        name, m.fps, m.gops, m.latency.p50, m.latency.p90, m.latency.p99, m.pre_ms, m.device_ms, m.post_ms,
+        m.cpu_ms_per_frame);
 }
 
 double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }

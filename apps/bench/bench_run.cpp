@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "../common/load_or_calibrate.hpp"
+#include "../common/process_cpu.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -92,6 +95,50 @@ std::vector<Image> load_frames(const BenchOptions& options, std::string& source)
     return frames;
 }
 
+// The 8-bit pixels an Image was made from: its values are byte / 255 rounded to float, so the byte is
+// the nearest integer to value * 255 (the loaders' and synthetic_frame's values alike).
+RgbPixels pixels_of(const Image& image) {
+    RgbPixels pixels;
+    pixels.width = image.w;
+    pixels.height = image.h;
+    const std::size_t plane = static_cast<std::size_t>(image.w) * static_cast<std::size_t>(image.h);
+    pixels.data.resize(plane * 3);
+    for (std::size_t i = 0; i < plane; ++i) {
+        for (std::size_t k = 0; k < 3; ++k)
+            pixels.data[3 * i + k] =
+                static_cast<std::uint8_t>(std::lround(image.data[k * plane + i] * 255.0f));
+    }
+    return pixels;
+}
+
+// A frame as the detector gets it, shared so that submitting it copies nothing (as a camera or a
+// server hands over a fresh frame; a copy would be timed as if the detector made it): a float image,
+// or with --pixels the 8-bit RGB pixels fpgacnn-serve receives (letterboxed without a float image).
+struct BenchFrame {
+    std::shared_ptr<const Image> image;
+    std::shared_ptr<const RgbPixels> pixels;
+
+    DetectionResult detect(Detector& detector) const {
+        return pixels ? detector.detect(*pixels) : detector.detect(*image);
+    }
+    std::future<DetectionResult> submit(Detector& detector) const {
+        return pixels ? detector.submit(pixels) : detector.submit(image);
+    }
+};
+
+std::vector<BenchFrame> bench_frames(const BenchOptions& options, std::string& source) {
+    std::vector<BenchFrame> frames;
+    for (Image& image : load_frames(options, source)) {
+        if (options.send_pixels) {
+            frames.push_back({nullptr, std::make_shared<const RgbPixels>(pixels_of(image))});
+        } else {
+            frames.push_back({std::make_shared<const Image>(std::move(image)), nullptr});
+        }
+    }
+    if (options.send_pixels) source += ", as 8-bit RGB pixels";
+    return frames;
+}
+
 // Collects per-frame numbers of one mode.
 struct ModeAccumulator {
     std::vector<double> latency;
@@ -102,8 +149,9 @@ struct ModeAccumulator {
         device += r.device_ms;
         post += r.post_ms;
     }
-    ModeResult finish(double seconds, double gop_per_frame) const {
+    ModeResult finish(double seconds, double cpu_seconds, double gop_per_frame) const {
         ModeResult m;
+        m.cpu_ms_per_frame = cpu_seconds * 1000.0 / static_cast<double>(latency.size());
         m.frames = static_cast<int>(latency.size());
         m.seconds = seconds;
         m.fps = seconds > 0 ? m.frames / seconds : 0;
@@ -227,20 +275,20 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.warmup = options.warmup;
     result.max_in_flight = options.max_in_flight;
     result.device_workers = options.device_workers;
-    const std::vector<Image> frames = load_frames(options, result.frames_source);
+    const std::vector<BenchFrame> frames = bench_frames(options, result.frames_source);
 
     Detector detector(network, {}, detector_options);
     result.device_name = detector.device_name();
     spdlog::info("{}: {}x{}, {:.2f} GOP/frame on {}; frames: {}", options.cfg, network.input.w,
                  network.input.h, result.gop_per_frame, result.device_name, result.frames_source);
-    const auto frame = [&](int i) -> const Image& {
+    const auto frame = [&](int i) -> const BenchFrame& {
         return frames[static_cast<std::size_t>(i) % frames.size()];
     };
 
     {
         ProgressBar progress("warm-up", options.warmup, !options.quiet);
         for (int i = 0; i < options.warmup; ++i) {
-            detector.detect(frame(i));
+            frame(i).detect(detector);
             progress.step();
         }
         progress.finish(frames_text(options.warmup));
@@ -254,8 +302,9 @@ BenchResult run_benchmark(const BenchOptions& options) {
     {
         ProgressBar progress("single-frame", options.frames, !options.quiet);
         const auto start = Clock::now();
+        const double cpu_start = apps::process_cpu_seconds();
         for (int i = 0; i < options.frames; ++i) {
-            single.add(detector.detect(frame(i)));
+            single.add(frame(i).detect(detector));
             for (const LayerTiming& t : detector.layer_times()) {
                 const auto l = static_cast<std::size_t>(t.layer);
                 layer_ms[l] += t.milliseconds;
@@ -265,8 +314,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
             progress.step();
         }
         progress.finish(frames_text(options.frames));
-        result.single =
-            single.finish(std::chrono::duration<double>(Clock::now() - start).count(), result.gop_per_frame);
+        result.single = single.finish(std::chrono::duration<double>(Clock::now() - start).count(),
+                                      apps::process_cpu_seconds() - cpu_start, result.gop_per_frame);
     }
 
     // Pipelined: submit() as fast as back-pressure allows, power sampled over exactly this run.
@@ -275,6 +324,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
         ProgressBar progress("pipelined", options.frames, !options.quiet);
         PowerMonitor power(detector.device(), "/", std::chrono::milliseconds(options.power_interval_ms));
         const auto start = Clock::now();
+        const double cpu_start = apps::process_cpu_seconds();
         std::vector<std::future<DetectionResult>> futures;
         std::size_t collected = 0;
         const auto collect = [&](bool wait) {
@@ -285,14 +335,15 @@ BenchResult run_benchmark(const BenchOptions& options) {
             }
         };
         for (int i = 0; i < options.frames; ++i) {
-            futures.push_back(detector.submit(frame(i)));
+            futures.push_back(frame(i).submit(detector));
             collect(false);
         }
         collect(true);
         progress.finish(frames_text(options.frames));
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        const double cpu_seconds = apps::process_cpu_seconds() - cpu_start;
         result.power = power.stop();
-        result.pipelined = pipelined.finish(seconds, result.gop_per_frame);
+        result.pipelined = pipelined.finish(seconds, cpu_seconds, result.gop_per_frame);
     }
     if (result.power.available) {
         result.joules_per_frame = result.power.joules / options.frames;

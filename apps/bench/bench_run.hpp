@@ -32,6 +32,7 @@ struct ModeResult {
     double pre_ms = 0;    // mean stage times
     double device_ms = 0;
     double post_ms = 0;
+    double cpu_ms_per_frame = 0;  // the process's CPU time (all threads) over the mode / frames
 };
 
 struct LayerRow {

@@ -1,5 +1,7 @@
 #include "server_load.hpp"
 
+#include "../common/process_cpu.hpp"
+
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "../common/process_cpu.hpp"
 #include "fpgacnn/error.hpp"
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
@@ -176,6 +179,7 @@ ServerLoadResult run_server_load(const ServerLoadOptions& options) {
     state.result.sent_pixels = options.send_pixels;
     state.result.server = check_server(options.address, options.model);
     const Clock::time_point start = Clock::now();
+    const double cpu_start = apps::process_cpu_seconds();
     const Clock::time_point stop_at =
         start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.seconds));
     std::vector<std::thread> clients;
@@ -187,6 +191,8 @@ ServerLoadResult run_server_load(const ServerLoadOptions& options) {
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.throughput = result.seconds > 0 ? result.answered / result.seconds : 0;
     result.latency = percentiles(state.latency_ms);
+    if (result.sent > 0)
+        result.client_cpu_ms_per_request = (apps::process_cpu_seconds() - cpu_start) * 1000.0 / result.sent;
     return result;
 }
 
@@ -201,6 +207,10 @@ std::string server_load_to_text(const ServerLoadResult& r) {
         r.throughput, r.latency.p50, r.latency.p90, r.latency.p99, r.latency.mean);
     text += fmt::format("checked      {} answered, {} with another request's id, {} detections\n", r.answered,
                         r.wrong_ids, r.detections);
+    text += fmt::format(
+        "client cpu   {:.2f} ms per request (this process, all clients: CPU the server does not get when "
+        "both share a machine)\n",
+        r.client_cpu_ms_per_request);
     for (const auto& [code, count] : r.failures) text += fmt::format("failed       {} x {}\n", count, code);
     return text;
 }
@@ -219,6 +229,7 @@ nlohmann::json server_load_to_json(const ServerLoadResult& r) {
         {"detections", r.detections},
         {"seconds", r.seconds},
         {"throughput_rps", r.throughput},
+        {"client_cpu_ms_per_request", r.client_cpu_ms_per_request},
         {"latency_ms",
          {{"mean", r.latency.mean}, {"p50", r.latency.p50}, {"p90", r.latency.p90}, {"p99", r.latency.p99}}}};
 }

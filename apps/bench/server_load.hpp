@@ -40,8 +40,9 @@ struct ServerLoadResult {
     int wrong_ids = 0;                    // answers whose id was not their request's
     std::uint64_t detections = 0;
     double seconds = 0;
-    double throughput = 0;  // answered requests per second
-    Percentiles latency;    // ms, call to answer, answered requests only
+    double throughput = 0;                 // answered requests per second
+    Percentiles latency;                   // ms, call to answer, answered requests only
+    double client_cpu_ms_per_request = 0;  // this process's CPU time over the load / requests sent
 };
 
 /// Runs the load; throws Error naming the address when the server cannot be reached or the model

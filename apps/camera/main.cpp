@@ -17,6 +17,7 @@
 #include "../common/model_flag_problems.hpp"
 #include "../common/parse_then_run.hpp"
 #include "camera_options.hpp"
+#include "fpgacnn/allocator_tuning.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
@@ -146,6 +147,7 @@ int camera_main(int argc, char** argv) {
                 !problem.empty())
                 throw apps::CommandLineError(problem);
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

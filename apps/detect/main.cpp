@@ -14,6 +14,7 @@
 #include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
 #include "detect_options.hpp"
+#include "fpgacnn/allocator_tuning.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
@@ -185,6 +186,7 @@ int detect_main(int argc, char** argv) {
                 !problem.empty())
                 throw apps::CommandLineError(problem);
             set_log_level(log_level(options));
+            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

@@ -4,13 +4,18 @@
 
 namespace fpgacnn::serve {
 
-Image image_from_input(const ImageInput& input, const std::string& request_id) {
+std::future<DetectionResult> DetectorInput::submit_to(Detector& detector, FrameThresholds thresholds) const {
+    return pixels ? detector.submit(pixels, thresholds) : detector.submit(image, thresholds);
+}
+
+DetectorInput detector_input(ImageInput&& input, const std::string& request_id) {
     const std::string name = "request '" + request_id + "' input 'image'";
     if (input.form == ImageInput::Form::Encoded) {
         if (input.bytes.empty())
             throw ServeError(ErrorKind::InvalidArgument, name + ": the encoded image is empty");
         try {
-            return decode_image(input.bytes.data(), input.bytes.size(), name);
+            return {std::make_shared<const Image>(decode_image(input.bytes.data(), input.bytes.size(), name)),
+                    nullptr};
         } catch (const Error& e) {
             throw ServeError(ErrorKind::InvalidArgument, e.what());
         }
@@ -29,9 +34,13 @@ Image image_from_input(const ImageInput& input, const std::string& request_id) {
                                                          ", " + std::to_string(input.width) +
                                                          ", 3], which needs " + std::to_string(expected));
     }
-    // The values a camera frame's or a decoded file's conversion gives, so pixels and the file they
-    // were decoded from give the same detections.
-    return image_from_rgb(input.bytes.data(), input.width, input.height);
+    // Pixels and the file they were decoded from give the same detections: the detector converts
+    // them as image_from_rgb (the camera's conversion) does.
+    auto pixels = std::make_shared<RgbPixels>();
+    pixels->data = std::move(input.bytes);
+    pixels->width = input.width;
+    pixels->height = input.height;
+    return {nullptr, std::move(pixels)};
 }
 
 }  // namespace fpgacnn::serve

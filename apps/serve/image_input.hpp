@@ -1,8 +1,14 @@
-// The model input `image` (docs/tools/fpgacnn-serve.md) as an fpgacnn::Image: an encoded file through
-// the library's decoder, RGB pixels converted as the camera converts its frames. Throws
+// The model input `image` (docs/tools/fpgacnn-serve.md) as the detector takes it: an encoded file
+// through the library's decoder, RGB pixels handed over as sent (the detector letterboxes them
+// without a float copy, with the values the camera's conversion gives). Throws
 // ServeError(InvalidArgument) naming what is wrong.
 #pragma once
 
+#include <future>
+#include <memory>
+#include <string>
+
+#include "fpgacnn/detector.hpp"
 #include "fpgacnn/vision.hpp"
 #include "inference_core.hpp"
 
@@ -11,6 +17,16 @@ namespace fpgacnn::serve {
 /// The largest RGB pixel input accepted (a side of 8192 pixels; larger images come encoded).
 inline constexpr int kMaxPixelSide = 8192;
 
-Image image_from_input(const ImageInput& input, const std::string& request_id);
+/// One request's image, shared so a retry on another instance submits it again without a copy:
+/// a decoded file or the pixels as sent, exactly one of them set.
+struct DetectorInput {
+    std::shared_ptr<const Image> image;
+    std::shared_ptr<const RgbPixels> pixels;
+
+    std::future<DetectionResult> submit_to(Detector& detector, FrameThresholds thresholds) const;
+};
+
+/// Takes the input's bytes (no copy of RGB pixels).
+DetectorInput detector_input(ImageInput&& input, const std::string& request_id);
 
 }  // namespace fpgacnn::serve

@@ -17,6 +17,7 @@
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/parse_then_run.hpp"
+#include "fpgacnn/allocator_tuning.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "front_end.hpp"
@@ -98,6 +99,7 @@ int serve_main(int argc, char** argv) {
         [&](CLI::App& app) { add_serve_options(app, options); }, argc, argv,
         [&] {
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
+            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

@@ -133,7 +133,7 @@ ModelPool::Instance* ModelPool::least_loaded(const Instance* excluding) {
     return best;
 }
 
-InferenceResponse ModelPool::infer(const InferenceRequest& request) {
+InferenceResponse ModelPool::infer(InferenceRequest request) {
     const auto start = Clock::now();
     {
         std::lock_guard<std::mutex> lock(stats_mutex_);
@@ -159,13 +159,14 @@ InferenceResponse ModelPool::infer(const InferenceRequest& request) {
         check_outputs(request);
         check_probability(request.thresh, "thresh", request.id);
         check_probability(request.nms, "nms", request.id);
-        const Image image = image_from_input(request.image, request.id);
+        // Shared by the first run and the retry, and handed to the detector without a copy.
+        const DetectorInput input = detector_input(std::move(request.image), request.id);
         const FrameThresholds thresholds{request.thresh, request.nms};
         // One run on an instance; DeviceError means the instance's device failed.
         const auto run_on = [&](Instance& instance) {
             std::future<DetectionResult> future;
             try {
-                future = instance.detector->submit(image, thresholds);
+                future = input.submit_to(*instance.detector, thresholds);
             } catch (...) {
                 --instance.picked;
                 throw;

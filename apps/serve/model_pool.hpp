@@ -62,7 +62,7 @@ public:
     /// At least one instance is in rotation.
     bool ready() const;
     /// Throws ServeError for every failure.
-    InferenceResponse infer(const InferenceRequest& request);
+    InferenceResponse infer(InferenceRequest request);
     PoolStats stats() const;
 
 private:

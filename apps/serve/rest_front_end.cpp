@@ -153,10 +153,12 @@ public:
     /// One inference on a pool thread (blocks until the core's answer).
     Answer infer(const RestRoute& route, const Request& request) {
         try {
-            const RestInferRequest parsed =
+            RestInferRequest parsed =
                 request_from_rest(route.model, route.version, request.body(),
                                   header_value(request, "Inference-Header-Content-Length"));
-            RestBody body = response_to_rest(core_.infer(parsed.inference), parsed);
+            // The request's pixels go to the detector as they are (response_to_rest reads only
+            // parsed's output choices).
+            RestBody body = response_to_rest(core_.infer(std::move(parsed.inference)), parsed);
             Answer answer = make_answer(200, std::move(body.bytes));
             if (body.json_length) {
                 answer.content_type = "application/octet-stream";

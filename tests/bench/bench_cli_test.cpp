@@ -57,6 +57,21 @@ int inked_pixels(const cv::Mat& image, cv::Rect area) {
     return count;
 }
 
+// --pixels in-process: the frames go to the detector as 8-bit RGB pixels (as fpgacnn-serve gets them;
+// that they detect what the float images detect is test_pipeline's), and the report says so.
+TEST(BenchCli, PixelFramesRunAndTheReportSaysSo) {
+    std::string as_images, as_pixels, err;
+    const std::string run = bench(" --device cpu --precision int16 --frames 2 --warmup 0 --json");
+    ASSERT_EQ(run_command(run, &as_images, &err), 0) << err;
+    ASSERT_EQ(run_command(run + " --pixels", &as_pixels, &err), 0) << err;
+    const nlohmann::json images = nlohmann::json::parse(as_images);
+    const nlohmann::json pixels = nlohmann::json::parse(as_pixels);
+    EXPECT_EQ(pixels["frames_source"].get<std::string>(),
+              images["frames_source"].get<std::string>() + ", as 8-bit RGB pixels");
+    EXPECT_EQ(pixels["pipelined"]["frames"], 2);
+    EXPECT_GT(pixels["pipelined"]["cpu_ms_per_frame"].get<double>(), 0);
+}
+
 TEST(BenchCli, CpuFloatRunWritesJsonCsvAndChart) {
     const std::string dir = scratch_dir("bench_float");
     const std::string csv = dir + "/layers.csv";
@@ -86,6 +101,7 @@ TEST(BenchCli, CpuFloatRunWritesJsonCsvAndChart) {
         EXPECT_LE(m["latency_ms"]["p50"].get<double>(), m["latency_ms"]["p99"].get<double>());
         for (const char* s : {"pre", "device", "post"}) EXPECT_TRUE(m["stage_ms"].contains(s)) << mode << s;
         EXPECT_GT(m["stage_ms"]["device"].get<double>(), 0);
+        EXPECT_GT(m["cpu_ms_per_frame"].get<double>(), 0) << mode;
     }
     EXPECT_EQ(j["precision"], "float");
     EXPECT_GT(j["gop_per_frame"].get<double>(), 0.1);

@@ -1,6 +1,7 @@
 // Pipelined results equal single-frame results for every frame, on the real backends.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -46,6 +47,16 @@ std::vector<Image> generated_images() {
     return images;
 }
 
+// int16 on `device` with naive exponents, a low threshold so that the small network detects something.
+DetectorOptions int16_options(const Network& network, const std::string& device) {
+    DetectorOptions options;
+    options.backend.device = device;
+    options.backend.precision = Precision::Int16;
+    options.backend.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
+    options.thresh = 0.01f;
+    return options;
+}
+
 // Every image `rounds` times through submit(), compared with detect() on a second detector.
 void expect_submit_equals_detect(const Network& network, const DetectorOptions& options,
                                  const std::vector<Image>& images, int rounds) {
@@ -79,35 +90,87 @@ TEST(PipelineFloat, YoloLiteSubmitEqualsDetect) {
 // int16 (no OpenBLAS: this one also runs under ThreadSanitizer), two device workers.
 TEST(Pipeline, Int16SubmitEqualsDetectWithTwoDeviceWorkers) {
     const Network& network = small_network();
-    const auto quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
-    DetectorOptions options;
-    options.backend.device = "cpu";
-    options.backend.precision = Precision::Int16;
-    options.backend.quantized = quantized;
-    options.thresh = 0.01f;
+    DetectorOptions options = int16_options(network, "cpu");
     options.device_workers = 2;
     expect_submit_equals_detect(network, options, generated_images(), 2);
 }
 
 TEST(Pipeline, EmuSubmitEqualsDetect) {
     const Network& network = small_network();
-    DetectorOptions options;
-    options.backend.device = "emu";
-    options.backend.precision = Precision::Int16;
-    options.backend.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
-    options.thresh = 0.01f;
+    const DetectorOptions options = int16_options(network, "emu");
     expect_submit_equals_detect(network, options, generated_images(), 2);
+}
+
+// 8-bit pixels as a server receives them: random bytes of odd sizes.
+std::vector<std::shared_ptr<const RgbPixels>> generated_pixels() {
+    std::vector<std::shared_ptr<const RgbPixels>> frames;
+    std::uint32_t state = 12345;
+    for (int i = 0; i < 3; ++i) {
+        auto pixels = std::make_shared<RgbPixels>();
+        pixels->width = 97 + 41 * i;
+        pixels->height = 75 + 19 * i;
+        pixels->data.resize(static_cast<std::size_t>(pixels->width) * pixels->height * 3);
+        for (std::uint8_t& byte : pixels->data) {
+            state = state * 1664525u + 1013904223u;
+            byte = static_cast<std::uint8_t>(state >> 24);
+        }
+        frames.push_back(std::move(pixels));
+    }
+    return frames;
+}
+
+// A shared image and shared RGB pixels (letterboxed without a float copy), and detect() of the
+// pixels, give what detect() gives for image_from_rgb of the same pixels; the pipeline lets go of both once
+// their frames are done.
+TEST(Pipeline, SharedImagesAndRgbPixelsEqualDetect) {
+    const Network& network = small_network();
+    const DetectorOptions options = int16_options(network, "cpu");
+    Detector pipelined(network, {}, options);
+    Detector single(network, {}, options);
+    const std::vector<std::shared_ptr<const RgbPixels>> frames = generated_pixels();
+    std::vector<std::shared_ptr<const Image>> images;
+    for (const auto& pixels : frames)
+        images.push_back(std::make_shared<const Image>(
+            image_from_rgb(pixels->data.data(), pixels->width, pixels->height)));
+    std::vector<std::future<DetectionResult>> from_pixels;
+    std::vector<std::future<DetectionResult>> from_images;
+    for (int round = 0; round < 2; ++round) {
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            from_pixels.push_back(pipelined.submit(frames[i]));
+            from_images.push_back(pipelined.submit(images[i]));
+        }
+    }
+    std::size_t detections = 0;
+    for (std::size_t i = 0; i < from_pixels.size(); ++i) {
+        const DetectionResult expected = single.detect(*images[i % images.size()]);
+        const DetectionResult pixels_result = from_pixels[i].get();
+        expect_same_detections(pixels_result, expected, "pixels, frame " + std::to_string(i));
+        expect_same_detections(from_images[i].get(), expected, "shared image, frame " + std::to_string(i));
+        expect_same_detections(single.detect(*frames[i % frames.size()]), expected,
+                               "detect() of pixels, frame " + std::to_string(i));
+        detections += pixels_result.detections.size();
+    }
+    EXPECT_GT(detections, 0u) << "the comparison needs some detections to mean anything";
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        EXPECT_EQ(frames[i].use_count(), 1) << "the pipeline still holds pixels " << i;
+        EXPECT_EQ(images[i].use_count(), 1) << "the pipeline still holds image " << i;
+    }
+    EXPECT_THROW(pipelined.submit(std::shared_ptr<const Image>()), Error);
+    EXPECT_THROW(pipelined.submit(std::shared_ptr<const RgbPixels>()), Error);
+    // Pixels that do not match their size fail their own frame only.
+    auto short_pixels = std::make_shared<RgbPixels>(*frames[0]);
+    short_pixels->data.pop_back();
+    std::future<DetectionResult> bad = pipelined.submit(std::shared_ptr<const RgbPixels>(short_pixels));
+    std::future<DetectionResult> good = pipelined.submit(frames[0]);
+    EXPECT_THROW(bad.get(), Error);
+    expect_same_detections(good.get(), single.detect(*images[0]), "the frame after a bad one");
 }
 
 // Per-frame thresholds (a server's request parameters) give what a detector configured with them
 // gives, frame by frame, while the frames around them keep the options' values.
 TEST(Pipeline, PerFrameThresholdsEqualADetectorConfiguredWithThem) {
     const Network& network = small_network();
-    DetectorOptions options;
-    options.backend.device = "cpu";
-    options.backend.precision = Precision::Int16;
-    options.backend.quantized = std::make_shared<const QuantizedNetwork>(naive_quantize(network));
-    options.thresh = 0.01f;
+    const DetectorOptions options = int16_options(network, "cpu");
     DetectorOptions strict = options;
     strict.thresh = 0.05f;
     strict.nms = 0.2f;

@@ -72,9 +72,9 @@ TEST(GrpcRobustness, MutatedRequestsFailOnlyWithInvalidArgument) {
         for (int changes = 1 + static_cast<int>(random() % 3); changes > 0; --changes)
             mutate(request, random);
         try {
-            const InferenceRequest converted = request_from_grpc(request);
+            InferenceRequest converted = request_from_grpc(request);
             // What the model pool does first with it: the image as the detector takes it.
-            image_from_input(converted.image, converted.id);
+            detector_input(std::move(converted.image), converted.id);
             ++accepted;
         } catch (const ServeError& e) {
             EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument) << e.what();

@@ -219,6 +219,10 @@ TEST(RepositoryCore, ServesTheRepositoryAndReportsMetrics) {
     EXPECT_THAT(metrics, HasSubstr("fpgacnn_queue_depth{model=\"yolo-lite\"} 0\n"));
     EXPECT_THAT(metrics, HasSubstr("fpgacnn_request_duration_seconds_count{model=\"yolo-lite\"} 1\n"));
     EXPECT_THAT(metrics, HasSubstr("# TYPE fpgacnn_request_duration_seconds histogram"));
+    // The process's CPU so far: loading the model and one inference take well above 10 ms.
+    const std::size_t cpu_at = metrics.find("\nprocess_cpu_seconds_total ");
+    ASSERT_NE(cpu_at, std::string::npos) << metrics;
+    EXPECT_GT(std::stod(metrics.substr(cpu_at + std::string("\nprocess_cpu_seconds_total ").size())), 0.01);
     EXPECT_THAT(
         metrics,
         HasSubstr("fpgacnn_instance_in_rotation{model=\"yolo-lite\",instance=\"0\",device=\"cpu\"} 1"));

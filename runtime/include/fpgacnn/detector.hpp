@@ -89,6 +89,7 @@ struct FrameThresholds {
 namespace pipeline_detail {
 class FramePipeline;
 class GoldenTwinState;
+struct FrameSource;
 }  // namespace pipeline_detail
 
 /// Detects objects in images, one at a time (detect) or pipelined (submit).
@@ -108,12 +109,24 @@ public:
     Detector& operator=(const Detector&) = delete;
 
     DetectionResult detect(const Image& image);
+    /// detect() of 8-bit RGB pixels: the detections of detect(image_from_rgb(...)), letterboxed
+    /// without the full-size float image (letterbox_rgb).
+    DetectionResult detect(const RgbPixels& pixels);
 
     /// Queues one frame and returns at once unless options().max_in_flight frames are unfinished,
     /// in which case it blocks until the oldest completes (back-pressure). A frame's failure (a bad
     /// image, a device error) is thrown by its future's get(); later frames are unaffected.
     /// `thresholds` replace the options' thresh / nms for this frame only.
     std::future<DetectionResult> submit(Image image, FrameThresholds thresholds = {});
+    /// As above, with the image shared instead of handed over: a caller that submits the same
+    /// image many times (a benchmark, a still) pays no copy of its pixels. The pipeline holds the
+    /// image until the frame's pre-processing is done; it must not change before the future is
+    /// ready. Throws fpgacnn::Error for a null image.
+    std::future<DetectionResult> submit(std::shared_ptr<const Image> image, FrameThresholds thresholds = {});
+    /// As above for 8-bit RGB pixels as a client or a capture delivers them: the same detections as
+    /// submitting image_from_rgb of them, without the full-size float image (letterbox_rgb).
+    std::future<DetectionResult> submit(std::shared_ptr<const RgbPixels> pixels,
+                                        FrameThresholds thresholds = {});
     /// Blocks until every submitted frame's future is ready.
     void flush();
     /// Frames submitted and not yet completed.
@@ -136,6 +149,10 @@ public:
     std::string device_name() const { return backend_->name(); }
 
 private:
+    /// detect() after `letterbox` made the network input of an image_w x image_h image.
+    DetectionResult detect_letterboxed(int image_w, int image_h, const std::function<Image()>& letterbox);
+    std::future<DetectionResult> submit_frame(pipeline_detail::FrameSource source,
+                                              FrameThresholds thresholds);
     std::unique_ptr<Backend> new_backend() const;
     /// `backend` wrapped in the golden twin when options_.verify asks for it and it runs on a device.
     std::unique_ptr<Backend> with_golden_twin(std::unique_ptr<Backend> backend) const;

@@ -56,11 +56,24 @@ Image image_from_bgr(const cv::Mat& bgr);
 /// same pixels in BGR order.
 Image image_from_rgb(const std::uint8_t* rgb, int width, int height);
 
+/// 8-bit RGB pixels, interleaved and row-major (R, G, B for each pixel): a frame as a client or a
+/// capture delivers it, before any conversion.
+struct RgbPixels {
+    std::vector<std::uint8_t> data;  // width * height * 3 bytes
+    int width = 0;
+    int height = 0;
+};
+
 /// darknet's resize_image: corner-aligned bilinear, horizontal pass then vertical pass.
 Image resize_image(const Image& image, int w, int h);
 
 /// darknet's letterbox_image: aspect-preserving resize into w x h, centred, 0.5 fill.
 Image letterbox_image(const Image& image, int w, int h);
+
+/// letterbox_image(image_from_rgb(...), w, h) bit for bit, without the full-size float Image (12
+/// bytes a pixel): each source row is converted as the resize reads it. Throws Error for empty
+/// pixels or a data size other than width * height * 3.
+Image letterbox_rgb(const RgbPixels& pixels, int w, int h);
 
 /// A box in relative coordinates (centre x, y and width, height as fractions of the image).
 struct Box {

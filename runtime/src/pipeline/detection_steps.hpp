@@ -12,6 +12,8 @@ namespace fpgacnn::pipeline_detail {
 
 /// The letterboxed network input for `image`.
 Image prepare_input(const Network& network, const Image& image);
+/// The same input for 8-bit RGB pixels (identical to converting them with image_from_rgb first).
+Image prepare_input(const Network& network, const RgbPixels& pixels);
 
 /// `thresholds` with the options' values where it has none.
 inline FrameThresholds resolved_thresholds(const DetectorOptions& options,

@@ -63,15 +63,26 @@ std::unique_ptr<Backend> Detector::with_golden_twin(std::unique_ptr<Backend> bac
 VerificationStats Detector::verification() const { return twin_state_->stats(); }
 
 DetectionResult Detector::detect(const Image& image) {
+    return detect_letterboxed(image.w, image.h,
+                              [&] { return pipeline_detail::prepare_input(network_, image); });
+}
+
+DetectionResult Detector::detect(const RgbPixels& pixels) {
+    return detect_letterboxed(pixels.width, pixels.height,
+                              [&] { return pipeline_detail::prepare_input(network_, pixels); });
+}
+
+DetectionResult Detector::detect_letterboxed(int image_w, int image_h,
+                                             const std::function<Image()>& letterbox) {
     std::lock_guard<std::mutex> lock(calls_);
     if (pipeline_) pipeline_->flush();  // backend_ is also the pipeline's first device worker
 
     using Clock = std::chrono::steady_clock;
     DetectionResult result;
-    result.image_w = image.w;
-    result.image_h = image.h;
+    result.image_w = image_w;
+    result.image_h = image_h;
     const auto start = Clock::now();
-    const Image boxed = pipeline_detail::prepare_input(network_, image);
+    const Image boxed = letterbox();
     result.pre_ms = milliseconds_since(start);
 
     const auto device_start = Clock::now();
@@ -81,13 +92,30 @@ DetectionResult Detector::detect(const Image& image) {
     const auto post_start = Clock::now();
     result.detections = pipeline_detail::decode_detections(network_, class_names_,
                                                            pipeline_detail::resolved_thresholds(options_, {}),
-                                                           region_output_, image.w, image.h);
+                                                           region_output_, image_w, image_h);
     result.post_ms = milliseconds_since(post_start);
     result.milliseconds = milliseconds_since(start);
     return result;
 }
 
 std::future<DetectionResult> Detector::submit(Image image, FrameThresholds thresholds) {
+    return submit(std::make_shared<const Image>(std::move(image)), thresholds);
+}
+
+std::future<DetectionResult> Detector::submit(std::shared_ptr<const Image> image,
+                                              FrameThresholds thresholds) {
+    if (!image) throw Error("Detector::submit: the image is null");
+    return submit_frame(pipeline_detail::FrameSource{std::move(image), nullptr}, thresholds);
+}
+
+std::future<DetectionResult> Detector::submit(std::shared_ptr<const RgbPixels> pixels,
+                                              FrameThresholds thresholds) {
+    if (!pixels) throw Error("Detector::submit: the pixels are null");
+    return submit_frame(pipeline_detail::FrameSource{nullptr, std::move(pixels)}, thresholds);
+}
+
+std::future<DetectionResult> Detector::submit_frame(pipeline_detail::FrameSource source,
+                                                    FrameThresholds thresholds) {
     std::lock_guard<std::mutex> lock(calls_);
     if (!pipeline_) {
         std::vector<Backend*> workers{backend_.get()};
@@ -99,7 +127,7 @@ std::future<DetectionResult> Detector::submit(Image image, FrameThresholds thres
                                                                      std::move(workers));
         running_pipeline_ = pipeline_.get();
     }
-    return pipeline_->submit(std::move(image), pipeline_detail::resolved_thresholds(options_, thresholds));
+    return pipeline_->submit(std::move(source), pipeline_detail::resolved_thresholds(options_, thresholds));
 }
 
 void Detector::flush() {

@@ -13,8 +13,8 @@ using Clock = std::chrono::steady_clock;
 struct FramePipeline::Frame {
     std::uint64_t sequence = 0;
     Clock::time_point submitted;
-    Image image;  // released after the pre stage; only its size is needed later
-    Image input;  // the letterboxed network input
+    FrameSource source;  // released after the pre stage; only its size is needed later
+    Image input;         // the letterboxed network input
     std::vector<float> region_output;
     FrameThresholds thresholds;
     DetectionResult result;
@@ -46,9 +46,9 @@ FramePipeline::~FramePipeline() {
     post_thread_.join();
 }
 
-std::future<DetectionResult> FramePipeline::submit(Image image, FrameThresholds thresholds) {
+std::future<DetectionResult> FramePipeline::submit(FrameSource source, FrameThresholds thresholds) {
     auto frame = std::make_unique<Frame>();
-    frame->image = std::move(image);
+    frame->source = std::move(source);
     frame->thresholds = thresholds;
     std::future<DetectionResult> future = frame->promise.get_future();
     std::unique_lock<std::mutex> lock(admission_mutex_);
@@ -76,13 +76,19 @@ void FramePipeline::pre_stage() {
         Frame& frame = **item;
         const auto start = Clock::now();
         try {
-            frame.result.image_w = frame.image.w;
-            frame.result.image_h = frame.image.h;
-            frame.input = prepare_input(network_, frame.image);
+            if (frame.source.pixels) {
+                frame.result.image_w = frame.source.pixels->width;
+                frame.result.image_h = frame.source.pixels->height;
+                frame.input = prepare_input(network_, *frame.source.pixels);
+            } else {
+                frame.result.image_w = frame.source.image->w;
+                frame.result.image_h = frame.source.image->h;
+                frame.input = prepare_input(network_, *frame.source.image);
+            }
         } catch (...) {
             frame.error = std::current_exception();
         }
-        frame.image = Image();
+        frame.source = FrameSource();
         frame.result.pre_ms = milliseconds_since(start);
         to_device_.push(std::move(*item));
     }

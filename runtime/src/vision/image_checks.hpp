@@ -10,4 +10,7 @@ namespace fpgacnn::vision_detail {
 /// Throws Error (naming `what`) unless the image has positive sizes and w*h*c values.
 void require_valid_image(const Image& image, const std::string& what);
 
+/// Throws Error (naming `what`) unless the pixels have positive sizes and width*height*3 bytes.
+void require_valid_pixels(const RgbPixels& pixels, const std::string& what);
+
 }  // namespace fpgacnn::vision_detail

@@ -19,6 +19,7 @@
 #include "fpgacnn/vision.hpp"
 #include "vision/image_header.hpp"
 #include "vision/jpeg_damage.hpp"
+#include "vision/unit_values.hpp"
 
 namespace fpgacnn {
 
@@ -57,19 +58,6 @@ cv::Mat decode_bgr(const std::uint8_t* data, std::size_t size, const std::string
     return bgr;
 }
 
-// darknet's ipl_to_image divides each 8-bit value by 255. in double; for 8-bit values that rounds to
-// the same float as this table holds, which is what makes the conversion cheap (a 768x576 frame took
-// milliseconds of divisions, a noticeable share of a served request).
-const std::array<float, 256>& unit_values() {
-    static const std::array<float, 256> table = [] {
-        std::array<float, 256> values{};
-        for (std::size_t v = 0; v < values.size(); ++v)
-            values[v] = static_cast<float>(static_cast<double>(v) / 255.);
-        return values;
-    }();
-    return table;
-}
-
 /// Interleaved 8-bit rows -> RGB float planes. `red_at` is the red byte's place in a pixel (2 for BGR,
 /// 0 for RGB): darknet's rgbgr_image after the copy, folded in.
 Image image_from_interleaved(int width, int height, int red_at,
@@ -80,7 +68,7 @@ Image image_from_interleaved(int width, int height, int red_at,
     image.c = 3;
     const std::size_t plane = static_cast<std::size_t>(width) * height;
     image.data.resize(plane * 3);
-    const std::array<float, 256>& unit = unit_values();
+    const std::array<float, 256>& unit = vision_detail::unit_values();
     float* red = image.data.data();
     float* green = red + plane;
     float* blue = green + plane;

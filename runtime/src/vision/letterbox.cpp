@@ -6,6 +6,7 @@
 #include "fpgacnn/vision.hpp"
 #include "vision/image_checks.hpp"
 #include "vision/letterbox_geometry.hpp"
+#include "vision/resize_rgb.hpp"
 
 namespace fpgacnn {
 
@@ -40,21 +41,20 @@ LetterboxSize letterbox_size(int image_w, int image_h, int net_w, int net_h) {
 
 }  // namespace vision_detail
 
-Image letterbox_image(const Image& image, int w, int h) {
-    vision_detail::require_valid_image(image, "letterbox_image");
-    const vision_detail::LetterboxSize inner = vision_detail::letterbox_size(image.w, image.h, w, h);
-    const Image resized = resize_image(image, inner.w, inner.h);
+namespace {
 
+// darknet's embed_image of the resized image into a w x h canvas of 0.5, centred.
+Image embed_centred(const Image& resized, int w, int h) {
     Image boxed;
     boxed.w = w;
     boxed.h = h;
-    boxed.c = image.c;
-    boxed.data.assign(static_cast<std::size_t>(w) * h * image.c, 0.5f);
+    boxed.c = resized.c;
+    boxed.data.assign(static_cast<std::size_t>(w) * h * resized.c, 0.5f);
 
     // darknet's embed_image drops pixels outside the destination; letterbox_size never produces
     // any, but the clipping keeps this copy safe whatever the geometry.
-    const int dx = (w - inner.w) / 2;
-    const int dy = (h - inner.h) / 2;
+    const int dx = (w - resized.w) / 2;
+    const int dy = (h - resized.h) / 2;
     const int x_begin = std::max(0, -dx);
     const int x_end = std::min(resized.w, w - dx);
     const int y_begin = std::max(0, -dy);
@@ -67,6 +67,21 @@ Image letterbox_image(const Image& image, int w, int h) {
         }
     }
     return boxed;
+}
+
+}  // namespace
+
+Image letterbox_image(const Image& image, int w, int h) {
+    vision_detail::require_valid_image(image, "letterbox_image");
+    const vision_detail::LetterboxSize inner = vision_detail::letterbox_size(image.w, image.h, w, h);
+    return embed_centred(resize_image(image, inner.w, inner.h), w, h);
+}
+
+Image letterbox_rgb(const RgbPixels& pixels, int w, int h) {
+    vision_detail::require_valid_pixels(pixels, "letterbox_rgb");
+    const vision_detail::LetterboxSize inner =
+        vision_detail::letterbox_size(pixels.width, pixels.height, w, h);
+    return embed_centred(vision_detail::resize_rgb(pixels, inner.w, inner.h), w, h);
 }
 
 }  // namespace fpgacnn

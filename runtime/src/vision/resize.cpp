@@ -1,11 +1,16 @@
 // darknet's resize_image, operation for operation: the results must be bit-identical to darknet's
 // because the network input (and so every detection) depends on them.
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
 #include "vision/image_checks.hpp"
+#include "vision/resize_rgb.hpp"
+#include "vision/unit_values.hpp"
 
 namespace fpgacnn {
 
@@ -35,26 +40,50 @@ float corner_aligned_scale(int in_size, int out_size) {
     return static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1);
 }
 
-// Horizontal pass: each row of `im` is interpolated to width w. The last column copies the last
-// input pixel instead of interpolating (darknet's special case).
-void resize_rows(const Image& im, Image& part) {
+// An Image's channel-k row r as the horizontal pass reads it.
+struct FloatRow {
+    const float* values;
+    float operator[](int x) const { return values[x]; }
+};
+
+// An RGB frame's channel-k row r, converted where it is read, as image_from_rgb converts it: the
+// pass reads the same floats without the 12-bytes-a-pixel Image (and a downscale reads only the
+// pixels it interpolates).
+struct RgbRow {
+    const std::uint8_t* bytes;  // the row's first pixel's channel-k byte
+    const std::array<float, 256>* unit;
+    float operator[](int x) const { return (*unit)[bytes[3 * x]]; }
+};
+
+// Horizontal pass: each source row is interpolated to width w. The last column copies the last
+// input pixel instead of interpolating (darknet's special case). Where each output column reads
+// depends only on the column, so it is worked out once, with darknet's expressions.
+template <typename RowAt>
+void resize_rows(int in_w, int in_h, int channels, const RowAt& row_at, Image& part) {
     const int w = part.w;
-    const float w_scale = corner_aligned_scale(im.w, w);
-    for (int k = 0; k < im.c; ++k) {
-        for (int r = 0; r < im.h; ++r) {
-            const float* in = row_of(im, k, r);
+    const float w_scale = corner_aligned_scale(in_w, w);
+    const int interpolated = in_w == 1 ? 0 : w - 1;
+    std::vector<int> left(static_cast<std::size_t>(interpolated));
+    std::vector<float> left_weight(left.size());
+    std::vector<float> right_weight(left.size());
+    for (int c = 0; c < interpolated; ++c) {
+        const float sx = static_cast<float>(c) * w_scale;
+        // float -> int truncation as darknet's (int) cast; the min only guards memory safety.
+        const int ix = std::min(static_cast<int>(sx), in_w - 2);
+        const float dx = sx - static_cast<float>(ix);
+        left[static_cast<std::size_t>(c)] = ix;
+        left_weight[static_cast<std::size_t>(c)] = 1 - dx;
+        right_weight[static_cast<std::size_t>(c)] = dx;
+    }
+    for (int k = 0; k < channels; ++k) {
+        for (int r = 0; r < in_h; ++r) {
+            const auto in = row_at(k, r);
             float* out = row_of(part, k, r);
-            for (int c = 0; c < w; ++c) {
-                if (c == w - 1 || im.w == 1) {
-                    out[c] = in[im.w - 1];
-                    continue;
-                }
-                const float sx = static_cast<float>(c) * w_scale;
-                // float -> int truncation as darknet's (int) cast; the min only guards memory safety.
-                const int ix = std::min(static_cast<int>(sx), im.w - 2);
-                const float dx = sx - static_cast<float>(ix);
-                out[c] = (1 - dx) * in[ix] + dx * in[ix + 1];
+            for (std::size_t c = 0; c < left.size(); ++c) {
+                const int ix = left[c];
+                out[c] = left_weight[c] * in[ix] + right_weight[c] * in[ix + 1];
             }
+            for (int c = interpolated; c < w; ++c) out[c] = in[in_w - 1];
         }
     }
 }
@@ -80,19 +109,46 @@ void resize_columns(const Image& part, Image& resized) {
     }
 }
 
-}  // namespace
-
-Image resize_image(const Image& image, int w, int h) {
-    vision_detail::require_valid_image(image, "resize_image");
+void require_positive_size(int w, int h) {
     if (w <= 0 || h <= 0) {
         throw Error("resize_image: target size " + std::to_string(w) + "x" + std::to_string(h) +
                     " must be positive");
     }
-    Image part = make_image(w, image.h, image.c);
-    resize_rows(image, part);
-    Image resized = make_image(w, h, image.c);
+}
+
+template <typename RowAt>
+Image resize_two_passes(int in_w, int in_h, int channels, const RowAt& row_at, int w, int h) {
+    Image part = make_image(w, in_h, channels);
+    resize_rows(in_w, in_h, channels, row_at, part);
+    Image resized = make_image(w, h, channels);
     resize_columns(part, resized);
     return resized;
 }
+
+}  // namespace
+
+Image resize_image(const Image& image, int w, int h) {
+    vision_detail::require_valid_image(image, "resize_image");
+    require_positive_size(w, h);
+    return resize_two_passes(
+        image.w, image.h, image.c, [&](int k, int r) { return FloatRow{row_of(image, k, r)}; }, w, h);
+}
+
+namespace vision_detail {
+
+Image resize_rgb(const RgbPixels& pixels, int w, int h) {
+    require_valid_pixels(pixels, "resize_rgb");
+    require_positive_size(w, h);
+    const std::array<float, 256>* unit = &unit_values();
+    const std::size_t row_bytes = static_cast<std::size_t>(pixels.width) * 3;
+    return resize_two_passes(
+        pixels.width, pixels.height, 3,
+        [&](int k, int r) {
+            return RgbRow{pixels.data.data() + row_bytes * static_cast<std::size_t>(r) + k, unit};
+        },
+        w, h);
+}
+
+}  // namespace vision_detail
 
 }  // namespace fpgacnn
