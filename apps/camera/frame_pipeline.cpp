@@ -1,5 +1,7 @@
 #include "frame_pipeline.hpp"
 
+#include <memory>
+
 #include <spdlog/spdlog.h>
 
 #include "fpgacnn/vision.hpp"
@@ -9,7 +11,9 @@ namespace fpgacnn::camera {
 
 std::optional<DetectionStep::Done> DetectionStep::push(const cv::Mat& bgr) {
     // The capture source may reuse its buffer for the next frame: keep our own copy for publishing.
-    pending_.push_back(Pending{bgr.clone(), detector_.submit(image_from_bgr(bgr))});
+    // As 8-bit RGB: the detector letterboxes it without a float copy of the whole frame.
+    pending_.push_back(
+        Pending{bgr.clone(), detector_.submit(std::make_shared<const RgbPixels>(rgb_pixels_from_bgr(bgr)))});
     if (static_cast<int>(pending_.size()) < depth_) return std::nullopt;
     return pop();
 }

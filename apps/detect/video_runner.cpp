@@ -23,7 +23,7 @@ int run_video(Detector& detector, const std::string& video_path, const std::stri
     try {
         cv::Mat frame;
         while (capture.read(frame) && !frame.empty()) {
-            const DetectionResult result = detector.detect(image_from_bgr(frame));
+            const DetectionResult result = detector.detect(rgb_pixels_from_bgr(frame));
             on_frame(video_path + "#" + std::to_string(frames), result);
             if (!temporary.empty()) {
                 if (!writer.isOpened()) {

@@ -117,6 +117,25 @@ TEST(ImageFromRgb, EqualsImageFromBgrOfTheSamePixels) {
     EXPECT_THROW(image_from_rgb(rgb.ptr<std::uint8_t>(0), 0, 7), Error);
 }
 
+// The camera's and video's path into the detector: the same values as image_from_bgr once converted,
+// from a full frame and from an ROI view (whose rows are not contiguous).
+TEST(RgbPixelsFromBgr, ConvertsAsImageFromBgrDoes) {
+    cv::Mat frame(37, 53, CV_8UC3);
+    cv::randu(frame, cv::Scalar::all(0), cv::Scalar::all(256));
+    for (const cv::Mat& bgr : {frame, frame(cv::Rect(5, 3, 31, 22))}) {
+        const RgbPixels pixels = rgb_pixels_from_bgr(bgr);
+        ASSERT_EQ(pixels.width, bgr.cols);
+        ASSERT_EQ(pixels.height, bgr.rows);
+        ASSERT_EQ(pixels.data.size(), static_cast<std::size_t>(bgr.cols * bgr.rows * 3));
+        EXPECT_EQ(pixels.data[0], bgr.at<cv::Vec3b>(0, 0)[2]) << "red first";
+        const Image expected = image_from_bgr(bgr);
+        const Image actual = image_from_rgb(pixels.data.data(), pixels.width, pixels.height);
+        EXPECT_EQ(actual.data, expected.data);
+    }
+    EXPECT_THROW(rgb_pixels_from_bgr(cv::Mat()), Error);
+    EXPECT_THROW(rgb_pixels_from_bgr(cv::Mat(4, 4, CV_8UC1)), Error);
+}
+
 TEST(ImageFromBgr, RejectsOtherTypes) {
     EXPECT_THROW(image_from_bgr(cv::Mat(4, 4, CV_8UC1, cv::Scalar(0))), Error);
     EXPECT_THROW(image_from_bgr(cv::Mat(4, 4, CV_32FC3, cv::Scalar(0))), Error);

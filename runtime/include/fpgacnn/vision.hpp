@@ -64,6 +64,10 @@ struct RgbPixels {
     int height = 0;
 };
 
+/// An 8-bit BGR OpenCV frame (camera / video) as RgbPixels: what image_from_bgr gives, for the
+/// detector's letterbox_rgb path (a quarter of the bytes of an Image, converted once, in SIMD).
+RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr);
+
 /// darknet's resize_image: corner-aligned bilinear, horizontal pass then vertical pass.
 Image resize_image(const Image& image, int w, int h);
 

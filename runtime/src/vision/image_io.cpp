@@ -13,6 +13,7 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "core/input_file.hpp"
 #include "fpgacnn/error.hpp"
@@ -85,16 +86,32 @@ Image image_from_interleaved(int width, int height, int red_at,
     return image;
 }
 
+void require_bgr_frame(const cv::Mat& bgr, const std::string& what) {
+    if (bgr.empty()) throw Error(what + ": the frame is empty (no image was captured or decoded)");
+    if (bgr.type() != CV_8UC3) {
+        throw Error(what + ": expected an 8-bit 3-channel BGR frame (CV_8UC3) but got OpenCV type " +
+                    cv::typeToString(bgr.type()) + "; convert it with cv::cvtColor / Mat::convertTo first");
+    }
+}
+
 }  // namespace
 
 Image image_from_bgr(const cv::Mat& bgr) {
-    if (bgr.empty()) throw Error("image_from_bgr: the frame is empty (no image was captured or decoded)");
-    if (bgr.type() != CV_8UC3) {
-        throw Error("image_from_bgr: expected an 8-bit 3-channel BGR frame (CV_8UC3) but got OpenCV type " +
-                    cv::typeToString(bgr.type()) + "; convert it with cv::cvtColor / Mat::convertTo first");
-    }
+    require_bgr_frame(bgr, "image_from_bgr");
     // Row by row: honours the step of ROI views.
     return image_from_interleaved(bgr.cols, bgr.rows, 2, [&](int y) { return bgr.ptr<std::uint8_t>(y); });
+}
+
+RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr) {
+    require_bgr_frame(bgr, "rgb_pixels_from_bgr");
+    RgbPixels pixels;
+    pixels.width = bgr.cols;
+    pixels.height = bgr.rows;
+    pixels.data.resize(static_cast<std::size_t>(bgr.cols) * static_cast<std::size_t>(bgr.rows) * 3);
+    // cvtColor writes straight into the vector (a Mat header over it); it reads ROI views row by row.
+    cv::Mat rgb(bgr.rows, bgr.cols, CV_8UC3, pixels.data.data());
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return pixels;
 }
 
 Image image_from_rgb(const std::uint8_t* rgb, int width, int height) {
