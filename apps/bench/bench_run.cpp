@@ -13,6 +13,7 @@
 
 #include "../common/load_or_calibrate.hpp"
 #include "../common/process_cpu.hpp"
+#include "fpgacnn/allocator_tuning.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -278,6 +279,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
     const std::vector<BenchFrame> frames = bench_frames(options, result.frames_source);
 
     Detector detector(network, {}, detector_options);
+    // Only now: set before loading, the loader's large temporary blocks would stay in the heap.
+    spdlog::debug("{}", tune_allocator_for_frames());
     result.device_name = detector.device_name();
     spdlog::info("{}: {}x{}, {:.2f} GOP/frame on {}; frames: {}", options.cfg, network.input.w,
                  network.input.h, result.gop_per_frame, result.device_name, result.frames_source);

@@ -16,7 +16,6 @@
 #include "bench_options.hpp"
 #include "bench_report.hpp"
 #include "bench_run.hpp"
-#include "fpgacnn/allocator_tuning.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
 #include "roofline_plot.hpp"
@@ -99,7 +98,6 @@ int bench_main(int argc, char** argv) {
         [&](CLI::App& app) { add_bench_options(app, options); }, argc, argv,
         [&] {
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-            spdlog::debug("{}", tune_allocator_for_frames());
             check_command_line(options);
             return run(options);
         });

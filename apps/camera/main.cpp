@@ -45,6 +45,8 @@ std::unique_ptr<Detector> make_detector(const CameraOptions& options) {
     detector_options.nms = options.nms;
     detector_options.verify = options.verify;
     auto detector = std::make_unique<Detector>(std::move(network), std::move(names), detector_options);
+    // Only now: set before loading, the loader's large temporary blocks would stay in the heap.
+    spdlog::debug("{}", tune_allocator_for_frames());
     spdlog::info("{}: {} layers, input {}x{}, device {}", options.cfg, detector->network().layers.size(),
                  detector->network().input.w, detector->network().input.h, detector->device_name());
     return detector;
@@ -147,7 +149,6 @@ int camera_main(int argc, char** argv) {
                 !problem.empty())
                 throw apps::CommandLineError(problem);
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

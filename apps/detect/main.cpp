@@ -138,6 +138,8 @@ int run(const DetectOptions& options) {
     detector_options.nms = options.nms;
     detector_options.verify = options.verify;
     Detector detector(std::move(network), std::move(names), detector_options);
+    // Only now: set before loading, the loader's large temporary blocks would stay in the heap.
+    spdlog::debug("{}", tune_allocator_for_frames());
     spdlog::info("{}: {} layers, input {}x{}, {:.2f} GOP/frame, device {}", options.cfg,
                  detector.network().layers.size(), detector.network().input.w, detector.network().input.h,
                  2.0 * static_cast<double>(detector.network().conv_macs()) / 1e9, detector.device_name());
@@ -186,7 +188,6 @@ int detect_main(int argc, char** argv) {
                 !problem.empty())
                 throw apps::CommandLineError(problem);
             set_log_level(log_level(options));
-            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

@@ -58,6 +58,8 @@ int run(const ServeOptions& options) {
     const FrontEndOptions http_options = front_end_options(options, options.http_port);
 
     RepositoryCore core(options.model_repository, pool_options(options));
+    // Only now: set before loading, the loaders' large temporary blocks would stay in the heap.
+    spdlog::debug("{}", tune_allocator_for_frames());
     const std::vector<std::string> models = core.model_names();
     if (models.empty()) {
         throw Error(options.model_repository +
@@ -99,7 +101,6 @@ int serve_main(int argc, char** argv) {
         [&](CLI::App& app) { add_serve_options(app, options); }, argc, argv,
         [&] {
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
-            spdlog::debug("{}", tune_allocator_for_frames());
             return run(options);
         });
 }

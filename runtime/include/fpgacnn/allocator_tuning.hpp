@@ -11,9 +11,11 @@ namespace fpgacnn {
 /// Keeps freed frame-sized blocks in the heap for the next frame: the mmap threshold at glibc's
 /// maximum (32 MiB on 64-bit, 16 MiB on 32-bit), the trim threshold at twice that, and one
 /// allocator arena per core, so that what the process keeps is bounded by cores x twice the
-/// threshold. Call it first in main(), before threads start. Leaves the allocator alone when the
-/// user set any of it (MALLOC_*_ environment variables, GLIBC_TUNABLES) and where the C library is
-/// not glibc. Returns what it did, for a debug log line.
+/// threshold. Call it once the model is loaded, before the frames start: set earlier, the loaders'
+/// large temporary blocks would stay in the heap and raise the peak footprint (tests/memory
+/// measures it). Leaves the allocator alone when the user set any of it (MALLOC_*_ environment
+/// variables, GLIBC_TUNABLES) and where the C library is not glibc. Returns what it did, for a
+/// debug log line.
 std::string tune_allocator_for_frames();
 
 }  // namespace fpgacnn
