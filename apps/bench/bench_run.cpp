@@ -112,28 +112,17 @@ RgbPixels pixels_of(const Image& image) {
     return pixels;
 }
 
-// A frame as the detector gets it, shared so that submitting it copies nothing (as a camera or a
-// server hands over a fresh frame; a copy would be timed as if the detector made it): a float image,
-// or with --pixels the 8-bit RGB pixels fpgacnn-serve receives (letterboxed without a float image).
-struct BenchFrame {
-    std::shared_ptr<const Image> image;
-    std::shared_ptr<const RgbPixels> pixels;
-
-    DetectionResult detect(Detector& detector) const {
-        return pixels ? detector.detect(*pixels) : detector.detect(*image);
-    }
-    std::future<DetectionResult> submit(Detector& detector) const {
-        return pixels ? detector.submit(pixels) : detector.submit(image);
-    }
-};
-
-std::vector<BenchFrame> bench_frames(const BenchOptions& options, std::string& source) {
-    std::vector<BenchFrame> frames;
+// The frames as the detector gets them, shared so that submitting one copies nothing (as a camera
+// or a server hands over a fresh frame; a copy would be timed as if the detector made it): float
+// images, or with --pixels the 8-bit RGB pixels fpgacnn-serve receives (letterboxed without a float
+// image).
+std::vector<FrameInput> bench_frames(const BenchOptions& options, std::string& source) {
+    std::vector<FrameInput> frames;
     for (Image& image : load_frames(options, source)) {
         if (options.send_pixels) {
-            frames.push_back({nullptr, std::make_shared<const RgbPixels>(pixels_of(image))});
+            frames.emplace_back(std::make_shared<const RgbPixels>(pixels_of(image)));
         } else {
-            frames.push_back({std::make_shared<const Image>(std::move(image)), nullptr});
+            frames.emplace_back(std::make_shared<const Image>(std::move(image)));
         }
     }
     if (options.send_pixels) source += ", as 8-bit RGB pixels";
@@ -276,7 +265,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.warmup = options.warmup;
     result.max_in_flight = options.max_in_flight;
     result.device_workers = options.device_workers;
-    const std::vector<BenchFrame> frames = bench_frames(options, result.frames_source);
+    const std::vector<FrameInput> frames = bench_frames(options, result.frames_source);
 
     Detector detector(network, {}, detector_options);
     // Only now: set before loading, the loader's large temporary blocks would stay in the heap.
@@ -284,14 +273,14 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.device_name = detector.device_name();
     spdlog::info("{}: {}x{}, {:.2f} GOP/frame on {}; frames: {}", options.cfg, network.input.w,
                  network.input.h, result.gop_per_frame, result.device_name, result.frames_source);
-    const auto frame = [&](int i) -> const BenchFrame& {
+    const auto frame = [&](int i) -> const FrameInput& {
         return frames[static_cast<std::size_t>(i) % frames.size()];
     };
 
     {
         ProgressBar progress("warm-up", options.warmup, !options.quiet);
         for (int i = 0; i < options.warmup; ++i) {
-            frame(i).detect(detector);
+            detector.detect(frame(i));
             progress.step();
         }
         progress.finish(frames_text(options.warmup));
@@ -307,7 +296,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
         const auto start = Clock::now();
         const double cpu_start = apps::process_cpu_seconds();
         for (int i = 0; i < options.frames; ++i) {
-            single.add(frame(i).detect(detector));
+            single.add(detector.detect(frame(i)));
             for (const LayerTiming& t : detector.layer_times()) {
                 const auto l = static_cast<std::size_t>(t.layer);
                 layer_ms[l] += t.milliseconds;
@@ -338,7 +327,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
             }
         };
         for (int i = 0; i < options.frames; ++i) {
-            futures.push_back(frame(i).submit(detector));
+            futures.push_back(detector.submit(frame(i)));
             collect(false);
         }
         collect(true);

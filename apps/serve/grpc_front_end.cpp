@@ -105,7 +105,11 @@ public:
                     "all " + std::to_string(infer_threads_) +
                         " inference threads of the gRPC front end are busy (--threads); retry later");
             }
-            InferenceRequest inference = request_from_grpc(*request);
+            // gRPC's synchronous API hands over a request it made non-const for this call alone and
+            // destroys once the handler returns (grpcpp/support/method_handler.h): taking its pixels
+            // over instead of copying them is safe, and saves a 1.3 MB copy per 768x576 request.
+            InferenceRequest inference =
+                request_from_grpc(const_cast<inference::ModelInferRequest&>(*request));
             inference.deadline = steady_deadline(context->deadline(), std::chrono::system_clock::now(),
                                                  std::chrono::steady_clock::now());
             response_to_grpc(core_.infer(std::move(inference)), *response);

@@ -79,7 +79,7 @@ void fill_tensor(Tensor& tensor, const std::string& name, const std::string& dat
 
 }  // namespace
 
-InferenceRequest request_from_grpc(const ModelInferRequest& message) {
+InferenceRequest request_from_grpc(ModelInferRequest& message) {
     InferenceRequest request;
     request.model = message.model_name();
     request.model_version = message.model_version();
@@ -105,8 +105,9 @@ InferenceRequest request_from_grpc(const ModelInferRequest& message) {
             throw invalid(who + " input '" + input.name() +
                           "': both raw_input_contents and typed contents are given (send one)");
         }
+        // Moved out of the message: a request's 1.3 MB of pixels are not copied again.
         request.image = image_from_tensor(request.id, input.name(), input.datatype(), shape,
-                                          message.raw_input_contents(0));
+                                          std::move(*message.mutable_raw_input_contents(0)));
     } else {
         request.image = image_from_tensor(request.id, input.name(), input.datatype(), shape,
                                           raw_from_contents(request.id, input));

@@ -15,9 +15,10 @@ namespace fpgacnn::serve {
 /// raw_input_contents (one entry per input, same order) or from the input's typed contents
 /// (uint_contents for UINT8, bytes_contents for BYTES), the `thresh` / `nms` parameters
 /// (double_param, or int64_param / string_param holding a number) and the requested outputs' names.
-/// Other parameters are ignored, as the protocol lets a server do. Throws
-/// ServeError(InvalidArgument) naming what is wrong; leaves the deadline unset.
-InferenceRequest request_from_grpc(const inference::ModelInferRequest& message);
+/// Other parameters are ignored, as the protocol lets a server do. The raw contents are moved out
+/// of `message` (no copy of the pixels). Throws ServeError(InvalidArgument) naming what is wrong;
+/// leaves the deadline unset.
+InferenceRequest request_from_grpc(inference::ModelInferRequest& message);
 
 /// InferenceResponse -> ModelInferResponse: every output in raw_output_contents (raw little-endian,
 /// BYTES as 4-byte lengths + bytes), one entry per entry of `outputs`.

@@ -4,18 +4,14 @@
 
 namespace fpgacnn::serve {
 
-std::future<DetectionResult> DetectorInput::submit_to(Detector& detector, FrameThresholds thresholds) const {
-    return pixels ? detector.submit(pixels, thresholds) : detector.submit(image, thresholds);
-}
-
-DetectorInput detector_input(ImageInput&& input, const std::string& request_id) {
+FrameInput detector_input(ImageInput&& input, const std::string& request_id) {
     const std::string name = "request '" + request_id + "' input 'image'";
     if (input.form == ImageInput::Form::Encoded) {
         if (input.bytes.empty())
             throw ServeError(ErrorKind::InvalidArgument, name + ": the encoded image is empty");
         try {
-            return {std::make_shared<const Image>(decode_image(input.bytes.data(), input.bytes.size(), name)),
-                    nullptr};
+            const auto* file = reinterpret_cast<const std::uint8_t*>(input.bytes.data());
+            return std::make_shared<const Image>(decode_image(file, input.bytes.size(), name));
         } catch (const Error& e) {
             throw ServeError(ErrorKind::InvalidArgument, e.what());
         }
@@ -36,11 +32,10 @@ DetectorInput detector_input(ImageInput&& input, const std::string& request_id) 
     }
     // Pixels and the file they were decoded from give the same detections: the detector converts
     // them as image_from_rgb (the camera's conversion) does.
-    auto pixels = std::make_shared<RgbPixels>();
-    pixels->data = std::move(input.bytes);
-    pixels->width = input.width;
-    pixels->height = input.height;
-    return {nullptr, std::move(pixels)};
+    if (!input.storage) throw ServeError(ErrorKind::Internal, name + ": the pixels' buffer is not held");
+    const RgbPixelsView pixels(reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size(),
+                               input.width, input.height);
+    return FrameInput(pixels, std::move(input.storage));
 }
 
 }  // namespace fpgacnn::serve

@@ -4,11 +4,10 @@
 // ServeError(InvalidArgument) naming what is wrong.
 #pragma once
 
-#include <future>
 #include <memory>
 #include <string>
 
-#include "fpgacnn/detector.hpp"
+#include "fpgacnn/frame_input.hpp"
 #include "fpgacnn/vision.hpp"
 #include "inference_core.hpp"
 
@@ -17,16 +16,8 @@ namespace fpgacnn::serve {
 /// The largest RGB pixel input accepted (a side of 8192 pixels; larger images come encoded).
 inline constexpr int kMaxPixelSide = 8192;
 
-/// One request's image, shared so a retry on another instance submits it again without a copy:
-/// a decoded file or the pixels as sent, exactly one of them set.
-struct DetectorInput {
-    std::shared_ptr<const Image> image;
-    std::shared_ptr<const RgbPixels> pixels;
-
-    std::future<DetectionResult> submit_to(Detector& detector, FrameThresholds thresholds) const;
-};
-
-/// Takes the input's bytes (no copy of RGB pixels).
-DetectorInput detector_input(ImageInput&& input, const std::string& request_id);
+/// The detector's frame for one request's image: a decoded file, or the pixels in the request's
+/// own buffer (no copy). Shared, so a retry on another instance submits it again without a copy.
+FrameInput detector_input(ImageInput&& input, const std::string& request_id);
 
 }  // namespace fpgacnn::serve

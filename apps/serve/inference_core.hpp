@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fpgacnn::serve {
@@ -48,9 +50,18 @@ struct ImageInput {
         RgbPixels,  // UINT8 [H, W, 3]: RGB pixels, row-major
     };
     Form form = Form::Encoded;
-    std::vector<std::uint8_t> bytes;  // the file's bytes, or H * W * 3 pixels
-    int height = 0;                   // RgbPixels only
-    int width = 0;                    // RgbPixels only
+    /// The file's bytes, or H * W * 3 pixels: a view into `storage`, which keeps them alive (a
+    /// request's buffer taken over from its message, so pixels reach the detector without a copy).
+    std::string_view bytes;
+    std::shared_ptr<const std::string> storage;
+    int height = 0;  // RgbPixels only
+    int width = 0;   // RgbPixels only
+
+    /// `bytes` become all of `owned`.
+    void hold(std::string owned) {
+        storage = std::make_shared<const std::string>(std::move(owned));
+        bytes = *storage;
+    }
 };
 
 struct InferenceRequest {

@@ -160,13 +160,13 @@ InferenceResponse ModelPool::infer(InferenceRequest request) {
         check_probability(request.thresh, "thresh", request.id);
         check_probability(request.nms, "nms", request.id);
         // Shared by the first run and the retry, and handed to the detector without a copy.
-        const DetectorInput input = detector_input(std::move(request.image), request.id);
+        const FrameInput input = detector_input(std::move(request.image), request.id);
         const FrameThresholds thresholds{request.thresh, request.nms};
         // One run on an instance; DeviceError means the instance's device failed.
         const auto run_on = [&](Instance& instance) {
             std::future<DetectionResult> future;
             try {
-                future = input.submit_to(*instance.detector, thresholds);
+                future = instance.detector->submit(input, thresholds);
             } catch (...) {
                 --instance.picked;
                 throw;

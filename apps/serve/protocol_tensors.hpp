@@ -28,12 +28,12 @@ std::vector<std::string_view> split_raw_bytes(std::string_view raw, const std::s
 std::string join_raw_bytes(const std::vector<std::string>& elements);
 
 /// The `image` input from its protocol description and raw contents: BYTES [1] (raw: one element,
-/// the encoded file) or UINT8 [H, W, 3] (raw: H * W * 3 pixels, RGB). Throws
-/// ServeError(InvalidArgument) naming the request, the input and what is wrong (name, datatype,
-/// shape, byte count).
+/// the encoded file) or UINT8 [H, W, 3] (raw: H * W * 3 pixels, RGB). The input keeps `raw` and
+/// views its bytes in it (no copy). Throws ServeError(InvalidArgument) naming the request, the
+/// input and what is wrong (name, datatype, shape, byte count).
 ImageInput image_from_tensor(const std::string& request_id, const std::string& name,
                              const std::string& datatype, const std::vector<std::int64_t>& shape,
-                             std::string_view raw);
+                             std::string raw);
 
 /// The deadline of a REST `timeout` parameter in seconds (> 0, at most a day); throws
 /// ServeError(InvalidArgument) otherwise.

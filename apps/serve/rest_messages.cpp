@@ -251,7 +251,7 @@ RestInferRequest request_from_rest(const std::string& model, const std::string& 
         if (input.datatype == "BYTES") raw = join_raw_bytes(elements);
     }
     request.inference.image =
-        image_from_tensor(request.inference.id, input.name, input.datatype, input.shape, raw);
+        image_from_tensor(request.inference.id, input.name, input.datatype, input.shape, std::move(raw));
     return request;
 }
 

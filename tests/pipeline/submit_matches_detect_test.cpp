@@ -119,8 +119,9 @@ std::vector<std::shared_ptr<const RgbPixels>> generated_pixels() {
     return frames;
 }
 
-// A shared image and shared RGB pixels (letterboxed without a float copy), and detect() of the
-// pixels, give what detect() gives for image_from_rgb of the same pixels; the pipeline lets go of both once
+// A shared image, shared RGB pixels (letterboxed without a float copy) and pixels borrowed from a
+// buffer the caller owns (as a server's request bytes), and detect() of the pixels, give what
+// detect() gives for image_from_rgb of the same pixels; the pipeline lets go of all of them once
 // their frames are done.
 TEST(Pipeline, SharedImagesAndRgbPixelsEqualDetect) {
     const Network& network = small_network();
@@ -132,12 +133,25 @@ TEST(Pipeline, SharedImagesAndRgbPixelsEqualDetect) {
     for (const auto& pixels : frames)
         images.push_back(std::make_shared<const Image>(
             image_from_rgb(pixels->data.data(), pixels->width, pixels->height)));
+    // The borrowed buffers hold the pixels after a 5-byte header, so that the view is not the
+    // buffer's start.
+    std::vector<std::shared_ptr<const std::string>> buffers;
+    for (const auto& pixels : frames)
+        buffers.push_back(std::make_shared<const std::string>(
+            "head:" + std::string(pixels->data.begin(), pixels->data.end())));
+    const auto borrowed = [&](std::size_t i) {
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(buffers[i]->data()) + 5;
+        return FrameInput(RgbPixelsView(bytes, buffers[i]->size() - 5, frames[i]->width, frames[i]->height),
+                          buffers[i]);
+    };
     std::vector<std::future<DetectionResult>> from_pixels;
     std::vector<std::future<DetectionResult>> from_images;
+    std::vector<std::future<DetectionResult>> from_buffers;
     for (int round = 0; round < 2; ++round) {
         for (std::size_t i = 0; i < frames.size(); ++i) {
             from_pixels.push_back(pipelined.submit(frames[i]));
             from_images.push_back(pipelined.submit(images[i]));
+            from_buffers.push_back(pipelined.submit(borrowed(i)));
         }
     }
     std::size_t detections = 0;
@@ -146,6 +160,10 @@ TEST(Pipeline, SharedImagesAndRgbPixelsEqualDetect) {
         const DetectionResult pixels_result = from_pixels[i].get();
         expect_same_detections(pixels_result, expected, "pixels, frame " + std::to_string(i));
         expect_same_detections(from_images[i].get(), expected, "shared image, frame " + std::to_string(i));
+        expect_same_detections(from_buffers[i].get(), expected,
+                               "borrowed buffer, frame " + std::to_string(i));
+        expect_same_detections(single.detect(borrowed(i % frames.size())), expected,
+                               "detect() of a borrowed buffer, frame " + std::to_string(i));
         expect_same_detections(single.detect(*frames[i % frames.size()]), expected,
                                "detect() of pixels, frame " + std::to_string(i));
         detections += pixels_result.detections.size();
@@ -154,8 +172,16 @@ TEST(Pipeline, SharedImagesAndRgbPixelsEqualDetect) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
         EXPECT_EQ(frames[i].use_count(), 1) << "the pipeline still holds pixels " << i;
         EXPECT_EQ(images[i].use_count(), 1) << "the pipeline still holds image " << i;
+        EXPECT_EQ(buffers[i].use_count(), 1) << "the pipeline still holds buffer " << i;
     }
     EXPECT_THROW(pipelined.submit(std::shared_ptr<const Image>()), Error);
+    EXPECT_THROW(pipelined.submit(FrameInput()), Error);
+    EXPECT_THROW(single.detect(FrameInput()), Error);
+    EXPECT_THROW(FrameInput(RgbPixelsView(frames[0]->data.data(), frames[0]->data.size(), frames[0]->width,
+                                          frames[0]->height),
+                            nullptr),
+                 Error)
+        << "borrowed pixels without an owner could be freed under the pipeline";
     EXPECT_THROW(pipelined.submit(std::shared_ptr<const RgbPixels>()), Error);
     // Pixels that do not match their size fail their own frame only.
     auto short_pixels = std::make_shared<RgbPixels>(*frames[0]);

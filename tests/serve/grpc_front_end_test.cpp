@@ -103,8 +103,7 @@ TEST_F(GrpcFrontEnd, BothInputFormsAndBothEncodingsGiveTheCoresDetections) {
         direct.model = "yolo-lite";
         direct.id = file;
         direct.image.form = ImageInput::Form::Encoded;
-        const std::string bytes = file_text(path);
-        direct.image.bytes.assign(bytes.begin(), bytes.end());
+        direct.image.hold(file_text(path));
         const Detections expected = detections_of(repository_core->infer(direct));
         ASSERT_FALSE(expected.scores.empty()) << file;
 

@@ -29,7 +29,7 @@ inference::ModelInferRequest small_pixels() {
 }
 
 /// The reason of the ServeError(InvalidArgument) the request is refused with ("" when accepted).
-std::string refusal(const inference::ModelInferRequest& message) {
+std::string refusal(inference::ModelInferRequest message) {
     try {
         request_from_grpc(message);
     } catch (const ServeError& e) {
@@ -40,26 +40,38 @@ std::string refusal(const inference::ModelInferRequest& message) {
 }
 
 TEST(GrpcMessages, BothInputFormsRawOrTypedGiveTheSameImage) {
-    const InferenceRequest pixels = request_from_grpc(small_pixels());
+    inference::ModelInferRequest pixels_message = small_pixels();
+    const InferenceRequest pixels = request_from_grpc(pixels_message);
     EXPECT_EQ(pixels.model, "yolo-lite");
     EXPECT_EQ(pixels.id, "p");
     EXPECT_EQ(pixels.image.form, ImageInput::Form::RgbPixels);
     EXPECT_EQ(pixels.image.height, 2);
     EXPECT_EQ(pixels.image.width, 3);
     ASSERT_EQ(pixels.image.bytes.size(), 18u);
-    EXPECT_EQ(pixels.image.bytes[17], 17 * 14);
-    const InferenceRequest typed_pixels = request_from_grpc(as_typed_contents(small_pixels()));
+    EXPECT_EQ(static_cast<unsigned char>(pixels.image.bytes[17]), 17 * 14);
+    // The pixels were taken over from the message, not copied: the request's buffer is the one the
+    // detector reads.
+    EXPECT_TRUE(pixels_message.raw_input_contents(0).empty());
+    ASSERT_NE(pixels.image.storage, nullptr);
+    EXPECT_EQ(pixels.image.bytes.data(), pixels.image.storage->data());
+    inference::ModelInferRequest typed_pixels_message = as_typed_contents(small_pixels());
+    const InferenceRequest typed_pixels = request_from_grpc(typed_pixels_message);
     EXPECT_EQ(typed_pixels.image.bytes, pixels.image.bytes);
     EXPECT_EQ(typed_pixels.image.height, 2);
 
     const std::string dog = test::darknet_file("data/dog.jpg");
-    const InferenceRequest encoded = request_from_grpc(encoded_request(dog, "e"));
+    inference::ModelInferRequest encoded_message = encoded_request(dog, "e");
+    const InferenceRequest encoded = request_from_grpc(encoded_message);
     EXPECT_EQ(encoded.image.form, ImageInput::Form::Encoded);
     const std::string file = file_text(dog);
-    EXPECT_EQ(std::string(encoded.image.bytes.begin(), encoded.image.bytes.end()), file);
-    const InferenceRequest typed = request_from_grpc(as_typed_contents(encoded_request(dog, "e")));
+    EXPECT_EQ(encoded.image.bytes, file);
+    inference::ModelInferRequest typed_message = as_typed_contents(encoded_request(dog, "e"));
+    const InferenceRequest typed = request_from_grpc(typed_message);
     EXPECT_EQ(typed.image.bytes, encoded.image.bytes);
 }
+
+/// request_from_grpc of a copy: it takes the raw contents out of the message it is given.
+InferenceRequest converted(inference::ModelInferRequest message) { return request_from_grpc(message); }
 
 TEST(GrpcMessages, ParametersInEachNumberFormAndRequestedOutputs) {
     inference::ModelInferRequest message = small_pixels();
@@ -68,15 +80,16 @@ TEST(GrpcMessages, ParametersInEachNumberFormAndRequestedOutputs) {
     (*message.mutable_parameters())["priority"].set_int64_param(3);  // not fpgacnn's: ignored
     message.add_outputs()->set_name("scores");
     message.add_outputs()->set_name("labels");
-    InferenceRequest request = request_from_grpc(message);
+    InferenceRequest request = converted(message);
     EXPECT_EQ(request.thresh, 0.125f);
     EXPECT_EQ(request.nms, 0.5f);
     EXPECT_EQ(request.requested_outputs, (std::vector<std::string>{"scores", "labels"}));
     EXPECT_FALSE(request.deadline.has_value());
 
     (*message.mutable_parameters())["thresh"].set_int64_param(1);
-    EXPECT_EQ(request_from_grpc(message).thresh, 1.0f);
-    const InferenceRequest plain = request_from_grpc(small_pixels());
+    EXPECT_EQ(converted(message).thresh, 1.0f);
+    inference::ModelInferRequest plain_message = small_pixels();
+    const InferenceRequest plain = request_from_grpc(plain_message);
     EXPECT_FALSE(plain.thresh.has_value());
     EXPECT_FALSE(plain.nms.has_value());
     EXPECT_TRUE(plain.requested_outputs.empty());

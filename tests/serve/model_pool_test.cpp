@@ -53,7 +53,8 @@ InferenceRequest encoded_request(const std::string& image_file, const std::strin
     request.model = "yolo-lite";
     request.id = id;
     request.image.form = ImageInput::Form::Encoded;
-    request.image.bytes = file_bytes(image_file);
+    const std::vector<std::uint8_t> file = file_bytes(image_file);
+    request.image.hold(std::string(file.begin(), file.end()));
     return request;
 }
 
@@ -104,11 +105,13 @@ TEST(ModelPool, AnswersAreTheDetectorsForBothInputForms) {
     pixels.image.form = ImageInput::Form::RgbPixels;
     pixels.image.height = bgr.rows;
     pixels.image.width = bgr.cols;
+    std::string rgb;
     for (int y = 0; y < bgr.rows; ++y)
         for (int x = 0; x < bgr.cols; ++x) {
             const cv::Vec3b p = bgr.at<cv::Vec3b>(y, x);
-            pixels.image.bytes.insert(pixels.image.bytes.end(), {p[2], p[1], p[0]});
+            rgb += {static_cast<char>(p[2]), static_cast<char>(p[1]), static_cast<char>(p[0])};
         }
+    pixels.image.hold(std::move(rgb));
     expect_answer(pool.infer(pixels), detector_answer(config, image_from_bgr(bgr), config.thresh),
                   "RGB pixels");
 }
@@ -171,13 +174,13 @@ TEST(ModelPool, MalformedInputsAndPassedDeadlinesFailWithTheirKind) {
         return ErrorKind::Internal;  // answered: not what these requests expect
     };
     InferenceRequest garbage = encoded_request(test::darknet_file("data/dog.jpg"), "g");
-    garbage.image.bytes.assign(100, 7);
+    garbage.image.hold(std::string(100, '\x07'));
     EXPECT_EQ(kind_of(garbage), ErrorKind::InvalidArgument);
     InferenceRequest short_pixels;
     short_pixels.image.form = ImageInput::Form::RgbPixels;
     short_pixels.image.height = 4;
     short_pixels.image.width = 4;
-    short_pixels.image.bytes.assign(47, 0);
+    short_pixels.image.hold(std::string(47, '\0'));
     EXPECT_EQ(kind_of(short_pixels), ErrorKind::InvalidArgument);
     InferenceRequest bad_thresh = encoded_request(test::darknet_file("data/dog.jpg"), "t");
     bad_thresh.thresh = 1.5f;

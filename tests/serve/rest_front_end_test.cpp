@@ -57,8 +57,7 @@ protected:
         InferenceRequest direct;
         direct.model = "yolo-lite";
         direct.image.form = ImageInput::Form::Encoded;
-        const std::string bytes = file_text(path);
-        direct.image.bytes.assign(bytes.begin(), bytes.end());
+        direct.image.hold(file_text(path));
         return detections_of(repository_core->infer(direct));
     }
 

@@ -70,7 +70,7 @@ TEST(RestMessages, PixelsAsNestedJsonOrBinaryMeanTheSame) {
     const RestInferRequest from_json = request_from_rest("m", "", nested.dump(), std::nullopt);
     EXPECT_EQ(from_json.inference.id, "a");
     EXPECT_EQ(from_json.inference.image.form, ImageInput::Form::RgbPixels);
-    EXPECT_EQ(from_json.inference.image.bytes, (std::vector<std::uint8_t>{1, 2, 3, 4, 5, 255}));
+    EXPECT_EQ(from_json.inference.image.bytes, std::string_view("\x01\x02\x03\x04\x05\xff", 6));
 
     const json header = {{"id", "a"},
                          {"inputs",

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/frame_input.hpp"
 #include "fpgacnn/golden_twin.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
@@ -89,7 +90,6 @@ struct FrameThresholds {
 namespace pipeline_detail {
 class FramePipeline;
 class GoldenTwinState;
-struct FrameSource;
 }  // namespace pipeline_detail
 
 /// Detects objects in images, one at a time (detect) or pipelined (submit).
@@ -112,21 +112,21 @@ public:
     /// detect() of 8-bit RGB pixels: the detections of detect(image_from_rgb(...)), letterboxed
     /// without the full-size float image (letterbox_rgb).
     DetectionResult detect(const RgbPixels& pixels);
+    /// detect() of a shared frame (the input submit() takes). Throws Error for an empty frame.
+    DetectionResult detect(const FrameInput& frame);
 
     /// Queues one frame and returns at once unless options().max_in_flight frames are unfinished,
     /// in which case it blocks until the oldest completes (back-pressure). A frame's failure (a bad
     /// image, a device error) is thrown by its future's get(); later frames are unaffected.
     /// `thresholds` replace the options' thresh / nms for this frame only.
     std::future<DetectionResult> submit(Image image, FrameThresholds thresholds = {});
-    /// As above, with the image shared instead of handed over: a caller that submits the same
-    /// image many times (a benchmark, a still) pays no copy of its pixels. The pipeline holds the
-    /// image until the frame's pre-processing is done; it must not change before the future is
-    /// ready. Throws fpgacnn::Error for a null image.
-    std::future<DetectionResult> submit(std::shared_ptr<const Image> image, FrameThresholds thresholds = {});
-    /// As above for 8-bit RGB pixels as a client or a capture delivers them: the same detections as
-    /// submitting image_from_rgb of them, without the full-size float image (letterbox_rgb).
-    std::future<DetectionResult> submit(std::shared_ptr<const RgbPixels> pixels,
-                                        FrameThresholds thresholds = {});
+    /// As above for a shared frame (fpgacnn/frame_input.hpp): a shared image or RGB pixels, or pixels
+    /// in a buffer the caller owns. Nothing is copied: a caller that submits the same frame many
+    /// times (a benchmark, a still) or a server handing over a request's bytes pays no copy of the
+    /// pixels; RGB pixels are letterboxed without the full-size float image (letterbox_rgb), with
+    /// the detections of submitting image_from_rgb of them. The pipeline holds the frame until its
+    /// pre-processing is done. Throws fpgacnn::Error for an empty frame.
+    std::future<DetectionResult> submit(FrameInput frame, FrameThresholds thresholds = {});
     /// Blocks until every submitted frame's future is ready.
     void flush();
     /// Frames submitted and not yet completed.
@@ -151,8 +151,6 @@ public:
 private:
     /// detect() after `letterbox` made the network input of an image_w x image_h image.
     DetectionResult detect_letterboxed(int image_w, int image_h, const std::function<Image()>& letterbox);
-    std::future<DetectionResult> submit_frame(pipeline_detail::FrameSource source,
-                                              FrameThresholds thresholds);
     std::unique_ptr<Backend> new_backend() const;
     /// `backend` wrapped in the golden twin when options_.verify asks for it and it runs on a device.
     std::unique_ptr<Backend> with_golden_twin(std::unique_ptr<Backend> backend) const;

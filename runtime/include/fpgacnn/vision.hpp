@@ -64,6 +64,21 @@ struct RgbPixels {
     int height = 0;
 };
 
+/// RgbPixels' layout over bytes someone else owns (a server request's buffer): what letterbox_rgb
+/// reads. Converts from RgbPixels, so every function taking a view takes RgbPixels too.
+struct RgbPixelsView {
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;  // bytes at data; valid views have width * height * 3
+    int width = 0;
+    int height = 0;
+
+    RgbPixelsView() = default;
+    RgbPixelsView(const std::uint8_t* data, std::size_t size, int width, int height)
+        : data(data), size(size), width(width), height(height) {}
+    RgbPixelsView(const RgbPixels& pixels)  // implicit, see above
+        : data(pixels.data.data()), size(pixels.data.size()), width(pixels.width), height(pixels.height) {}
+};
+
 /// An 8-bit BGR OpenCV frame (camera / video) as RgbPixels: what image_from_bgr gives, for the
 /// detector's letterbox_rgb path (a quarter of the bytes of an Image, converted once, in SIMD).
 RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr);
@@ -77,7 +92,7 @@ Image letterbox_image(const Image& image, int w, int h);
 /// letterbox_image(image_from_rgb(...), w, h) bit for bit, without the full-size float Image (12
 /// bytes a pixel): each source row is converted as the resize reads it. Throws Error for empty
 /// pixels or a data size other than width * height * 3.
-Image letterbox_rgb(const RgbPixels& pixels, int w, int h);
+Image letterbox_rgb(const RgbPixelsView& pixels, int w, int h);
 
 /// A box in relative coordinates (centre x, y and width, height as fractions of the image).
 struct Box {

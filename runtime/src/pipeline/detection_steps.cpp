@@ -10,6 +10,10 @@ Image prepare_input(const Network& network, const RgbPixels& pixels) {
     return letterbox_rgb(pixels, network.input.w, network.input.h);
 }
 
+Image prepare_input(const Network& network, const FrameInput& frame) {
+    return frame.letterbox(network.input.w, network.input.h);
+}
+
 std::vector<Detection> decode_detections(const Network& network, const std::vector<std::string>& class_names,
                                          const FrameThresholds& thresholds,
                                          const std::vector<float>& region_output, int image_w, int image_h) {

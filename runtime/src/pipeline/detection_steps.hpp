@@ -14,6 +14,8 @@ namespace fpgacnn::pipeline_detail {
 Image prepare_input(const Network& network, const Image& image);
 /// The same input for 8-bit RGB pixels (identical to converting them with image_from_rgb first).
 Image prepare_input(const Network& network, const RgbPixels& pixels);
+/// The same input for a shared frame.
+Image prepare_input(const Network& network, const FrameInput& frame);
 
 /// `thresholds` with the options' values where it has none.
 inline FrameThresholds resolved_thresholds(const DetectorOptions& options,

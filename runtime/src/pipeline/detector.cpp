@@ -72,6 +72,12 @@ DetectionResult Detector::detect(const RgbPixels& pixels) {
                               [&] { return pipeline_detail::prepare_input(network_, pixels); });
 }
 
+DetectionResult Detector::detect(const FrameInput& frame) {
+    if (frame.empty()) throw Error("Detector::detect: the frame is empty (no image, no pixels)");
+    return detect_letterboxed(frame.width(), frame.height(),
+                              [&] { return pipeline_detail::prepare_input(network_, frame); });
+}
+
 DetectionResult Detector::detect_letterboxed(int image_w, int image_h,
                                              const std::function<Image()>& letterbox) {
     std::lock_guard<std::mutex> lock(calls_);
@@ -102,20 +108,8 @@ std::future<DetectionResult> Detector::submit(Image image, FrameThresholds thres
     return submit(std::make_shared<const Image>(std::move(image)), thresholds);
 }
 
-std::future<DetectionResult> Detector::submit(std::shared_ptr<const Image> image,
-                                              FrameThresholds thresholds) {
-    if (!image) throw Error("Detector::submit: the image is null");
-    return submit_frame(pipeline_detail::FrameSource{std::move(image), nullptr}, thresholds);
-}
-
-std::future<DetectionResult> Detector::submit(std::shared_ptr<const RgbPixels> pixels,
-                                              FrameThresholds thresholds) {
-    if (!pixels) throw Error("Detector::submit: the pixels are null");
-    return submit_frame(pipeline_detail::FrameSource{nullptr, std::move(pixels)}, thresholds);
-}
-
-std::future<DetectionResult> Detector::submit_frame(pipeline_detail::FrameSource source,
-                                                    FrameThresholds thresholds) {
+std::future<DetectionResult> Detector::submit(FrameInput frame, FrameThresholds thresholds) {
+    if (frame.empty()) throw Error("Detector::submit: the frame is empty (no image, no pixels)");
     std::lock_guard<std::mutex> lock(calls_);
     if (!pipeline_) {
         std::vector<Backend*> workers{backend_.get()};
@@ -127,7 +121,7 @@ std::future<DetectionResult> Detector::submit_frame(pipeline_detail::FrameSource
                                                                      std::move(workers));
         running_pipeline_ = pipeline_.get();
     }
-    return pipeline_->submit(std::move(source), pipeline_detail::resolved_thresholds(options_, thresholds));
+    return pipeline_->submit(std::move(frame), pipeline_detail::resolved_thresholds(options_, thresholds));
 }
 
 void Detector::flush() {

@@ -13,8 +13,8 @@ using Clock = std::chrono::steady_clock;
 struct FramePipeline::Frame {
     std::uint64_t sequence = 0;
     Clock::time_point submitted;
-    FrameSource source;  // released after the pre stage; only its size is needed later
-    Image input;         // the letterboxed network input
+    FrameInput source;  // released after the pre stage; only its size is needed later
+    Image input;        // the letterboxed network input
     std::vector<float> region_output;
     FrameThresholds thresholds;
     DetectionResult result;
@@ -46,7 +46,7 @@ FramePipeline::~FramePipeline() {
     post_thread_.join();
 }
 
-std::future<DetectionResult> FramePipeline::submit(FrameSource source, FrameThresholds thresholds) {
+std::future<DetectionResult> FramePipeline::submit(FrameInput source, FrameThresholds thresholds) {
     auto frame = std::make_unique<Frame>();
     frame->source = std::move(source);
     frame->thresholds = thresholds;
@@ -76,19 +76,13 @@ void FramePipeline::pre_stage() {
         Frame& frame = **item;
         const auto start = Clock::now();
         try {
-            if (frame.source.pixels) {
-                frame.result.image_w = frame.source.pixels->width;
-                frame.result.image_h = frame.source.pixels->height;
-                frame.input = prepare_input(network_, *frame.source.pixels);
-            } else {
-                frame.result.image_w = frame.source.image->w;
-                frame.result.image_h = frame.source.image->h;
-                frame.input = prepare_input(network_, *frame.source.image);
-            }
+            frame.result.image_w = frame.source.width();
+            frame.result.image_h = frame.source.height();
+            frame.input = prepare_input(network_, frame.source);
         } catch (...) {
             frame.error = std::current_exception();
         }
-        frame.source = FrameSource();
+        frame.source = FrameInput();
         frame.result.pre_ms = milliseconds_since(start);
         to_device_.push(std::move(*item));
     }

@@ -22,13 +22,6 @@
 
 namespace fpgacnn::pipeline_detail {
 
-/// What a frame starts from: a float image or 8-bit RGB pixels, exactly one of them set. Shared, so
-/// the caller keeps its copy without the pipeline making another.
-struct FrameSource {
-    std::shared_ptr<const Image> image;
-    std::shared_ptr<const RgbPixels> pixels;
-};
-
 class FramePipeline {
 public:
     /// The backends must outlive the pipeline; one device worker runs on each.
@@ -40,7 +33,7 @@ public:
     FramePipeline& operator=(const FramePipeline&) = delete;
 
     /// `thresholds`: resolved (both set).
-    std::future<DetectionResult> submit(FrameSource source, FrameThresholds thresholds);
+    std::future<DetectionResult> submit(FrameInput source, FrameThresholds thresholds);
     void flush();
     int in_flight() const;
 

@@ -18,14 +18,14 @@ void require_valid_image(const Image& image, const std::string& what) {
     }
 }
 
-void require_valid_pixels(const RgbPixels& pixels, const std::string& what) {
+void require_valid_pixels(const RgbPixelsView& pixels, const std::string& what) {
     const std::string size = std::to_string(pixels.width) + "x" + std::to_string(pixels.height);
     if (pixels.width <= 0 || pixels.height <= 0)
         throw Error(what + ": the RGB pixels are empty (" + size + ")");
     const std::size_t expected = static_cast<std::size_t>(pixels.width) * pixels.height * 3;
-    if (pixels.data.size() != expected) {
+    if (pixels.data == nullptr || pixels.size != expected) {
         throw Error(what + ": " + size + " RGB pixels need " + std::to_string(expected) + " bytes but " +
-                    std::to_string(pixels.data.size()) + " are given");
+                    std::to_string(pixels.data == nullptr ? 0 : pixels.size) + " are given");
     }
 }
 

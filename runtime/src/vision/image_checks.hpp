@@ -11,6 +11,6 @@ namespace fpgacnn::vision_detail {
 void require_valid_image(const Image& image, const std::string& what);
 
 /// Throws Error (naming `what`) unless the pixels have positive sizes and width*height*3 bytes.
-void require_valid_pixels(const RgbPixels& pixels, const std::string& what);
+void require_valid_pixels(const RgbPixelsView& pixels, const std::string& what);
 
 }  // namespace fpgacnn::vision_detail

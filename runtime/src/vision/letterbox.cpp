@@ -77,7 +77,7 @@ Image letterbox_image(const Image& image, int w, int h) {
     return embed_centred(resize_image(image, inner.w, inner.h), w, h);
 }
 
-Image letterbox_rgb(const RgbPixels& pixels, int w, int h) {
+Image letterbox_rgb(const RgbPixelsView& pixels, int w, int h) {
     vision_detail::require_valid_pixels(pixels, "letterbox_rgb");
     const vision_detail::LetterboxSize inner =
         vision_detail::letterbox_size(pixels.width, pixels.height, w, h);

@@ -136,7 +136,7 @@ Image resize_image(const Image& image, int w, int h) {
 
 namespace vision_detail {
 
-Image resize_rgb(const RgbPixels& pixels, int w, int h) {
+Image resize_rgb(const RgbPixelsView& pixels, int w, int h) {
     require_valid_pixels(pixels, "resize_rgb");
     require_positive_size(w, h);
     const std::array<float, 256>* unit = &unit_values();
@@ -144,7 +144,7 @@ Image resize_rgb(const RgbPixels& pixels, int w, int h) {
     return resize_two_passes(
         pixels.width, pixels.height, 3,
         [&](int k, int r) {
-            return RgbRow{pixels.data.data() + row_bytes * static_cast<std::size_t>(r) + k, unit};
+            return RgbRow{pixels.data + row_bytes * static_cast<std::size_t>(r) + k, unit};
         },
         w, h);
 }

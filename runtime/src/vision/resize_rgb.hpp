@@ -8,6 +8,6 @@
 namespace fpgacnn::vision_detail {
 
 /// resize_image(image_from_rgb(pixels...), w, h), bit for bit.
-Image resize_rgb(const RgbPixels& pixels, int w, int h);
+Image resize_rgb(const RgbPixelsView& pixels, int w, int h);
 
 }  // namespace fpgacnn::vision_detail

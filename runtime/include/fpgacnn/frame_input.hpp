@@ -1,0 +1,37 @@
+// What a frame handed to the Detector starts from: a float image, 8-bit RGB pixels, or RGB pixels in
+// a buffer someone else owns (a server request's bytes). Shared, never copied: the pipeline, a retry
+// on another detector and the caller can all hold the same frame; the pixels must not change until
+// every future of a submission that holds them is ready.
+#pragma once
+
+#include <memory>
+
+#include "fpgacnn/vision.hpp"
+
+namespace fpgacnn {
+
+class FrameInput {
+public:
+    /// An empty input: Detector::submit refuses it.
+    FrameInput() = default;
+    // Implicit, so that submit(shared_image) and submit(shared_pixels) read as they mean.
+    FrameInput(std::shared_ptr<const Image> image);
+    FrameInput(std::shared_ptr<const RgbPixels> pixels);
+    /// Pixels that `owner` keeps alive (the view points into what it owns): no copy is made.
+    FrameInput(RgbPixelsView pixels, std::shared_ptr<const void> owner);
+
+    bool empty() const { return !image_ && !owner_; }
+    /// The original frame's size (what detections are scaled back to).
+    int width() const;
+    int height() const;
+    /// The network input of w x h: letterbox_image of the image or letterbox_rgb of the pixels
+    /// (the same values for the same picture). Throws Error for an empty or invalid input.
+    Image letterbox(int w, int h) const;
+
+private:
+    std::shared_ptr<const Image> image_;
+    std::shared_ptr<const void> owner_;  // what keeps pixels_ alive
+    RgbPixelsView pixels_;
+};
+
+}  // namespace fpgacnn
