@@ -11,7 +11,8 @@ FrameInput detector_input(ImageInput&& input, const std::string& request_id) {
             throw ServeError(ErrorKind::InvalidArgument, name + ": the encoded image is empty");
         try {
             const auto* file = reinterpret_cast<const std::uint8_t*>(input.bytes.data());
-            return std::make_shared<const Image>(decode_image(file, input.bytes.size(), name));
+            // As 8-bit pixels: the detector letterboxes them without a full-size float image.
+            return std::make_shared<const RgbPixels>(decode_rgb_pixels(file, input.bytes.size(), name));
         } catch (const Error& e) {
             throw ServeError(ErrorKind::InvalidArgument, e.what());
         }

@@ -126,6 +126,23 @@ TEST(ImageHardening, DecodingBytesGivesImreadsPixels) {
     }
 }
 
+// The pixels a server decodes a request's file into: decode_image's, as 8-bit RGB.
+TEST(ImageHardening, DecodingBytesToRgbPixelsGivesDecodeImagesValues) {
+    for (const char* name : {"data/dog.jpg", "data/giraffe.jpg"}) {
+        const std::string path = test::darknet_file(name);
+        const Bytes bytes = read_bytes(path);
+        const RgbPixels pixels = decode_rgb_pixels(bytes.data(), bytes.size(), path);
+        const Image decoded = decode_image(bytes.data(), bytes.size(), path);
+        ASSERT_EQ(pixels.width, decoded.w) << name;
+        ASSERT_EQ(pixels.height, decoded.h) << name;
+        EXPECT_EQ(image_from_rgb(pixels.data.data(), pixels.width, pixels.height).data, decoded.data) << name;
+    }
+    const Bytes garbage(64, 7);
+    const std::string message =
+        error_message([&] { decode_rgb_pixels(garbage.data(), garbage.size(), "upload 3"); });
+    EXPECT_NE(message.find("upload 3: not a JPEG, PNG"), std::string::npos) << message;
+}
+
 // An Exif APP1 segment with orientation 6 ("rotate 90 clockwise to display"), inserted after SOI.
 Bytes with_exif_orientation_6(const Bytes& jpeg) {
     const Bytes tiff = {'I',  'I',  42, 0, 8, 0, 0, 0,              // little-endian TIFF, IFD at 8

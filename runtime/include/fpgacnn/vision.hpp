@@ -79,6 +79,11 @@ struct RgbPixelsView {
         : data(pixels.data.data()), size(pixels.data.size()), width(pixels.width), height(pixels.height) {}
 };
 
+/// decode_image's checks and decoders, as 8-bit RGB pixels (a quarter of the bytes of an Image, for
+/// the detector's letterbox_rgb path; what image_from_bgr would convert). A damaged JPEG decodes as
+/// decode_image's does and is logged as a warning (RgbPixels has no damage flag).
+RgbPixels decode_rgb_pixels(const std::uint8_t* data, std::size_t size, const std::string& name);
+
 /// An 8-bit BGR OpenCV frame (camera / video) as RgbPixels: what image_from_bgr gives, for the
 /// detector's letterbox_rgb path (a quarter of the bytes of an Image, converted once, in SIMD).
 RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr);

@@ -122,7 +122,12 @@ Image image_from_rgb(const std::uint8_t* rgb, int width, int height) {
     return image_from_interleaved(width, height, 0, [&](int y) { return rgb + row_bytes * y; });
 }
 
-Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name) {
+namespace {
+
+/// decode_image's checks and decode: the 8-bit BGR pixels, and in `damage` what libjpeg reported of
+/// a damaged JPEG (logged here too).
+cv::Mat decode_checked_bgr(const std::uint8_t* data, std::size_t size, const std::string& name,
+                           std::string& damage) {
     if (size == 0) throw Error(name + ": the image file is empty");
     if (size > static_cast<std::size_t>(INT32_MAX)) {
         throw Error(name + ": the image file has " + std::to_string(size) + " bytes, more than 2 GiB");
@@ -143,7 +148,6 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
                     "re-save the image as JPEG or PNG");
     }
     require_pixels(header->width, header->height, name);
-    std::string damage;
     if (vision_detail::is_jpeg(data, size)) {
         // 2^30 pixels (the cap) in 4:2:0 take 3 GiB of coefficients: the budget bounds it further.
         const HostMemoryBudget budget = host_memory_budget();
@@ -154,13 +158,26 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
             spdlog::warn("{}: damaged JPEG ({}); what OpenCV decodes of it is used", name, damage);
         }
     }
-    const cv::Mat bgr = decode_bgr(data, size, name);
+    cv::Mat bgr = decode_bgr(data, size, name);
     // The decoded size, should a decoder read another one than the header check did.
     require_pixels(static_cast<std::uint64_t>(bgr.cols), static_cast<std::uint64_t>(bgr.rows), name);
+    return bgr;
+}
+
+}  // namespace
+
+Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name) {
+    std::string damage;
+    const cv::Mat bgr = decode_checked_bgr(data, size, name, damage);
     Image image = image_from_bgr(bgr);
     image.damaged = !damage.empty();
     image.damage = damage;
     return image;
+}
+
+RgbPixels decode_rgb_pixels(const std::uint8_t* data, std::size_t size, const std::string& name) {
+    std::string damage;  // logged by the decode; RgbPixels has no place for it
+    return rgb_pixels_from_bgr(decode_checked_bgr(data, size, name, damage));
 }
 
 Image load_image(const std::string& path) {
