@@ -109,19 +109,6 @@ ImagePayload pixel_payload(const std::string& path) {
     return {"UINT8", {rgb.rows, rgb.cols, 3}, std::string(first, first + rgb.total() * 3)};
 }
 
-inference::ModelInferRequest infer_request(const std::string& model, const std::string& id,
-                                           const ImagePayload& image) {
-    inference::ModelInferRequest request;
-    request.set_model_name(model);
-    request.set_id(id);
-    auto* input = request.add_inputs();
-    input->set_name(serve::kImageInputName);
-    input->set_datatype(image.datatype);
-    for (const std::int64_t extent : image.shape) input->add_shape(extent);
-    request.add_raw_input_contents(image.raw);
-    return request;
-}
-
 /// ModelInfer's full method name, for the generic stub that sends pre-serialized requests.
 constexpr const char* kModelInferMethod = "/inference.GRPCInferenceService/ModelInfer";
 
@@ -129,12 +116,19 @@ constexpr const char* kModelInferMethod = "/inference.GRPCInferenceService/Model
 /// (gRPC slices are shared by reference count, so nothing is copied or serialized again), so the
 /// client's CPU per request is the connection's, not a 1.3 MB copy and encode of the same pixels.
 grpc::Slice serialized_request(const std::string& model, const ImagePayload& image) {
-    return grpc::Slice(infer_request(model, "", image).SerializeAsString());
+    inference::ModelInferRequest request;
+    request.set_model_name(model);
+    auto* input = request.add_inputs();
+    input->set_name(serve::kImageInputName);
+    input->set_datatype(image.datatype);
+    for (const std::int64_t extent : image.shape) input->add_shape(extent);
+    request.add_raw_input_contents(image.raw);
+    return grpc::Slice(request.SerializeAsString());
 }
 
 /// The request with `id`: the id's field, then the serialized image request. Protobuf parses
 /// concatenated messages as one (a later field's value joins or replaces an earlier one), so the
-/// server reads the same request infer_request(model, id, image) would have sent.
+/// server reads one request holding the image and this id.
 grpc::ByteBuffer request_with_id(const std::string& id, const grpc::Slice& image_request) {
     inference::ModelInferRequest head;
     head.set_id(id);

@@ -77,14 +77,14 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
                              const std::string& datatype, const std::vector<std::int64_t>& shape,
                              std::string raw_bytes) {
     // Taken over, not copied: the pixels reach the detector in this very buffer.
-    auto storage = std::make_shared<const std::string>(std::move(raw_bytes));
-    const std::string_view raw = *storage;
+    ImageInput input;
+    input.hold(std::move(raw_bytes));
+    const std::string_view raw = input.bytes;
     const std::string where = "request '" + request_id + "' input '" + name + "'";
     if (name != kImageInputName) {
         throw ServeError(ErrorKind::InvalidArgument, "request '" + request_id + "': unknown input '" + name +
                                                          "' (the only input is 'image')");
     }
-    ImageInput input;
     if (datatype == "BYTES") {
         if (shape != std::vector<std::int64_t>{1}) {
             throw ServeError(
@@ -100,8 +100,7 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
         if (elements[0].empty())
             throw ServeError(ErrorKind::InvalidArgument, where + ": the encoded image is empty (0 bytes)");
         input.form = ImageInput::Form::Encoded;
-        input.bytes = elements[0];
-        input.storage = std::move(storage);
+        input.bytes = elements[0];  // the file inside its raw encoding
         return input;
     }
     if (datatype == "UINT8") {
@@ -120,8 +119,6 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
         input.form = ImageInput::Form::RgbPixels;
         input.height = static_cast<int>(shape[0]);
         input.width = static_cast<int>(shape[1]);
-        input.bytes = raw;
-        input.storage = std::move(storage);
         return input;
     }
     throw ServeError(ErrorKind::InvalidArgument,

@@ -73,8 +73,8 @@ struct RgbPixelsView {
     int height = 0;
 
     RgbPixelsView() = default;
-    RgbPixelsView(const std::uint8_t* data, std::size_t size, int width, int height)
-        : data(data), size(size), width(width), height(height) {}
+    RgbPixelsView(const std::uint8_t* bytes, std::size_t byte_count, int pixels_wide, int pixels_high)
+        : data(bytes), size(byte_count), width(pixels_wide), height(pixels_high) {}
     RgbPixelsView(const RgbPixels& pixels)  // implicit, see above
         : data(pixels.data.data()), size(pixels.data.size()), width(pixels.width), height(pixels.height) {}
 };
