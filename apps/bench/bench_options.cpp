@@ -63,10 +63,16 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
         ->needs(server)
         ->capture_default_str();
 #endif
-    app.add_flag("--pixels", options.send_pixels,
-                 "frames as 8-bit RGB pixels, as fpgacnn-serve receives them: in-process, the Detector "
-                 "letterboxes them without a float image; with --server, the images are decoded here and "
-                 "sent as UINT8 [H, W, 3] instead of the files");
+    CLI::Option* pixels =
+        app.add_flag("--pixels", options.send_pixels,
+                     "frames as 8-bit RGB pixels, as fpgacnn-serve receives them: in-process, the Detector "
+                     "letterboxes them without a float image; with --server, the images are decoded here and "
+                     "sent as UINT8 [H, W, 3] instead of the files");
+    app.add_flag("--encoded", options.decode_each_frame,
+                 "in-process: each frame is decoded from its image file's bytes just before it is submitted, "
+                 "as fpgacnn-serve decodes every encoded request, so the decode is timed too (with --server "
+                 "the files are sent encoded unless --pixels)")
+        ->excludes(pixels);
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

@@ -28,8 +28,9 @@ struct BenchOptions {
     bool json = false;
     std::string csv;
     std::string plot;
-    std::string images;        // a folder of input frames; default: darknet's sample images
-    bool send_pixels = false;  // --pixels: frames as 8-bit RGB pixels (in-process and --server)
+    std::string images;              // a folder of input frames; default: darknet's sample images
+    bool send_pixels = false;        // --pixels: frames as 8-bit RGB pixels (in-process and --server)
+    bool decode_each_frame = false;  // --encoded: in-process, each frame decoded from its file's bytes
     int verbosity = 0;
     bool quiet = false;
     // --server: a running fpgacnn-serve measured over gRPC instead of a model in this process

@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -129,13 +132,61 @@ std::vector<FrameInput> bench_frames(const BenchOptions& options, std::string& s
     return frames;
 }
 
+std::vector<std::uint8_t> read_image_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.empty() || (!in.good() && !in.eof())) throw Error(path + ": empty or unreadable image file");
+    return bytes;
+}
+
+// One frame for a submit, and how long its decode took (--encoded; else 0).
+struct SuppliedFrame {
+    FrameInput input;
+    double decode_ms = 0;
+};
+
+// What each submit gets: one of the frames held above, or with --encoded an image file's bytes decoded
+// into 8-bit RGB pixels just before (the work fpgacnn-serve does for every encoded request, so the
+// decode counts in the frame's latency and CPU, as it does for the server).
+class FrameSupply {
+public:
+    FrameSupply(const BenchOptions& options, std::string& source) {
+        if (!options.decode_each_frame) {
+            frames_ = bench_frames(options, source);
+            return;
+        }
+        for (const std::string& path : frame_image_paths(options.images))
+            files_.emplace_back(path, read_image_file(path));
+        if (files_.empty())
+            throw Error(
+                "--encoded needs image files: give --images DIR (darknet's sample images are not here)");
+        source = (options.images.empty() ? std::string("darknet's sample images") : options.images) + " (" +
+                 std::to_string(files_.size()) + " images), each decoded from its file before each submit";
+    }
+
+    SuppliedFrame operator()(int i) const {
+        if (files_.empty()) return {frames_[static_cast<std::size_t>(i) % frames_.size()]};
+        const auto& [path, bytes] = files_[static_cast<std::size_t>(i) % files_.size()];
+        const auto start = Clock::now();
+        auto pixels = std::make_shared<const RgbPixels>(decode_rgb_pixels(bytes.data(), bytes.size(), path));
+        return {FrameInput(std::move(pixels)),
+                std::chrono::duration<double, std::milli>(Clock::now() - start).count()};
+    }
+
+private:
+    std::vector<FrameInput> frames_;
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files_;
+};
+
 // Collects per-frame numbers of one mode.
 struct ModeAccumulator {
     std::vector<double> latency;
     double pre = 0, device = 0, post = 0;
-    void add(const DetectionResult& r) {
-        latency.push_back(r.milliseconds);
-        pre += r.pre_ms;
+    // `decode_ms`: the frame's decode before the detector got it (--encoded), part of its latency and
+    // of its pre-processing.
+    void add(const DetectionResult& r, double decode_ms) {
+        latency.push_back(decode_ms + r.milliseconds);
+        pre += decode_ms + r.pre_ms;
         device += r.device_ms;
         post += r.post_ms;
     }
@@ -265,7 +316,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.warmup = options.warmup;
     result.max_in_flight = options.max_in_flight;
     result.device_workers = options.device_workers;
-    const std::vector<FrameInput> frames = bench_frames(options, result.frames_source);
+    const FrameSupply frame(options, result.frames_source);
 
     Detector detector(network, {}, detector_options);
     // Only now: set before loading, the loader's large temporary blocks would stay in the heap.
@@ -273,14 +324,10 @@ BenchResult run_benchmark(const BenchOptions& options) {
     result.device_name = detector.device_name();
     spdlog::info("{}: {}x{}, {:.2f} GOP/frame on {}; frames: {}", options.cfg, network.input.w,
                  network.input.h, result.gop_per_frame, result.device_name, result.frames_source);
-    const auto frame = [&](int i) -> const FrameInput& {
-        return frames[static_cast<std::size_t>(i) % frames.size()];
-    };
-
     {
         ProgressBar progress("warm-up", options.warmup, !options.quiet);
         for (int i = 0; i < options.warmup; ++i) {
-            detector.detect(frame(i));
+            detector.detect(frame(i).input);
             progress.step();
         }
         progress.finish(frames_text(options.warmup));
@@ -296,7 +343,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
         const auto start = Clock::now();
         const double cpu_start = apps::process_cpu_seconds();
         for (int i = 0; i < options.frames; ++i) {
-            single.add(detector.detect(frame(i)));
+            const SuppliedFrame supplied = frame(i);
+            single.add(detector.detect(supplied.input), supplied.decode_ms);
             for (const LayerTiming& t : detector.layer_times()) {
                 const auto l = static_cast<std::size_t>(t.layer);
                 layer_ms[l] += t.milliseconds;
@@ -318,16 +366,20 @@ BenchResult run_benchmark(const BenchOptions& options) {
         const auto start = Clock::now();
         const double cpu_start = apps::process_cpu_seconds();
         std::vector<std::future<DetectionResult>> futures;
+        std::vector<double> decode_ms;
         std::size_t collected = 0;
         const auto collect = [&](bool wait) {
             while (collected < futures.size() && (wait || futures[collected].wait_for(std::chrono::seconds(
                                                               0)) == std::future_status::ready)) {
-                pipelined.add(futures[collected++].get());
+                pipelined.add(futures[collected].get(), decode_ms[collected]);
+                ++collected;
                 progress.step();
             }
         };
         for (int i = 0; i < options.frames; ++i) {
-            futures.push_back(detector.submit(frame(i)));
+            SuppliedFrame supplied = frame(i);
+            decode_ms.push_back(supplied.decode_ms);
+            futures.push_back(detector.submit(std::move(supplied.input)));
             collect(false);
         }
         collect(true);

@@ -72,6 +72,26 @@ TEST(BenchCli, PixelFramesRunAndTheReportSaysSo) {
     EXPECT_GT(pixels["pipelined"]["cpu_ms_per_frame"].get<double>(), 0);
 }
 
+// --encoded: each frame is decoded from its file's bytes before it is submitted (what fpgacnn-serve does
+// per encoded request); a file that does not decode stops the run with its name.
+TEST(BenchCli, EncodedFramesAreDecodedBeforeEachSubmit) {
+    const std::string dir = scratch_dir("bench_encoded");
+    fs::copy_file(darknet_file("data/dog.jpg"), dir + "/dog.jpg", fs::copy_options::overwrite_existing);
+    std::string out, err;
+    const std::string run = bench(" --device cpu --precision int16 --frames 2 --warmup 0 --json --encoded");
+    ASSERT_EQ(run_command(run + " --images " + dir, &out, &err), 0) << err;
+    const nlohmann::json j = nlohmann::json::parse(out);
+    EXPECT_EQ(j["frames_source"].get<std::string>(),
+              dir + " (1 images), each decoded from its file before each submit");
+    EXPECT_EQ(j["single_frame"]["frames"], 2);
+    EXPECT_EQ(j["pipelined"]["frames"], 2);
+
+    std::ofstream(dir + "/zz-broken.jpg") << "not a JPEG";
+    EXPECT_EQ(run_command(run + " --images " + dir, &out, &err), 1);
+    EXPECT_NE(err.find("zz-broken.jpg: not a JPEG, PNG"), std::string::npos) << err;
+    EXPECT_EQ(run_command(run + " --pixels", &out, &err), 2) << "--encoded and --pixels exclude each other";
+}
+
 TEST(BenchCli, CpuFloatRunWritesJsonCsvAndChart) {
     const std::string dir = scratch_dir("bench_float");
     const std::string csv = dir + "/layers.csv";

@@ -143,38 +143,6 @@ TEST(ImageHardening, DecodingBytesToRgbPixelsGivesDecodeImagesValues) {
     EXPECT_NE(message.find("upload 3: not a JPEG, PNG"), std::string::npos) << message;
 }
 
-// An Exif APP1 segment with orientation 6 ("rotate 90 clockwise to display"), inserted after SOI.
-Bytes with_exif_orientation_6(const Bytes& jpeg) {
-    const Bytes tiff = {'I',  'I',  42, 0, 8, 0, 0, 0,              // little-endian TIFF, IFD at 8
-                        1,    0,                                    // one entry
-                        0x12, 0x01, 3,  0, 1, 0, 0, 0, 6, 0, 0, 0,  // 0x0112 SHORT x1 = 6
-                        0,    0,    0,  0};                         // no next IFD
-    Bytes app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
-    app1.insert(app1.end(), tiff.begin(), tiff.end());
-    const std::size_t length = app1.size() - 2;
-    app1[2] = static_cast<std::uint8_t>(length >> 8);
-    app1[3] = static_cast<std::uint8_t>(length & 0xFF);
-    Bytes out(jpeg.begin(), jpeg.begin() + 2);
-    out.insert(out.end(), app1.begin(), app1.end());
-    out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
-    return out;
-}
-
-TEST(ImageHardening, ExifOrientationIsAppliedAsImreadDoes) {
-    Bytes encoded;
-    cv::Mat wide(20, 40, CV_8UC3, cv::Scalar(10, 20, 30));
-    wide(cv::Rect(0, 0, 10, 20)).setTo(cv::Scalar(200, 100, 50));
-    ASSERT_TRUE(cv::imencode(".jpg", wide, encoded));
-    const std::string path =
-        write_bytes(test::scratch_dir("image_exif") + "/rotated.jpg", with_exif_orientation_6(encoded));
-    const Image reference = image_from_bgr(cv::imread(path, cv::IMREAD_COLOR));
-    ASSERT_EQ(reference.w, 20) << "imread rotates by the Exif orientation";
-    const Image loaded = load_image(path);
-    EXPECT_EQ(loaded.w, reference.w);
-    EXPECT_EQ(loaded.h, reference.h);
-    EXPECT_EQ(loaded.data, reference.data);
-}
-
 TEST(ImageHardening, ATruncatedJpegIsFlaggedDamaged) {
     const Bytes dog = read_bytes(test::darknet_file("data/dog.jpg"));
     const std::string path = write_bytes(test::scratch_dir("image_truncated") + "/cut.jpg",

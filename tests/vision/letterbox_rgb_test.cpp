@@ -57,8 +57,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, LetterboxRgbMatchesFloatPath,
                                          Case{1, 1, 8, 8},          // one pixel
                                          Case{333, 333, 224, 160},  // non-square network
                                          Case{7, 5, 7, 5}),         // same size
-                         [](const testing::TestParamInfo<Case>& info) {
-                             const Case& c = info.param;
+                         [](const testing::TestParamInfo<Case>& case_info) {
+                             const Case& c = case_info.param;
                              return std::to_string(c.width) + "x" + std::to_string(c.height) + "_into_" +
                                     std::to_string(c.net_w) + "x" + std::to_string(c.net_h);
                          });

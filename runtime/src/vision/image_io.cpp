@@ -3,13 +3,15 @@
 // fpgacnn reads the file itself (a regular file only: see core/input_file.hpp) and decodes the bytes
 // with cv::imdecode, which gives the same pixels as cv::imread (EXIF orientation included; tested),
 // after checking the header's size (every supported format's) against the pixel cap and the memory
-// budget, and a JPEG for damage.
+// budget. A clean JPEG decodes in one libjpeg pass to the same pixels (vision/jpeg_rgb.hpp); any
+// other, or a damaged one, through cv::imdecode after checking it for damage.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -20,6 +22,7 @@
 #include "fpgacnn/vision.hpp"
 #include "vision/image_header.hpp"
 #include "vision/jpeg_damage.hpp"
+#include "vision/jpeg_rgb.hpp"
 #include "vision/unit_values.hpp"
 
 namespace fpgacnn {
@@ -124,10 +127,16 @@ Image image_from_rgb(const std::uint8_t* rgb, int width, int height) {
 
 namespace {
 
-/// decode_image's checks and decode: the 8-bit BGR pixels, and in `damage` what libjpeg reported of
-/// a damaged JPEG (logged here too).
-cv::Mat decode_checked_bgr(const std::uint8_t* data, std::size_t size, const std::string& name,
-                           std::string& damage) {
+/// What decode_checked gives: 8-bit RGB from the one-pass JPEG decoder, or else OpenCV's 8-bit BGR.
+struct DecodedPixels {
+    RgbPixels rgb;
+    cv::Mat bgr;
+};
+
+/// decode_image's checks and decode, and in `damage` what libjpeg reported of a damaged JPEG (logged
+/// here too).
+DecodedPixels decode_checked(const std::uint8_t* data, std::size_t size, const std::string& name,
+                             std::string& damage) {
     if (size == 0) throw Error(name + ": the image file is empty");
     if (size > static_cast<std::size_t>(INT32_MAX)) {
         throw Error(name + ": the image file has " + std::to_string(size) + " bytes, more than 2 GiB");
@@ -148,28 +157,38 @@ cv::Mat decode_checked_bgr(const std::uint8_t* data, std::size_t size, const std
                     "re-save the image as JPEG or PNG");
     }
     require_pixels(header->width, header->height, name);
+    DecodedPixels decoded;
     if (vision_detail::is_jpeg(data, size)) {
         // 2^30 pixels (the cap) in 4:2:0 take 3 GiB of coefficients: the budget bounds it further.
         const HostMemoryBudget budget = host_memory_budget();
         const std::uint64_t limit = std::uint64_t{6} << 30;
-        damage =
-            vision_detail::jpeg_damage(data, size, budget.limited ? std::min(limit, budget.bytes) : limit);
+        const std::uint64_t max_memory = budget.limited ? std::min(limit, budget.bytes) : limit;
+        // A clean JPEG in one pass; a damaged one (and the few OpenCV treats on its own) as before.
+        if (vision_detail::decode_clean_jpeg_rgb(data, size, max_memory, decoded.rgb)) {
+            require_pixels(static_cast<std::uint64_t>(decoded.rgb.width),
+                           static_cast<std::uint64_t>(decoded.rgb.height), name);
+            return decoded;
+        }
+        damage = vision_detail::jpeg_damage(data, size, max_memory);
         if (!damage.empty()) {
             spdlog::warn("{}: damaged JPEG ({}); what OpenCV decodes of it is used", name, damage);
         }
     }
-    cv::Mat bgr = decode_bgr(data, size, name);
+    decoded.bgr = decode_bgr(data, size, name);
     // The decoded size, should a decoder read another one than the header check did.
-    require_pixels(static_cast<std::uint64_t>(bgr.cols), static_cast<std::uint64_t>(bgr.rows), name);
-    return bgr;
+    require_pixels(static_cast<std::uint64_t>(decoded.bgr.cols), static_cast<std::uint64_t>(decoded.bgr.rows),
+                   name);
+    return decoded;
 }
 
 }  // namespace
 
 Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name) {
     std::string damage;
-    const cv::Mat bgr = decode_checked_bgr(data, size, name, damage);
-    Image image = image_from_bgr(bgr);
+    const DecodedPixels decoded = decode_checked(data, size, name, damage);
+    Image image = decoded.bgr.empty()
+                      ? image_from_rgb(decoded.rgb.data.data(), decoded.rgb.width, decoded.rgb.height)
+                      : image_from_bgr(decoded.bgr);
     image.damaged = !damage.empty();
     image.damage = damage;
     return image;
@@ -177,7 +196,8 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const std::string
 
 RgbPixels decode_rgb_pixels(const std::uint8_t* data, std::size_t size, const std::string& name) {
     std::string damage;  // logged by the decode; RgbPixels has no place for it
-    return rgb_pixels_from_bgr(decode_checked_bgr(data, size, name, damage));
+    DecodedPixels decoded = decode_checked(data, size, name, damage);
+    return decoded.bgr.empty() ? std::move(decoded.rgb) : rgb_pixels_from_bgr(decoded.bgr);
 }
 
 Image load_image(const std::string& path) {
