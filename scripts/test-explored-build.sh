@@ -13,7 +13,7 @@ mkdir -p "$out"
 "$release/apps/plan/fpgacnn-plan" --cfg /usr/share/darknet/cfg/yolov2.cfg --input 416x416 --explore \
   --board "$board" --config-out "$out/fpgacnn-build.env" >/dev/null
 # The maxima as -D definitions: FPGACNN_TM=37;FPGACNN_TN=4;...
-defs="$(grep -E '^FPGACNN_(TM|TN|TR|TC|MAX_K|MAX_S)=' "$out/fpgacnn-build.env" | paste -sd';')"
+defs="$(grep -E '^FPGACNN_(TM|TN|TR|TC|MAX_K|MAX_S|INT8_PAIRS)=' "$out/fpgacnn-build.env" | paste -sd';')"
 echo "explored build for $board: $defs"
 FPGACNN_BUILD_TARGETS="test_kernel_explored test_kernel_vs_int16_explored" \
   bash scripts/build.sh "explored-$board" -DFPGACNN_EXPLORED_KERNEL="$defs" -DFPGACNN_BUILD_BENCHMARKS=OFF \

@@ -41,6 +41,7 @@ struct Options {
     double headroom_percent = 80;
     std::string groups;
     bool conv_only = false;
+    bool no_int8_pairs = false;
     std::string plot;
     std::string config_out;
 };
@@ -62,6 +63,7 @@ int run_explore(const Options& options, const fpgacnn::Network& network, const C
     o.fm_read_ports = options.plan.fm_read_ports;
     o.fm_write_ports = options.plan.fm_write_ports;
     o.burst_overhead_cycles = options.plan.burst_overhead_cycles;
+    o.int8_pairs = !options.no_int8_pairs;
     const ex::Workload workload =
         ex::workload_from_network(network, ex::parse_groups(options.groups), options.conv_only);
     const ex::ExploreResult result = ex::explore(workload, o);
@@ -87,6 +89,7 @@ int run(const Options& options, const CLI::App& app) {
     const fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
     if (options.explore) return run_explore(options, network, app);
     fpgacnn::PlanOptions plan_options = options.plan;
+    plan_options.maxima.int8_pairs = !options.no_int8_pairs;
     if (!options.quantized.empty()) {
         fpgacnn::plan_widths_of(fpgacnn::load_quantized_network(options.quantized, network, nullptr,
                                                                 fpgacnn::ParameterLoading::OnDemand),
@@ -178,6 +181,10 @@ int plan_main(int argc, char** argv) {
         "convolutions the cfg cannot express, LAYER:G[o][,...]: grouped in G, or with o split over G "
         "towers sharing the inputs (the two-tower AlexNet: 0:2o,2:2,4:2o,5:2,6:2)");
     app.add_flag("--conv-only", options.conv_only, "explore with the convolutions only (no maxpool / reorg)");
+    app.add_flag("--no-int8-pairs", options.no_int8_pairs,
+                 "explore builds without the pair mode of 8-bit layers (FPGACNN_INT8_PAIRS=0: for int16 "
+                 "models its logic is dead weight; 8-bit layers still run, one MAC per DSP); without "
+                 "--explore: plan for such a build");
     app.add_option("--plot", options.plot, "write the roofline and Pareto-front picture (PNG)");
     app.add_option("--config-out", options.config_out,
                    "write the best build's config for the HLS scripts (FPGACNN_TM=... lines)");

@@ -20,7 +20,7 @@ std::string maxima_text(const KernelMaxima& m) {
 
 std::string KernelFingerprint::text() const {
     return maxima_text(maxima) + ", int" + std::to_string(data_bits) + ", arithmetic contract v" +
-           std::to_string(contract_version);
+           std::to_string(contract_version) + (maxima.int8_pairs ? ", 8-bit pairs" : ", no 8-bit pairs");
 }
 
 namespace {
@@ -36,6 +36,7 @@ KernelFingerprint decode(const int16_t* w) {
     f.maxima.tc = w[kernel::kFpTc];
     f.maxima.max_kernel = w[kernel::kFpMaxK];
     f.maxima.max_stride = w[kernel::kFpMaxS];
+    f.maxima.int8_pairs = w[kernel::kFpInt8Pairs] != 0;
     return f;
 }
 

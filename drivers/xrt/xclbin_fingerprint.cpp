@@ -25,7 +25,8 @@ std::string fingerprint_metadata(const KernelFingerprint& f) {
     std::ostringstream s;
     s << kTag << " format=" << f.format << " contract=" << f.contract_version << " data_bits=" << f.data_bits
       << " tm=" << f.maxima.tm << " tn=" << f.maxima.tn << " tr=" << f.maxima.tr << " tc=" << f.maxima.tc
-      << " max_k=" << f.maxima.max_kernel << " max_s=" << f.maxima.max_stride << "\n";
+      << " max_k=" << f.maxima.max_kernel << " max_s=" << f.maxima.max_stride
+      << " int8_pairs=" << (f.maxima.int8_pairs ? 1 : 0) << "\n";
     return s.str();
 }
 
@@ -68,6 +69,7 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
     f.maxima.tc = take("tc");
     f.maxima.max_kernel = take("max_k");
     f.maxima.max_stride = take("max_s");
+    f.maxima.int8_pairs = take("int8_pairs") != 0;
     return f;
 }
 

@@ -107,7 +107,9 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
 #pragma HLS ARRAY_PARTITION variable = input_tiles complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = weight_blocks complete dim = 3
 #pragma HLS ARRAY_PARTITION variable = output_tiles complete dim = 4
+#if FPGACNN_INT8_PAIRS  // pair mode: two columns read and written a cycle
 #pragma HLS ARRAY_PARTITION variable = output_tiles cyclic factor = 2 dim = 3
+#endif
 
     const int out_h = static_cast<int>(cmd.out_h);
     const int out_w = static_cast<int>(cmd.out_w);
@@ -119,7 +121,9 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
     const int tile_cols = static_cast<int>(cmd.tile_cols);
     const int output_bits = static_cast<int>(cmd.output_bits);
     const int input_groups = static_cast<int>(div_ceil(cmd.in_c, kTn));
+#if FPGACNN_INT8_PAIRS  // without it (FPGACNN_INT8_PAIRS 0), 8-bit layers take one MAC per multiplier
     const bool pairs = conv_runs_in_pairs(cmd);
+#endif
     // Blocks are word-aligned at either weight width (arith::storage_words), so a block row is
     // input_groups whole blocks of storage words.
     const uint32_t block_words =
@@ -160,11 +164,13 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                         conv_load_group(cmd, fm_read, params, group + 1, weight_row, win,
                                         input_tiles[1 - ping], weight_blocks[1 - ping], traffic);
                     }
+#if FPGACNN_INT8_PAIRS
                     if (pairs) {
                         conv_compute_pairs(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
-                    } else {
-                        conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                        continue;
                     }
+#endif
+                    conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
                 }
                 if (has_pending) {
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,

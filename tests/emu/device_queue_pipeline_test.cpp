@@ -201,6 +201,8 @@ TEST(KernelFingerprint, TheEmuKernelIdentifiesItsBuild) {
     EXPECT_EQ(read.maxima.tm, device->maxima().tm);
     EXPECT_EQ(read.contract_version, 4);  // the input_bits register (0xB8) and the pair mode
     EXPECT_EQ(read.data_bits, 16);
+    EXPECT_TRUE(read.maxima.int8_pairs) << "the reference build has the pair mode: " << read.text();
+    EXPECT_NE(read.text().find(", 8-bit pairs"), std::string::npos) << read.text();
     EXPECT_NO_THROW(require_compatible_kernel(read, device->name()));
 }
 

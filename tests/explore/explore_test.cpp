@@ -129,12 +129,17 @@ TEST(ExploreReproduces, ChenYolov2OnZedboard) {
     EXPECT_LE(relative_error(plan.total.milliseconds, 977.0), 0.05) << plan.total.milliseconds << " ms";
 }
 
+/// Exploration options for a catalogue board, the rest at their defaults.
+ExploreOptions on_board(const char* name) {
+    ExploreOptions o;
+    o.board = find_board(default_boards_dir(), name);
+    return o;
+}
+
 TEST(Explore, ZedboardYolov2BuildFitsAndBeatsTheReferenceBuild) {
     const Network net = load_darknet_cfg(darknet_file("cfg/yolov2.cfg"), InputSizeOverride{416, 416});
     const Workload w = workload_from_network(net, {}, false);
-    ExploreOptions o;
-    o.board = find_board(default_boards_dir(), "xc7z020");
-    const ExploreResult r = explore::explore(w, o);
+    const ExploreResult r = explore::explore(w, on_board("xc7z020"));
     EXPECT_LE(r.best.resources.dsp, 176);
     EXPECT_LE(r.best.resources.bram_18k, 224);
     EXPECT_EQ(r.best.maxima.max_kernel, 3);
@@ -161,6 +166,32 @@ TEST(Explore, ZedboardYolov2BuildFitsAndBeatsTheReferenceBuild) {
     EXPECT_NE(config.find("FPGACNN_TM=" + std::to_string(r.best.maxima.tm) + "\n"), std::string::npos)
         << config;
     EXPECT_NE(config.find("FPGACNN_PART=xc7z020clg484-1"), std::string::npos) << config;
+}
+
+// Builds without the pair mode (fpgacnn-plan --explore --no-int8-pairs, for int16 models): the same
+// int16 times, less logic, and the build config says FPGACNN_INT8_PAIRS=0 for the HLS scripts.
+TEST(Explore, BuildsWithoutThePairModeSaveItsLogicAndSayItInTheConfig) {
+    const Workload w = workload_from_network(
+        load_darknet_cfg(darknet_file("cfg/yolov2-tiny.cfg"), InputSizeOverride{416, 416}), {}, false);
+    ExploreOptions o = on_board("xc7z020");
+    const ExploreResult with_pairs = explore::explore(w, o);
+    o.int8_pairs = false;
+    const ExploreResult without = explore::explore(w, o);
+    EXPECT_TRUE(with_pairs.best.maxima.int8_pairs);
+    EXPECT_FALSE(without.best.maxima.int8_pairs);
+    // The same build evaluated both ways: an int16 workload takes the same time, with less logic.
+    kernel::Maxima m = with_pairs.best.maxima;
+    const Build a = evaluate_build(w, with_pairs.options, m);
+    m.int8_pairs = false;
+    const Build b = evaluate_build(w, without.options, m);
+    EXPECT_DOUBLE_EQ(a.milliseconds, b.milliseconds);
+    EXPECT_LT(b.resources.lut, a.resources.lut);
+    EXPECT_LE(b.resources.bram_18k, a.resources.bram_18k);
+    EXPECT_LE(without.best.milliseconds, with_pairs.best.milliseconds);
+    EXPECT_NE(hls_config(with_pairs).find("FPGACNN_INT8_PAIRS=1\n"), std::string::npos);
+    const std::string config = hls_config(without);
+    EXPECT_NE(config.find("FPGACNN_INT8_PAIRS=0\n"), std::string::npos) << config;
+    EXPECT_NE(config.find(" INT8_PAIRS=0\n"), std::string::npos) << config;
 }
 
 TEST(Explore, RefusesBudgetsNothingFitsAndBadGroups) {

@@ -8,6 +8,7 @@
 
 #include "fpgacnn/kernel/accel.hpp"
 #include "fpgacnn/kernel/config.hpp"
+#include "fpgacnn/kernel/fingerprint.hpp"
 #include "kernel_harness.hpp"
 #include "reference_ops.hpp"
 
@@ -382,6 +383,11 @@ TEST(KernelLayers, NativeBuildMaximaMatchTheConfig) {
     EXPECT_EQ(m.tc, kernel::kTc);
     EXPECT_EQ(m.max_kernel, kernel::kMaxK);
     EXPECT_EQ(m.max_stride, kernel::kMaxS);
+    EXPECT_EQ(m.int8_pairs, kernel::kInt8Pairs);
+    // The identify command's answer says the same (the xrt and uio drivers read it from there).
+    int16_t words[kernel::kFingerprintWords];
+    kernel::fingerprint_words(words);
+    EXPECT_EQ(words[kernel::kFpInt8Pairs], kernel::kInt8Pairs ? 1 : 0);
 }
 
 }  // namespace

@@ -66,6 +66,31 @@ TEST(PairModePlan, EightBitInputAndWeightsHalveTheComputeCyclesNotTheTraffic) {
     EXPECT_LT(paired.total.milliseconds, single.total.milliseconds);
 }
 
+// A build without the pair mode (FPGACNN_INT8_PAIRS 0, KernelMaxima::int8_pairs false) runs the same
+// commands one column per multiplier: the 16-bit cycles, the same traffic and commands.
+TEST(PairModePlan, ABuildWithoutThePairModeTakesTheOneColumnCycles) {
+    const QuantizedNetwork q = all_eight_bit();
+    PlanOptions pairs;
+    plan_widths_of(q, pairs);
+    PlanOptions without = pairs;
+    without.maxima.int8_pairs = false;
+    PlanOptions one_column = pairs;
+    one_column.input_bits.clear();
+    const NetworkPlan paired = plan_network(q.network, pairs);
+    const NetworkPlan plain = plan_network(q.network, without);
+    const NetworkPlan single = plan_network(q.network, one_column);
+    for (std::size_t i = 0; i < plain.layers.size(); ++i) {
+        const LayerPlan& a = plain.layers[i];
+        if (a.type != LayerType::Convolutional) continue;
+        EXPECT_TRUE(i == 0 || kernel::conv_runs_in_pairs(a.command))
+            << "the command is the same: layer " << i;
+        EXPECT_EQ(a.command.input_bits, paired.layers[i].command.input_bits) << "layer " << i;
+        EXPECT_EQ(a.estimate.compute_cycles, single.layers[i].estimate.compute_cycles) << "layer " << i;
+        EXPECT_EQ(a.estimate.fm_read_bytes, paired.layers[i].estimate.fm_read_bytes) << "layer " << i;
+    }
+    EXPECT_GT(plain.total.milliseconds, paired.total.milliseconds);
+}
+
 TEST(PairModePlan, CommandsCarryTheInputWidthsAndAPlanForOthersIsRefused) {
     const QuantizedNetwork q = all_eight_bit();
     PlanOptions options;

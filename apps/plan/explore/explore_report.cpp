@@ -27,9 +27,11 @@ double int8_roof_gops(const ExploreResult& r, const Build& b) {
     return (two_per_dsp ? 2.0 : 1.0) * r.compute_roof_gops(b);
 }
 
-/// What the build's DSPs do for 8-bit layers; empty for designs without the pair mode.
+/// What the build's DSPs do for 8-bit layers; empty for float32 designs.
 std::string pair_mode_text(const ExploreResult& r, const Build& b) {
     const Board& board = r.options.board;
+    if (r.options.type == DataType::Int16 && !b.maxima.int8_pairs)
+        return "8-bit layers: one MAC per DSP (a build without the pair mode, FPGACNN_INT8_PAIRS=0)\n\n";
     if (!has_pairs(r, b)) return "\n";
     if (!dsp_takes_pairs(board.dsp_kind)) {
         return fmt::format(
@@ -175,9 +177,10 @@ std::string hls_config(const ExploreResult& r) {
     std::string out = fmt::format(
         "# fpgacnn-plan --explore: {} for {} on {} ({}), {}, {:.0f} MHz: {:.1f} ms/frame predicted\n"
         "# Vivado HLS: set -a; . this-file; set +a; vivado_hls -f kernels/hls/vivado/build_ip.tcl\n"
-        "# Vitis:      make -C kernels/hls/vitis xclbin TM={} TN={} TR={} TC={} MAX_K={} MAX_S={}\n",
+        "# Vitis:      make -C kernels/hls/vitis xclbin TM={} TN={} TR={} TC={} MAX_K={} MAX_S={} "
+        "INT8_PAIRS={}\n",
         maxima_text(m), r.workload.name, o.board.name, o.board.part, data_type_name(o.type), o.clock_mhz,
-        r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride);
+        r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, m.int8_pairs ? 1 : 0);
     if (o.port_bits != data_bits(o.type) || o.fm_read_ports != 1 || o.fm_write_ports != 1) {
         out += fmt::format(
             "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel as written has one port "
@@ -188,8 +191,9 @@ std::string hls_config(const ExploreResult& r) {
     out += fmt::format(
         "FPGACNN_PART={}\nFPGACNN_CLOCK_MHZ={:.0f}\nFPGACNN_TM={}\nFPGACNN_TN={}\nFPGACNN_TR={}\nFPGACNN_TC={"
         "}\n"
-        "FPGACNN_MAX_K={}\nFPGACNN_MAX_S={}\nFPGACNN_PORT_BITS={}\n",
-        o.board.part, o.clock_mhz, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, o.port_bits);
+        "FPGACNN_MAX_K={}\nFPGACNN_MAX_S={}\nFPGACNN_INT8_PAIRS={}\nFPGACNN_PORT_BITS={}\n",
+        o.board.part, o.clock_mhz, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, m.int8_pairs ? 1 : 0,
+        o.port_bits);
     return out;
 }
 

@@ -113,6 +113,13 @@ bool faster(const Build& a, const Build& b) {
     return a.resources.bram_18k < b.resources.bram_18k;
 }
 
+/// A candidate build's maxima, with the explored builds' mode.
+kernel::Maxima candidate(const ExploreOptions& o, const Workload& w, int tm, int tn, int tr, int tc) {
+    kernel::Maxima m{tm, tn, tr, tc, w.max_kernel, w.max_stride};
+    m.int8_pairs = o.int8_pairs;
+    return m;
+}
+
 ExploreOptions resolved(const Workload& w, ExploreOptions o) {
     if (!(o.clock_mhz > 0)) o.clock_mhz = o.board.clock_mhz;
     if (o.port_bits <= 0) o.port_bits = data_bits(o.type);
@@ -299,7 +306,7 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
     for (int tn = 1; tn <= std::min(o.max_tn, max_n); ++tn) {
         for (int tm = 1; tm <= std::min(o.max_tm, max_m); ++tm) {
             // DSP, LUT and FF grow with Tm x Tn alone (the tiles only cost BRAM).
-            const kernel::Maxima m{tm, tn, 1, 1, w.max_kernel, w.max_stride};
+            const kernel::Maxima m = candidate(o, w, tm, tn, 1, 1);
             if (!fits_logic(estimate_resources(this_kernel(m, o.type, o.port_bits)))) break;
             pairs.push_back(Pair{tm, tn, compute_roof_cycles(w, tm, tn)});
         }
@@ -323,7 +330,7 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
         for (int tr : rows) {
             for (int tc : cols) {
                 if (square && tr != tc) continue;
-                const kernel::Maxima m{pair.tm, pair.tn, tr, tc, w.max_kernel, w.max_stride};
+                const kernel::Maxima m = candidate(o, w, pair.tm, pair.tn, tr, tc);
                 const Resources res = estimate_resources(this_kernel(m, o.type, o.port_bits));
                 if (!fits_logic(res) || res.bram_18k > r.bram_budget) continue;
                 ++r.stats.builds_fitting;

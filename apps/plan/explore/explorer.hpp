@@ -65,6 +65,9 @@ struct ExploreOptions {
     int min_tile = 4;  // smallest Tr / Tc considered
     int max_tn = 64;
     int max_tm = 1024;
+    // The builds have the pair mode of 8-bit layers (FPGACNN_INT8_PAIRS): its logic counts in their
+    // resources and its cycles in their 8-bit layers' times. Off for int16-only models.
+    bool int8_pairs = true;
 };
 
 struct Build {

@@ -97,7 +97,7 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     d.type = type;
     d.pool = PoolBuffers::Separate;
     d.reorg_lines = true;
-    d.int8_pairs = type == DataType::Int16;
+    d.int8_pairs = type == DataType::Int16 && maxima.int8_pairs;
     d.ports = {PortGroup{3, port_bits, 256}};
     return d;
 }

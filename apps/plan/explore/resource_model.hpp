@@ -43,7 +43,7 @@ struct DesignShape {
 
 /// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,
 /// bursts of up to 256 beats (accel_top.cpp), separate maxpool buffers, reorg line buffers, and
-/// (int16) the pair mode of 8-bit layers.
+/// (int16, when maxima.int8_pairs) the pair mode of 8-bit layers.
 DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bits);
 
 struct Resources {

@@ -46,7 +46,8 @@ struct PlanOptions {
     // Storage width of each layer's input, by network layer index (its producer's output width;
     // layer_input_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
     // A conv layer whose input and weights are both 8-bit runs in the kernel's pair mode, two output
-    // columns per multiplier (kernel::conv_runs_in_pairs): half its compute cycles.
+    // columns per multiplier (kernel::conv_runs_in_pairs): half its compute cycles, in a build that
+    // has the mode (maxima.int8_pairs); the same cycles as 16-bit in one that has not.
     std::vector<int> input_bits;
 };
 

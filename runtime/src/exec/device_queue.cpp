@@ -18,6 +18,7 @@ namespace fpgacnn {
 
 namespace {
 
+// Not the pair mode (int8_pairs): it changes the kernel's cycles, never a plan's tiles or results.
 bool same_maxima(const KernelMaxima& a, const KernelMaxima& b) {
     return a.tm == b.tm && a.tn == b.tn && a.tr == b.tr && a.tc == b.tc && a.max_kernel == b.max_kernel &&
            a.max_stride == b.max_stride;

@@ -141,8 +141,10 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
                 loads[static_cast<std::size_t>(g)] = t;
                 load[static_cast<std::size_t>(g)] = model.cycles(t);
             }
-            // Pair mode (8-bit input and weights): two output columns per multiplier and cycle.
-            const int column_steps = kernel::conv_runs_in_pairs(c) ? (cols + 1) / 2 : cols;
+            // Pair mode (8-bit input and weights, in a build that has it): two output columns per
+            // multiplier and cycle.
+            const bool pairs = o.maxima.int8_pairs && kernel::conv_runs_in_pairs(c);
+            const int column_steps = pairs ? (cols + 1) / 2 : cols;
             const double compute = static_cast<double>(k) * k * rows * column_steps + model.depth();
             for (int map0 = 0; map0 < out_c; map0 += tm) {
                 Transfer bias;

@@ -2,7 +2,8 @@
 // buffer sizes (Tr x Tc output tiles, kernel size and stride). A bitstream is built for one set;
 // the planner tiles every layer to fit it and re-orders the weights for its Tm x Tn.
 // Override with -D macros (e.g. -DFPGACNN_TM=16 -DFPGACNN_TN=8) to build another variant; the HLS
-// scripts pass the same macros to the HLS compiler.
+// scripts pass the same macros to the HLS compiler. One mode is a build choice too: the pair mode of
+// 8-bit convolutions (FPGACNN_INT8_PAIRS).
 #pragma once
 
 #include <stdint.h>
@@ -14,6 +15,11 @@
 #define FPGACNN_REFERENCE_TC 26    // output columns per tile
 #define FPGACNN_REFERENCE_MAX_K 3  // largest conv / pool window
 #define FPGACNN_REFERENCE_MAX_S 2  // largest stride
+// The pair mode of 8-bit convolutions (conv_layer.hpp conv_compute_pairs: two MACs per multiplier).
+// 0 leaves its logic out of a bitstream for int16-only models or a DSP whose pre-adder is too narrow
+// for the packed operand (arith::kPairOperandBits); 8-bit layers then take one MAC per multiplier
+// and compute the same bits.
+#define FPGACNN_REFERENCE_INT8_PAIRS 1
 
 #ifndef FPGACNN_TM
 #define FPGACNN_TM FPGACNN_REFERENCE_TM
@@ -33,6 +39,9 @@
 #ifndef FPGACNN_MAX_S
 #define FPGACNN_MAX_S FPGACNN_REFERENCE_MAX_S
 #endif
+#ifndef FPGACNN_INT8_PAIRS
+#define FPGACNN_INT8_PAIRS FPGACNN_REFERENCE_INT8_PAIRS
+#endif
 
 namespace fpgacnn {
 namespace kernel {
@@ -43,6 +52,7 @@ static const int kTr = FPGACNN_TR;
 static const int kTc = FPGACNN_TC;
 static const int kMaxK = FPGACNN_MAX_K;
 static const int kMaxS = FPGACNN_MAX_S;
+static const bool kInt8Pairs = FPGACNN_INT8_PAIRS != 0;
 
 /// The input tile that an output tile of Tr x Tc needs at the largest stride and window (the halo).
 static const int kInputTileRows = (kTr - 1) * kMaxS + kMaxK;
@@ -54,8 +64,8 @@ static const int kMaxDimension = 8192;
 static const int kMaxChannels = 32768;
 
 /// The maxima of one kernel build as plain data: what a bitstream's fingerprint reports, what the
-/// planner tiles for and what the drivers check commands against (the host's KernelMaxima).
-/// Default: the reference build.
+/// planner tiles for and what the drivers check commands against (the host's KernelMaxima), and its
+/// one mode. Default: the reference build.
 struct Maxima {
     int tm = FPGACNN_REFERENCE_TM;
     int tn = FPGACNN_REFERENCE_TN;
@@ -63,6 +73,9 @@ struct Maxima {
     int tc = FPGACNN_REFERENCE_TC;
     int max_kernel = FPGACNN_REFERENCE_MAX_K;
     int max_stride = FPGACNN_REFERENCE_MAX_S;
+    /// The build has the pair mode (FPGACNN_INT8_PAIRS): only the planner's cycle counts depend on it,
+    /// never a command, a tile or a result.
+    bool int8_pairs = FPGACNN_REFERENCE_INT8_PAIRS != 0;
 };
 
 /// The maxima this translation unit is compiled with (its FPGACNN_* values): what the kernel code
@@ -71,6 +84,7 @@ inline Maxima compiled_maxima() {
     Maxima m;
     m.tm = kTm, m.tn = kTn, m.tr = kTr, m.tc = kTc;
     m.max_kernel = kMaxK, m.max_stride = kMaxS;
+    m.int8_pairs = kInt8Pairs;
     return m;
 }
 

@@ -1,8 +1,9 @@
-// The kernel build's fingerprint: what a bitstream was synthesised with (its maxima, data width and
-// arithmetic contract version). A host reads it from the device itself with the identify command
-// (op = kOpIdentify: the kernel writes kFingerprintWords int16 words at output_offset of the feature
-// -map arena and touches nothing else), so a plan made for other maxima is refused with a clear
-// message instead of computing garbage. The xrt driver also finds it in the xclbin's metadata.
+// The kernel build's fingerprint: what a bitstream was synthesised with (its maxima, data width,
+// arithmetic contract version and whether it has the pair mode of 8-bit convolutions). A host reads it from
+// the device itself with the identify command (op = kOpIdentify: the kernel writes kFingerprintWords int16
+// words at output_offset of the feature -map arena and touches nothing else), so a plan made for other maxima
+// is refused with a clear message instead of computing garbage. The xrt driver also finds it in the xclbin's
+// metadata.
 #pragma once
 
 #include <stdint.h>
@@ -32,6 +33,7 @@ enum FingerprintWord {
     kFpTc = 8,
     kFpMaxK = 9,
     kFpMaxS = 10,
+    kFpInt8Pairs = 11,  // 1: the build has the pair mode (FPGACNN_INT8_PAIRS); 0: it has not
 };
 static const int16_t kFingerprintMagic0 = 0x4643;
 static const int16_t kFingerprintMagic1 = 0x4E4E;
@@ -50,6 +52,7 @@ inline void fingerprint_words(int16_t words[kFingerprintWords]) {
     words[kFpTc] = static_cast<int16_t>(kTc);
     words[kFpMaxK] = static_cast<int16_t>(kMaxK);
     words[kFpMaxS] = static_cast<int16_t>(kMaxS);
+    words[kFpInt8Pairs] = static_cast<int16_t>(kInt8Pairs ? 1 : 0);
 }
 
 }  // namespace kernel
