@@ -20,6 +20,9 @@
 
 namespace {
 
+using fpgacnn::decode_rgb_pixels;
+using fpgacnn::rgb_pixels_from_bgr;
+using fpgacnn::RgbPixels;
 using Bytes = std::vector<std::uint8_t>;
 
 std::string data_dir = "/usr/share/darknet/data";  // NOLINT: set once from the command line
@@ -41,36 +44,32 @@ Bytes turned_by_exif(const Bytes& jpeg) {
 
 const char* const kImages[] = {"dog.jpg", "kite.jpg", "person.jpg"};
 
-Bytes image_of(const benchmark::State& state, bool turned) {
-    const Bytes bytes = file_bytes(kImages[state.range(0)]);
-    return turned ? turned_by_exif(bytes) : bytes;
-}
-
-void run_decode_rgb_pixels(benchmark::State& state, bool turned) {
-    const Bytes bytes = image_of(state, turned);
+// Times `decode` on image state.range(0) (turned by Exif when `turned`); skips when it is missing.
+template <class Decode>
+void run_decode(benchmark::State& state, bool turned, Decode decode) {
+    const char* name = kImages[state.range(0)];
+    const Bytes bytes = file_bytes(name);
     if (bytes.empty()) {
-        state.SkipWithError(("cannot read " + data_dir + "/" + kImages[state.range(0)]).c_str());
+        state.SkipWithError(("cannot read " + data_dir + "/" + name).c_str());
         return;
     }
-    for (auto _ : state)
-        benchmark::DoNotOptimize(fpgacnn::decode_rgb_pixels(bytes.data(), bytes.size(), "benchmark"));
-    state.SetLabel(kImages[state.range(0)]);
+    const Bytes input = turned ? turned_by_exif(bytes) : bytes;
+    for (auto _ : state) benchmark::DoNotOptimize(decode(input));
+    state.SetLabel(name);
 }
 
-void BM_DecodeRgbPixels(benchmark::State& state) { run_decode_rgb_pixels(state, false); }
+RgbPixels decode_rgb(const Bytes& bytes) {
+    return decode_rgb_pixels(bytes.data(), bytes.size(), "benchmark");
+}
 
-void BM_DecodeRgbPixelsExifTurned(benchmark::State& state) { run_decode_rgb_pixels(state, true); }
+void BM_DecodeRgbPixels(benchmark::State& state) { run_decode(state, false, decode_rgb); }
+
+void BM_DecodeRgbPixelsExifTurned(benchmark::State& state) { run_decode(state, true, decode_rgb); }
 
 // OpenCV alone, without decode_rgb_pixels' checks: its decode to BGR and the swap to RGB.
 void BM_OpenCvDecodeAndSwap(benchmark::State& state) {
-    const Bytes bytes = image_of(state, false);
-    if (bytes.empty()) {
-        state.SkipWithError(("cannot read " + data_dir + "/" + kImages[state.range(0)]).c_str());
-        return;
-    }
-    for (auto _ : state)
-        benchmark::DoNotOptimize(fpgacnn::rgb_pixels_from_bgr(cv::imdecode(bytes, cv::IMREAD_COLOR)));
-    state.SetLabel(kImages[state.range(0)]);
+    run_decode(state, false,
+               [](const Bytes& bytes) { return rgb_pixels_from_bgr(cv::imdecode(bytes, cv::IMREAD_COLOR)); });
 }
 
 BENCHMARK(BM_DecodeRgbPixels)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);

@@ -84,14 +84,19 @@ Image synthetic_frame(int seed) {
     return image;
 }
 
+/// The frames line's source: the folder (or darknet's sample images) and how many images it gave.
+std::string images_source(const BenchOptions& options, std::size_t count) {
+    return (options.images.empty() ? std::string("darknet's sample images") : options.images) + " (" +
+           std::to_string(count) + " images)";
+}
+
 std::vector<Image> load_frames(const BenchOptions& options, std::string& source) {
     const std::vector<std::string> paths = frame_image_paths(options.images);
     std::vector<Image> frames;
     frames.reserve(paths.size());
     for (const std::string& path : paths) frames.push_back(load_image(path));
     if (!frames.empty()) {
-        source = options.images.empty() ? "darknet's sample images" : options.images;
-        source += " (" + std::to_string(frames.size()) + " images)";
+        source = images_source(options, frames.size());
         return frames;
     }
     source = "synthetic 640x480 gradients";
@@ -132,13 +137,6 @@ std::vector<FrameInput> bench_frames(const BenchOptions& options, std::string& s
     return frames;
 }
 
-std::vector<std::uint8_t> read_image_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.empty() || (!in.good() && !in.eof())) throw Error(path + ": empty or unreadable image file");
-    return bytes;
-}
-
 // One frame for a submit, and how long its decode took (--encoded; else 0).
 struct SuppliedFrame {
     FrameInput input;
@@ -160,22 +158,22 @@ public:
         if (files_.empty())
             throw Error(
                 "--encoded needs image files: give --images DIR (darknet's sample images are not here)");
-        source = (options.images.empty() ? std::string("darknet's sample images") : options.images) + " (" +
-                 std::to_string(files_.size()) + " images), each decoded from its file before each submit";
+        source = images_source(options, files_.size()) + ", each decoded from its file before each submit";
     }
 
     SuppliedFrame operator()(int i) const {
         if (files_.empty()) return {frames_[static_cast<std::size_t>(i) % frames_.size()]};
         const auto& [path, bytes] = files_[static_cast<std::size_t>(i) % files_.size()];
         const auto start = Clock::now();
-        auto pixels = std::make_shared<const RgbPixels>(decode_rgb_pixels(bytes.data(), bytes.size(), path));
+        const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+        auto pixels = std::make_shared<const RgbPixels>(decode_rgb_pixels(data, bytes.size(), path));
         return {FrameInput(std::move(pixels)),
                 std::chrono::duration<double, std::milli>(Clock::now() - start).count()};
     }
 
 private:
     std::vector<FrameInput> frames_;
-    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files_;
+    std::vector<std::pair<std::string, std::string>> files_;  // path, bytes
 };
 
 // Collects per-frame numbers of one mode.
@@ -291,6 +289,14 @@ Percentiles percentiles(std::vector<double> values) {
 
 std::vector<std::string> frame_image_paths(const std::string& folder) {
     return folder.empty() ? existing(default_calibration_images()) : folder_images(folder);
+}
+
+std::string read_image_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw Error(path + ": cannot be read");
+    if (bytes.empty()) throw Error(path + ": empty or unreadable image file");
+    return bytes;
 }
 
 BenchResult run_benchmark(const BenchOptions& options) {

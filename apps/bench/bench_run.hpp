@@ -88,5 +88,8 @@ Percentiles percentiles(std::vector<double> values);
 /// The image files of `folder` (.jpg, .png, .bmp, sorted; throws Error when there are none), or with
 /// an empty folder darknet's sample images that exist on this machine (possibly none).
 std::vector<std::string> frame_image_paths(const std::string& folder);
+/// An image file's bytes, as they are (--encoded in-process, and --server's encoded requests); throws
+/// Error naming the file when it cannot be read or is empty.
+std::string read_image_file(const std::string& path);
 
 }  // namespace fpgacnn::bench

@@ -5,9 +5,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <future>
-#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +14,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "../common/process_cpu.hpp"
+#include "bench_run.hpp"
 #include "fpgacnn/error.hpp"
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
@@ -24,14 +23,6 @@ namespace fpgacnn::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) throw Error(path + ": cannot be read");
-    if (bytes.empty()) throw Error(path + ": empty or unreadable image file");
-    return bytes;
-}
 
 /// Its own TCP connection per client (gRPC would otherwise share one between channels to the same
 /// address, and the clients would measure one connection's multiplexing instead).
@@ -97,7 +88,7 @@ struct ImagePayload {
 };
 
 ImagePayload encoded_payload(const std::string& path) {
-    return {"BYTES", {1}, serve::join_raw_bytes({read_file(path)})};
+    return {"BYTES", {1}, serve::join_raw_bytes({read_image_file(path)})};
 }
 
 ImagePayload pixel_payload(const std::string& path) {

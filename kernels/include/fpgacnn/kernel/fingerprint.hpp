@@ -1,7 +1,7 @@
 // The kernel build's fingerprint: what a bitstream was synthesised with (its maxima, data width,
 // arithmetic contract version and whether it has the pair mode of 8-bit convolutions). A host reads it from
 // the device itself with the identify command (op = kOpIdentify: the kernel writes kFingerprintWords int16
-// words at output_offset of the feature -map arena and touches nothing else), so a plan made for other maxima
+// words at output_offset of the feature-map arena and touches nothing else), so a plan made for other maxima
 // is refused with a clear message instead of computing garbage. The xrt driver also finds it in the xclbin's
 // metadata.
 #pragma once
