@@ -62,6 +62,11 @@ void add_bench_options(CLI::App& app, BenchOptions& options) {
         ->check(apps::finite_range(0.1, 86400))
         ->needs(server)
         ->capture_default_str();
+    app.add_flag("--shared-memory", options.shared_memory,
+                 "--server on this host: each client writes the images into a shared-memory region it "
+                 "registers, and its requests name the region instead of carrying the bytes (the server "
+                 "needs --allow-client-shm)")
+        ->needs(server);
 #endif
     CLI::Option* pixels =
         app.add_flag("--pixels", options.send_pixels,

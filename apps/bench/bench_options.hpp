@@ -40,6 +40,7 @@ struct BenchOptions {
     int clients = 16;
     int requests = 320;
     double seconds = 60;
+    bool shared_memory = false;  // --shared-memory: images through a registered shared-memory region
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

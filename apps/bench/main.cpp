@@ -57,6 +57,7 @@ int run_against_server(const BenchOptions& options) {
     load.model = options.model;
     load.clients = options.clients;
     load.send_pixels = options.send_pixels;
+    load.shared_memory = options.shared_memory;
     load.requests = options.requests;
     load.seconds = options.seconds;
     load.images = frame_image_paths(options.images);

@@ -2,7 +2,9 @@
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -15,6 +17,7 @@
 
 #include "../common/process_cpu.hpp"
 #include "bench_run.hpp"
+#include "client_shared_memory.hpp"
 #include "fpgacnn/error.hpp"
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
@@ -106,16 +109,75 @@ constexpr const char* kModelInferMethod = "/inference.GRPCInferenceService/Model
 /// One image's request serialized once, without an id: every call sends these bytes as they are
 /// (gRPC slices are shared by reference count, so nothing is copied or serialized again), so the
 /// client's CPU per request is the connection's, not a 1.3 MB copy and encode of the same pixels.
-grpc::Slice serialized_request(const std::string& model, const ImagePayload& image) {
+/// With `region`, the request names that shared-memory region (the image at its start) instead.
+grpc::Slice serialized_request(const std::string& model, const ImagePayload& image,
+                               const std::string& region) {
     inference::ModelInferRequest request;
     request.set_model_name(model);
     auto* input = request.add_inputs();
     input->set_name(serve::kImageInputName);
     input->set_datatype(image.datatype);
     for (const std::int64_t extent : image.shape) input->add_shape(extent);
-    request.add_raw_input_contents(image.raw);
+    if (region.empty()) {
+        request.add_raw_input_contents(image.raw);
+    } else {
+        auto& parameters = *input->mutable_parameters();
+        parameters[serve::kSharedMemoryRegionParameter].set_string_param(region);
+        parameters[serve::kSharedMemoryByteSizeParameter].set_int64_param(
+            static_cast<std::int64_t>(image.raw.size()));
+    }
     return grpc::Slice(request.SerializeAsString());
 }
+
+/// A client's shared-memory object, registered with the server as a region of the same name for as
+/// long as this lives (unregistered, then unlinked, at the end).
+class RegisteredRegion {
+public:
+    RegisteredRegion(const std::string& address, const std::string& name, std::size_t byte_size)
+        : address_(address), name_(name), memory_("/" + name, byte_size) {
+        const auto stub = inference::GRPCInferenceService::NewStub(own_channel(address_));
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+        inference::SystemSharedMemoryRegisterRequest request;
+        request.set_name(name_);
+        request.set_key(memory_.key());
+        request.set_byte_size(byte_size);
+        inference::SystemSharedMemoryRegisterResponse response;
+        const grpc::Status status = stub->SystemSharedMemoryRegister(&context, request, &response);
+        if (!status.ok()) {
+            throw Error("--server " + address_ + " --shared-memory: the server did not register region '" +
+                        name_ + "' (" + status_name(status.error_code()) + ": " + status.error_message() +
+                        "); the server must run on this host, as this user, with --allow-client-shm");
+        }
+    }
+    ~RegisteredRegion() {
+        const auto stub = inference::GRPCInferenceService::NewStub(own_channel(address_));
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+        inference::SystemSharedMemoryUnregisterRequest request;
+        request.set_name(name_);
+        inference::SystemSharedMemoryUnregisterResponse response;
+        stub->SystemSharedMemoryUnregister(&context, request,
+                                           &response);  // best effort: the object goes anyway
+    }
+    RegisteredRegion(const RegisteredRegion&) = delete;
+    RegisteredRegion& operator=(const RegisteredRegion&) = delete;
+
+    const std::string& name() const { return name_; }
+    ClientSharedMemory& memory() { return memory_; }
+
+private:
+    std::string address_;
+    std::string name_;
+    ClientSharedMemory memory_;
+};
+
+/// One client's requests: the shared serialized requests, or, with shared memory, its own region and
+/// requests naming it (the client writes each image into the region before sending its request).
+struct ClientRequests {
+    std::vector<grpc::Slice> serialized;
+    std::unique_ptr<RegisteredRegion> region;
+};
 
 /// The request with `id`: the id's field, then the serialized image request. Protobuf parses
 /// concatenated messages as one (a later field's value joins or replaces an earlier one), so the
@@ -135,23 +197,25 @@ struct LoadState {
     ServerLoadResult result;
 };
 
-void run_client(const ServerLoadOptions& options, const std::vector<grpc::Slice>& requests,
-                Clock::time_point stop_at, LoadState& state) {
+void run_client(const ServerLoadOptions& options, const std::vector<ImagePayload>& images,
+                ClientRequests& requests, Clock::time_point stop_at, LoadState& state) {
     grpc::TemplatedGenericStub<grpc::ByteBuffer, inference::ModelInferResponse> stub(
         own_channel(options.address));
     while (Clock::now() < stop_at) {
         const int n = state.next++;
         if (n >= options.requests) break;
         const std::string id = fmt::format("bench-{}", n);
-        const grpc::ByteBuffer request =
-            request_with_id(id, requests[static_cast<std::size_t>(n) % requests.size()]);
+        const std::size_t image = static_cast<std::size_t>(n) % images.size();
+        // Timed from here: writing the image into the region is the client's part of the transfer.
+        const Clock::time_point start = Clock::now();
+        if (requests.region) requests.region->memory().write(images[image].raw);
+        const grpc::ByteBuffer request = request_with_id(id, requests.serialized[image]);
         grpc::ClientContext context;
         // gRPC takes deadlines on the system clock only.
         context.set_deadline(std::chrono::system_clock::now() +
                              std::chrono::duration_cast<std::chrono::system_clock::duration>(
                                  std::chrono::duration<double>(options.call_timeout_s)));
         inference::ModelInferResponse response;
-        const Clock::time_point start = Clock::now();
         std::promise<grpc::Status> answered;
         stub.UnaryCall(&context, kModelInferMethod, grpc::StubOptions(), &request, &response,
                        [&answered](grpc::Status status) { answered.set_value(std::move(status)); });
@@ -177,26 +241,44 @@ void run_client(const ServerLoadOptions& options, const std::vector<grpc::Slice>
 
 ServerLoadResult run_server_load(const ServerLoadOptions& options) {
     if (options.images.empty()) throw Error("--server: no images to send (give --images DIR)");
-    std::vector<grpc::Slice> requests;
-    requests.reserve(options.images.size());
+    std::vector<ImagePayload> images;
+    images.reserve(options.images.size());
+    std::size_t largest = 0;
     for (const std::string& path : options.images) {
-        const ImagePayload image = options.send_pixels ? pixel_payload(path) : encoded_payload(path);
-        requests.push_back(serialized_request(options.model, image));
+        images.push_back(options.send_pixels ? pixel_payload(path) : encoded_payload(path));
+        largest = std::max(largest, images.back().raw.size());
     }
     LoadState state;
     state.result.address = options.address;
     state.result.model = options.model;
     state.result.clients = options.clients;
     state.result.sent_pixels = options.send_pixels;
+    state.result.shared_memory = options.shared_memory;
     state.result.server = check_server(options.address, options.model);
+    std::vector<ClientRequests> client_requests(static_cast<std::size_t>(options.clients));
+    for (std::size_t client = 0; client < client_requests.size(); ++client) {
+        ClientRequests& requests = client_requests[client];
+        if (options.shared_memory) {
+            requests.region = std::make_unique<RegisteredRegion>(
+                options.address, fmt::format("fpgacnn-bench-{}-{}", getpid(), client), largest);
+        }
+        const std::string region = requests.region ? requests.region->name() : std::string();
+        // Without shared memory every client sends the same serialized requests (slices share them).
+        if (client > 0 && region.empty()) {
+            requests.serialized = client_requests[0].serialized;
+            continue;
+        }
+        for (const ImagePayload& image : images)
+            requests.serialized.push_back(serialized_request(options.model, image, region));
+    }
     const Clock::time_point start = Clock::now();
     const double cpu_start = apps::process_cpu_seconds();
     const Clock::time_point stop_at =
         start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.seconds));
     std::vector<std::thread> clients;
     clients.reserve(static_cast<std::size_t>(options.clients));
-    for (int i = 0; i < options.clients; ++i)
-        clients.emplace_back([&] { run_client(options, requests, stop_at, state); });
+    for (ClientRequests& requests : client_requests)
+        clients.emplace_back([&] { run_client(options, images, requests, stop_at, state); });
     for (std::thread& client : clients) client.join();
     ServerLoadResult result = state.result;
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -209,10 +291,12 @@ ServerLoadResult run_server_load(const ServerLoadOptions& options) {
 
 std::string server_load_to_text(const ServerLoadResult& r) {
     std::string text = fmt::format("server       {} at {}, model '{}'\n", r.server, r.address, r.model);
-    text +=
-        fmt::format("clients      {} (one gRPC connection each), {} requests in {:.2f} s, images sent {}\n",
-                    r.clients, r.sent, r.seconds,
-                    r.sent_pixels ? "as RGB pixels (UINT8)" : "encoded (BYTES, decoded by the server)");
+    text += fmt::format(
+        "clients      {} (one gRPC connection each), {} requests in {:.2f} s, images sent {}\n", r.clients,
+        r.sent, r.seconds,
+        fmt::format("{}{}",
+                    r.sent_pixels ? "as RGB pixels (UINT8)" : "encoded (BYTES, decoded by the server)",
+                    r.shared_memory ? " through shared memory" : ""));
     text += fmt::format(
         "answered     {:8.2f} requests/s   latency ms p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  mean {:.1f}\n",
         r.throughput, r.latency.p50, r.latency.p90, r.latency.p99, r.latency.mean);
@@ -233,6 +317,7 @@ nlohmann::json server_load_to_json(const ServerLoadResult& r) {
         {"model", r.model},
         {"clients", r.clients},
         {"image_input", r.sent_pixels ? "UINT8 pixels" : "BYTES encoded"},
+        {"shared_memory", r.shared_memory},
         {"sent", r.sent},
         {"answered", r.answered},
         {"failures", r.failures},

@@ -26,6 +26,10 @@ struct ServerLoadOptions {
     /// false: each file's bytes as BYTES [1] (the server decodes them); true (--pixels): decoded here
     /// once and sent as UINT8 [H, W, 3] RGB, so the server's time is the in-process Detector's work.
     bool send_pixels = false;
+    /// --shared-memory: each client registers a POSIX shared-memory region with the server (the system
+    /// shared-memory extension; same host, server started with --allow-client-shm), writes each image
+    /// into it and sends requests that name the region instead of carrying the bytes.
+    bool shared_memory = false;
 };
 
 struct ServerLoadResult {
@@ -34,6 +38,7 @@ struct ServerLoadResult {
     std::string server;  // "fpgacnn 0.x" from ServerMetadata
     int clients = 0;
     bool sent_pixels = false;
+    bool shared_memory = false;
     int sent = 0;
     int answered = 0;                     // status OK
     std::map<std::string, int> failures;  // by gRPC status code name

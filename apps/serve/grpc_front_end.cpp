@@ -19,6 +19,7 @@
 #include "front_end.hpp"
 #include "grpc_messages.hpp"
 #include "grpc_service.grpc.pb.h"
+#include "shared_memory_regions.hpp"
 
 namespace fpgacnn::serve {
 
@@ -108,12 +109,42 @@ public:
             // gRPC's synchronous API hands over a request it made non-const for this call alone and
             // destroys once the handler returns (grpcpp/support/method_handler.h): taking its pixels
             // over instead of copying them is safe, and saves a 1.3 MB copy per 768x576 request.
-            InferenceRequest inference =
-                request_from_grpc(const_cast<inference::ModelInferRequest&>(*request));
+            InferenceRequest inference = request_from_grpc(
+                const_cast<inference::ModelInferRequest&>(*request), &core_.shared_memory());
             inference.deadline = steady_deadline(context->deadline(), std::chrono::system_clock::now(),
                                                  std::chrono::steady_clock::now());
             response_to_grpc(core_.infer(std::move(inference)), *response);
         });
+    }
+
+    Status SystemSharedMemoryStatus(ServerContext* context,
+                                    const inference::SystemSharedMemoryStatusRequest* request,
+                                    inference::SystemSharedMemoryStatusResponse* response) override {
+        return guarded(context, [&] {
+            for (const SharedMemoryRegionStatus& region : core_.shared_memory().status(request->name())) {
+                inference::SystemSharedMemoryStatusResponse::RegionStatus& entry =
+                    (*response->mutable_regions())[region.name];
+                entry.set_name(region.name);
+                entry.set_key(region.key);
+                entry.set_offset(region.offset);
+                entry.set_byte_size(region.byte_size);
+            }
+        });
+    }
+
+    Status SystemSharedMemoryRegister(ServerContext* context,
+                                      const inference::SystemSharedMemoryRegisterRequest* request,
+                                      inference::SystemSharedMemoryRegisterResponse* /*response*/) override {
+        return guarded(context, [&] {
+            core_.shared_memory().register_region(request->name(), request->key(), request->offset(),
+                                                  request->byte_size());
+        });
+    }
+
+    Status SystemSharedMemoryUnregister(
+        ServerContext* context, const inference::SystemSharedMemoryUnregisterRequest* request,
+        inference::SystemSharedMemoryUnregisterResponse* /*response*/) override {
+        return guarded(context, [&] { core_.shared_memory().unregister(request->name()); });
     }
 
 private:

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,30 @@ std::string raw_from_contents(const std::string& request_id,
     return {};  // image_from_tensor names the datatype it does not serve
 }
 
+/// The input's shared-memory parameters, when it names a region (shared_memory_region a string,
+/// shared_memory_offset / shared_memory_byte_size int64s, as Triton's clients send them).
+std::optional<SharedMemoryInput> shared_memory_of(const std::string& request_id,
+                                                  const ModelInferRequest::InferInputTensor& input) {
+    const auto& parameters = input.parameters();
+    const auto region = parameters.find(kSharedMemoryRegionParameter);
+    if (region == parameters.end()) return std::nullopt;
+    const std::string where = "request '" + request_id + "' input '" + input.name() + "'";
+    if (region->second.parameter_choice_case() != InferParameter::kStringParam)
+        throw invalid(where + ": " + kSharedMemoryRegionParameter + " must be a string_param");
+    SharedMemoryInput shared;
+    shared.region = region->second.string_param();
+    const auto int64_of = [&](const char* parameter) -> std::optional<std::int64_t> {
+        const auto found = parameters.find(parameter);
+        if (found == parameters.end()) return std::nullopt;
+        if (found->second.parameter_choice_case() != InferParameter::kInt64Param)
+            throw invalid(where + ": " + parameter + " must be an int64_param");
+        return found->second.int64_param();
+    };
+    shared.offset = int64_of(kSharedMemoryOffsetParameter).value_or(0);
+    shared.byte_size = int64_of(kSharedMemoryByteSizeParameter);
+    return shared;
+}
+
 bool has_typed_contents(const inference::InferTensorContents& c) {
     return c.bool_contents_size() || c.int_contents_size() || c.int64_contents_size() ||
            c.uint_contents_size() || c.uint64_contents_size() || c.fp32_contents_size() ||
@@ -79,7 +104,7 @@ void fill_tensor(Tensor& tensor, const std::string& name, const std::string& dat
 
 }  // namespace
 
-InferenceRequest request_from_grpc(ModelInferRequest& message) {
+InferenceRequest request_from_grpc(ModelInferRequest& message, const SharedMemoryRegions* regions) {
     InferenceRequest request;
     request.model = message.model_name();
     request.model_version = message.model_version();
@@ -95,7 +120,14 @@ InferenceRequest request_from_grpc(ModelInferRequest& message) {
     }
     const ModelInferRequest::InferInputTensor& input = message.inputs(0);
     const std::vector<std::int64_t> shape(input.shape().begin(), input.shape().end());
-    if (message.raw_input_contents_size() > 0) {
+    if (const std::optional<SharedMemoryInput> shared = shared_memory_of(request.id, input)) {
+        if (message.raw_input_contents_size() > 0 || has_typed_contents(input.contents())) {
+            throw invalid(who + " input '" + input.name() +
+                          "': names a shared-memory region and also carries contents (send one)");
+        }
+        request.image =
+            image_from_shared_memory(request.id, input.name(), input.datatype(), shape, *shared, regions);
+    } else if (message.raw_input_contents_size() > 0) {
         if (message.raw_input_contents_size() != message.inputs_size()) {
             throw invalid(who + ": raw_input_contents has " +
                           std::to_string(message.raw_input_contents_size()) + " entries for " +
@@ -112,8 +144,11 @@ InferenceRequest request_from_grpc(ModelInferRequest& message) {
         request.image = image_from_tensor(request.id, input.name(), input.datatype(), shape,
                                           raw_from_contents(request.id, input));
     }
-    for (const ModelInferRequest::InferRequestedOutputTensor& output : message.outputs())
+    for (const ModelInferRequest::InferRequestedOutputTensor& output : message.outputs()) {
+        if (output.parameters().count(kSharedMemoryRegionParameter))
+            throw shared_memory_output_error(who, output.name());
         request.requested_outputs.push_back(output.name());
+    }
     return request;
 }
 

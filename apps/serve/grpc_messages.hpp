@@ -8,6 +8,7 @@
 
 #include "grpc_service.pb.h"
 #include "inference_core.hpp"
+#include "shared_memory_regions.hpp"
 
 namespace fpgacnn::serve {
 
@@ -16,9 +17,11 @@ namespace fpgacnn::serve {
 /// (uint_contents for UINT8, bytes_contents for BYTES), the `thresh` / `nms` parameters
 /// (double_param, or int64_param / string_param holding a number) and the requested outputs' names.
 /// Other parameters are ignored, as the protocol lets a server do. The raw contents are moved out
-/// of `message` (no copy of the pixels). Throws ServeError(InvalidArgument) naming what is wrong;
-/// leaves the deadline unset.
-InferenceRequest request_from_grpc(inference::ModelInferRequest& message);
+/// of `message` (no copy of the pixels). An input with the shared-memory parameters is read from
+/// `regions` (null: the extension is off, such a request is refused). Throws ServeError naming what
+/// is wrong; leaves the deadline unset.
+InferenceRequest request_from_grpc(inference::ModelInferRequest& message,
+                                   const SharedMemoryRegions* regions = nullptr);
 
 /// InferenceResponse -> ModelInferResponse: every output in raw_output_contents (raw little-endian,
 /// BYTES as 4-byte lengths + bytes), one entry per entry of `outputs`.

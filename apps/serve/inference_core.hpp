@@ -16,11 +16,15 @@
 
 namespace fpgacnn::serve {
 
+class SharedMemoryRegions;
+
 /// Why a request failed; each kind is one HTTP status and one gRPC status code.
 enum class ErrorKind {
-    InvalidArgument,    // 400 / INVALID_ARGUMENT: malformed body, wrong datatype or shape, bad parameter
-    NotFound,           // 404 / NOT_FOUND: unknown model or version
-    Unauthenticated,    // 401 / UNAUTHENTICATED: missing or wrong bearer token
+    InvalidArgument,  // 400 / INVALID_ARGUMENT: malformed body, wrong datatype or shape, bad parameter
+    NotFound,         // 404 / NOT_FOUND: unknown model or version
+    Unauthenticated,  // 401 / UNAUTHENTICATED: missing or wrong bearer token
+    Forbidden,      // 403 / PERMISSION_DENIED: a feature the server was not started with (--allow-client-shm)
+    AlreadyExists,  // 400 / ALREADY_EXISTS: a shared-memory region name already registered
     PayloadTooLarge,    // 413 / INVALID_ARGUMENT: body or tensor above the configured limits
     ResourceExhausted,  // 503 / RESOURCE_EXHAUSTED: the model's admission queue is full
     Unavailable,        // 503 / UNAVAILABLE: no instance of the model is in rotation, or draining
@@ -50,17 +54,19 @@ struct ImageInput {
         RgbPixels,  // UINT8 [H, W, 3]: RGB pixels, row-major
     };
     Form form = Form::Encoded;
-    /// The file's bytes, or H * W * 3 pixels: a view into `storage`, which keeps them alive (a
-    /// request's buffer taken over from its message, so pixels reach the detector without a copy).
+    /// The file's bytes, or H * W * 3 pixels: a view into what `storage` keeps alive (a request's
+    /// buffer taken over from its message, or a registered shared-memory region's mapping), so pixels
+    /// reach the detector without a copy.
     std::string_view bytes;
-    std::shared_ptr<const std::string> storage;
+    std::shared_ptr<const void> storage;
     int height = 0;  // RgbPixels only
     int width = 0;   // RgbPixels only
 
     /// `bytes` become all of `owned`.
     void hold(std::string owned) {
-        storage = std::make_shared<const std::string>(std::move(owned));
-        bytes = *storage;
+        auto held = std::make_shared<const std::string>(std::move(owned));
+        bytes = *held;
+        storage = std::move(held);
     }
 };
 
@@ -132,6 +138,9 @@ public:
     virtual InferenceResponse infer(InferenceRequest request) = 0;
     /// The Prometheus text exposition of every metric (GET /metrics).
     virtual std::string metrics_text() const = 0;
+    /// The system shared-memory regions clients registered (shared_memory_regions.hpp), which both
+    /// front ends' register / status / unregister calls and shared-memory inputs use.
+    virtual SharedMemoryRegions& shared_memory() = 0;
 };
 
 }  // namespace fpgacnn::serve

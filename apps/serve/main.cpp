@@ -57,7 +57,8 @@ int run(const ServeOptions& options) {
     const FrontEndOptions grpc_options = front_end_options(options, options.grpc_port);
     const FrontEndOptions http_options = front_end_options(options, options.http_port);
 
-    RepositoryCore core(options.model_repository, pool_options(options));
+    RepositoryCore core(options.model_repository, pool_options(options), "/",
+                        options.allow_client_shm ? ClientSharedMemory::Allowed : ClientSharedMemory::Refused);
     // Only now: set before loading, the loaders' large temporary blocks would stay in the heap.
     spdlog::debug("{}", tune_allocator_for_frames());
     const std::vector<std::string> models = core.model_names();

@@ -77,9 +77,39 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
                              const std::string& datatype, const std::vector<std::int64_t>& shape,
                              std::string raw_bytes) {
     // Taken over, not copied: the pixels reach the detector in this very buffer.
+    auto held = std::make_shared<const std::string>(std::move(raw_bytes));
+    const std::string_view raw = *held;
+    return image_from_tensor(request_id, name, datatype, shape, raw, std::move(held));
+}
+
+ServeError shared_memory_output_error(const std::string& who, const std::string& output) {
+    return ServeError(
+        ErrorKind::InvalidArgument,
+        who + " output '" + output +
+            "': outputs are not written to shared memory (they are a few hundred bytes and come "
+            "in the response); drop its " +
+            kSharedMemoryRegionParameter + " parameter");
+}
+
+ImageInput image_from_shared_memory(const std::string& request_id, const std::string& name,
+                                    const std::string& datatype, const std::vector<std::int64_t>& shape,
+                                    const SharedMemoryInput& input, const SharedMemoryRegions* regions) {
+    const std::string where = "request '" + request_id + "' input '" + name + "'";
+    if (regions == nullptr) throw shared_memory_off_error();
+    if (!input.byte_size) {
+        throw ServeError(ErrorKind::InvalidArgument, where + ": " + kSharedMemoryRegionParameter +
+                                                         " without " + kSharedMemoryByteSizeParameter);
+    }
+    SharedBytes shared = regions->bytes(input.region, input.offset, *input.byte_size, where);
+    return image_from_tensor(request_id, name, datatype, shape, shared.bytes, std::move(shared.owner));
+}
+
+ImageInput image_from_tensor(const std::string& request_id, const std::string& name,
+                             const std::string& datatype, const std::vector<std::int64_t>& shape,
+                             std::string_view raw, std::shared_ptr<const void> owner) {
     ImageInput input;
-    input.hold(std::move(raw_bytes));
-    const std::string_view raw = input.bytes;
+    input.bytes = raw;
+    input.storage = std::move(owner);
     const std::string where = "request '" + request_id + "' input '" + name + "'";
     if (name != kImageInputName) {
         throw ServeError(ErrorKind::InvalidArgument, "request '" + request_id + "': unknown input '" + name +

@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "inference_core.hpp"
+#include "shared_memory_regions.hpp"
 
 namespace fpgacnn::serve {
 
@@ -34,6 +37,31 @@ std::string join_raw_bytes(const std::vector<std::string>& elements);
 ImageInput image_from_tensor(const std::string& request_id, const std::string& name,
                              const std::string& datatype, const std::vector<std::int64_t>& shape,
                              std::string raw);
+/// The same from bytes that `owner` keeps alive (a shared-memory region's mapping).
+ImageInput image_from_tensor(const std::string& request_id, const std::string& name,
+                             const std::string& datatype, const std::vector<std::int64_t>& shape,
+                             std::string_view raw, std::shared_ptr<const void> owner);
+
+/// The parameters of an input sent through system shared memory (shared_memory_region,
+/// shared_memory_offset (default 0), shared_memory_byte_size), as both bindings carry them.
+inline constexpr const char* kSharedMemoryRegionParameter = "shared_memory_region";
+inline constexpr const char* kSharedMemoryOffsetParameter = "shared_memory_offset";
+inline constexpr const char* kSharedMemoryByteSizeParameter = "shared_memory_byte_size";
+struct SharedMemoryInput {
+    std::string region;
+    std::int64_t offset = 0;
+    std::optional<std::int64_t> byte_size;  // required; unset: the request is refused
+};
+
+/// The error of a requested output that names a shared-memory region: outputs (a few hundred bytes)
+/// always travel in the response.
+ServeError shared_memory_output_error(const std::string& who, const std::string& output);
+
+/// The `image` input from a registered region (shared_memory_regions.hpp). `regions` null: the
+/// extension is off (ServeError(Forbidden)). Throws ServeError naming the request, input and region.
+ImageInput image_from_shared_memory(const std::string& request_id, const std::string& name,
+                                    const std::string& datatype, const std::vector<std::int64_t>& shape,
+                                    const SharedMemoryInput& input, const SharedMemoryRegions* regions);
 
 /// The deadline of a REST `timeout` parameter in seconds (> 0, at most a day); throws
 /// ServeError(InvalidArgument) otherwise.

@@ -33,9 +33,10 @@ void family(std::string& text, const char* name, const char* type, const char* h
 }  // namespace
 
 RepositoryCore::RepositoryCore(const std::string& repository, const PoolOptions& options,
-                               const std::string& power_root)
+                               const std::string& power_root, ClientSharedMemory client_shared_memory)
     // Sampled once a second: a scrape interval is seconds long, and reading sysfs costs little.
-    : power_(std::make_unique<PowerMonitor>(nullptr, power_root, std::chrono::milliseconds(1000))) {
+    : power_(std::make_unique<PowerMonitor>(nullptr, power_root, std::chrono::milliseconds(1000))),
+      shared_memory_(client_shared_memory) {
     RepositoryScan scan = scan_model_repository(repository);
     problems_ = std::move(scan.problems);
     for (ModelConfig& config : scan.models) {
@@ -58,7 +59,9 @@ bool RepositoryCore::ready() const {
 }
 
 ServerMetadata RepositoryCore::server_metadata() const {
-    return {"fpgacnn", FPGACNN_SERVE_VERSION, {"binary_tensor_data"}};
+    ServerMetadata metadata{"fpgacnn", FPGACNN_SERVE_VERSION, {"binary_tensor_data"}};
+    if (shared_memory_.allowed()) metadata.extensions.emplace_back("system_shared_memory");
+    return metadata;
 }
 
 std::vector<std::string> RepositoryCore::model_names() const {

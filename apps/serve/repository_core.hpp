@@ -11,6 +11,7 @@
 #include "fpgacnn/power.hpp"
 #include "inference_core.hpp"
 #include "model_pool.hpp"
+#include "shared_memory_regions.hpp"
 
 namespace fpgacnn::serve {
 
@@ -20,8 +21,11 @@ public:
     /// like a malformed folder, and the others serve. Throws Error when the repository is not a folder.
     /// The host's power is sampled from the first readable source under `power_root` (hwmon rails,
     /// powercap energy; a fake sysfs tree in tests) for the power metrics.
+    /// `client_shared_memory`: whether clients may register system shared-memory regions
+    /// (--allow-client-shm); the server metadata then lists the extension.
     RepositoryCore(const std::string& repository, const PoolOptions& options,
-                   const std::string& power_root = "/");
+                   const std::string& power_root = "/",
+                   ClientSharedMemory client_shared_memory = ClientSharedMemory::Refused);
 
     /// One line per skipped folder or model, naming it and why.
     const std::vector<std::string>& problems() const { return problems_; }
@@ -36,6 +40,7 @@ public:
     ModelMetadata model_metadata(const std::string& name, const std::string& version) const override;
     InferenceResponse infer(InferenceRequest request) override;
     std::string metrics_text() const override;
+    SharedMemoryRegions& shared_memory() override { return shared_memory_; }
 
 private:
     ModelPool& pool(const std::string& name, const std::string& version) const;
@@ -46,6 +51,7 @@ private:
     std::vector<std::string> problems_;
     std::atomic<bool> shutting_down_{false};
     std::unique_ptr<PowerMonitor> power_;
+    SharedMemoryRegions shared_memory_;
 };
 
 }  // namespace fpgacnn::serve

@@ -31,6 +31,7 @@
 #include "front_end.hpp"
 #include "http_listener.hpp"
 #include "rest_messages.hpp"
+#include "shared_memory_regions.hpp"
 
 namespace fpgacnn::serve {
 
@@ -125,6 +126,21 @@ public:
                     return readiness(core_.model_ready(route.model, route.version), "ready");
                 case RestRouteKind::Metrics:
                     return make_answer(200, core_.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+                case RestRouteKind::SharedMemoryStatus:
+                    return make_answer(
+                        200, shared_memory_status_to_json(core_.shared_memory().status(route.region)));
+                case RestRouteKind::SharedMemoryRegister: {
+                    // Refused before the body is read: a server without the extension says so first.
+                    if (!core_.shared_memory().allowed()) throw shared_memory_off_error();
+                    const SharedMemoryRegionStatus region =
+                        register_request_from_rest(route.region, request.body());
+                    core_.shared_memory().register_region(region.name, region.key, region.offset,
+                                                          region.byte_size);
+                    return make_answer(200, "{}");
+                }
+                case RestRouteKind::SharedMemoryUnregister:
+                    core_.shared_memory().unregister(route.region);
+                    return make_answer(200, "{}");
                 case RestRouteKind::MethodNotAllowed: {
                     Answer answer = error_answer(ErrorKind::InvalidArgument,
                                                  std::string("this route answers ") +
@@ -141,7 +157,9 @@ public:
                 ErrorKind::NotFound,
                 "no route " + std::string(to_std(request.target())) +
                     ": the routes are /v2/health/live, /v2/health/ready, /v2, /v2/models/{name}, "
-                    "/v2/models/{name}/ready, /v2/models/{name}/infer (POST), /metrics");
+                    "/v2/models/{name}/ready, /v2/models/{name}/infer (POST), /metrics, and with "
+                    "--allow-client-shm /v2/systemsharedmemory[/region/{name}]/status, .../register (POST), "
+                    ".../unregister (POST)");
         } catch (const ServeError& e) {
             return error_answer(e.kind(), e.what());
         } catch (const std::exception& e) {
@@ -153,9 +171,9 @@ public:
     /// One inference on a pool thread (blocks until the core's answer).
     Answer infer(const RestRoute& route, const Request& request) {
         try {
-            RestInferRequest parsed =
-                request_from_rest(route.model, route.version, request.body(),
-                                  header_value(request, "Inference-Header-Content-Length"));
+            RestInferRequest parsed = request_from_rest(
+                route.model, route.version, request.body(),
+                header_value(request, "Inference-Header-Content-Length"), &core_.shared_memory());
             // The request's pixels go to the detector as they are (response_to_rest reads only
             // parsed's output choices).
             RestBody body = response_to_rest(core_.infer(std::move(parsed.inference)), parsed);

@@ -51,11 +51,28 @@ RestRoute route_of_path(std::string_view target) {
         if (s.size() == next + 1 && s[next] == "ready") route.kind = RestRouteKind::ModelReady;
         if (s.size() == next + 1 && s[next] == "infer") route.kind = RestRouteKind::Infer;
     }
+    if (s.size() >= 3 && s[0] == "v2" && s[1] == "systemsharedmemory") {
+        std::size_t next = 2;
+        if (s.size() >= 4 && s[2] == "region") {
+            route.region = std::string(s[3]);
+            next = 4;
+        }
+        if (s.size() == next + 1 && s[next] == "status") route.kind = RestRouteKind::SharedMemoryStatus;
+        if (s.size() == next + 1 && s[next] == "unregister")
+            route.kind = RestRouteKind::SharedMemoryUnregister;
+        // Registering needs a name: there is no "register everything".
+        if (s.size() == next + 1 && s[next] == "register" && next == 4)
+            route.kind = RestRouteKind::SharedMemoryRegister;
+    }
     return route;
 }
 
 /// The one method each route answers.
-const char* method_of(RestRouteKind kind) { return kind == RestRouteKind::Infer ? "POST" : "GET"; }
+const char* method_of(RestRouteKind kind) {
+    const bool post = kind == RestRouteKind::Infer || kind == RestRouteKind::SharedMemoryRegister ||
+                      kind == RestRouteKind::SharedMemoryUnregister;
+    return post ? "POST" : "GET";
+}
 
 const json* member(const json& object, const char* name) {
     const auto found = object.find(name);
@@ -107,8 +124,24 @@ struct ParsedInput {
     std::string datatype;
     std::vector<std::int64_t> shape;
     std::optional<std::size_t> binary_size;
+    std::optional<SharedMemoryInput> shared_memory;
     const json* data = nullptr;
 };
+
+/// The input's shared-memory parameters, when it names a region.
+std::optional<SharedMemoryInput> shared_memory_of(const json& parameters, const std::string& where) {
+    const json* region = member(parameters, kSharedMemoryRegionParameter);
+    if (region == nullptr) return std::nullopt;
+    if (!region->is_string())
+        throw invalid(where + ": " + kSharedMemoryRegionParameter + " must be a string");
+    SharedMemoryInput shared;
+    shared.region = region->get<std::string>();
+    if (const json* offset = member(parameters, kSharedMemoryOffsetParameter))
+        shared.offset = json_int(*offset, where + " " + kSharedMemoryOffsetParameter);
+    if (const json* size = member(parameters, kSharedMemoryByteSizeParameter))
+        shared.byte_size = json_int(*size, where + " " + kSharedMemoryByteSizeParameter);
+    return shared;
+}
 
 ParsedInput parse_input(const json& input, const std::string& who) {
     if (!input.is_object()) throw invalid(who + ": each entry of 'inputs' must be an object");
@@ -130,8 +163,14 @@ ParsedInput parse_input(const json& input, const std::string& who) {
             if (bytes < 0) throw invalid(where + ": binary_data_size is negative");
             parsed.binary_size = static_cast<std::size_t>(bytes);
         }
+        parsed.shared_memory = shared_memory_of(*parameters, where);
     }
     parsed.data = member(input, "data");
+    if (parsed.shared_memory) {
+        if (parsed.binary_size || parsed.data)
+            throw invalid(where + ": names a shared-memory region and also carries data (send one)");
+        return parsed;
+    }
     if (parsed.binary_size && parsed.data)
         throw invalid(where + ": both 'data' and binary_data_size are given (send one)");
     if (!parsed.binary_size && !parsed.data) throw invalid(where + ": no 'data' and no binary_data_size");
@@ -163,6 +202,8 @@ void parse_outputs(const json& outputs, RestInferRequest& request, const std::st
         request.inference.requested_outputs.push_back(name->get<std::string>());
         const json* parameters = member(output, "parameters");
         if (parameters == nullptr) continue;
+        if (parameters->is_object() && member(*parameters, kSharedMemoryRegionParameter))
+            throw shared_memory_output_error(who, name->get<std::string>());
         const json* binary = parameters->is_object() ? member(*parameters, "binary_data") : nullptr;
         if (binary == nullptr) continue;
         if (!binary->is_boolean())
@@ -207,7 +248,8 @@ bool rest_route_is_probe(RestRouteKind kind) {
 }
 
 RestInferRequest request_from_rest(const std::string& model, const std::string& version,
-                                   std::string_view body, std::optional<std::string_view> json_length) {
+                                   std::string_view body, std::optional<std::string_view> json_length,
+                                   const SharedMemoryRegions* regions) {
     const std::size_t header_size = json_length ? parse_json_length(*json_length, body.size()) : body.size();
     const json message = json::parse(body.substr(0, header_size), nullptr, false);
     if (message.is_discarded()) throw invalid("the request body is not valid JSON");
@@ -231,6 +273,14 @@ RestInferRequest request_from_rest(const std::string& model, const std::string& 
     }
     const ParsedInput input = parse_input((*inputs)[0], who);
     std::string_view binary = body.substr(header_size);
+    if (input.shared_memory) {
+        if (!binary.empty())
+            throw invalid(who + ": " + std::to_string(binary.size()) +
+                          " bytes after the JSON that no input claims");
+        request.inference.image = image_from_shared_memory(request.inference.id, input.name, input.datatype,
+                                                           input.shape, *input.shared_memory, regions);
+        return request;
+    }
     std::string raw;
     if (input.binary_size) {
         if (!json_length)
@@ -286,6 +336,34 @@ RestBody response_to_rest(const InferenceResponse& response, const RestInferRequ
         body.bytes += binary;
     }
     return body;
+}
+
+SharedMemoryRegionStatus register_request_from_rest(const std::string& region, std::string_view body) {
+    const std::string what = "shared-memory register request for region '" + region + "'";
+    const json message = json::parse(body, nullptr, false);
+    if (message.is_discarded() || !message.is_object())
+        throw invalid(what + ": the body must be a JSON object {\"key\", \"offset\", \"byte_size\"}");
+    const json* key = member(message, "key");
+    if (!key || !key->is_string()) throw invalid(what + ": no 'key' string");
+    const json* size = member(message, "byte_size");
+    if (!size) throw invalid(what + ": no 'byte_size'");
+    const json* offset = member(message, "offset");
+    const std::int64_t byte_size = json_int(*size, what + " byte_size");
+    const std::int64_t start = offset ? json_int(*offset, what + " offset") : 0;
+    if (byte_size < 0 || start < 0) throw invalid(what + ": offset and byte_size must not be negative");
+    return {region, key->get<std::string>(), static_cast<std::uint64_t>(start),
+            static_cast<std::uint64_t>(byte_size)};
+}
+
+std::string shared_memory_status_to_json(const std::vector<SharedMemoryRegionStatus>& regions) {
+    json list = json::array();
+    for (const SharedMemoryRegionStatus& region : regions) {
+        list.push_back({{"name", region.name},
+                        {"key", region.key},
+                        {"offset", region.offset},
+                        {"byte_size", region.byte_size}});
+    }
+    return list.dump();
 }
 
 std::string metadata_to_json(const ServerMetadata& metadata) {

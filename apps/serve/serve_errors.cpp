@@ -6,7 +6,10 @@ namespace fpgacnn::serve {
 int http_status(ErrorKind kind) {
     switch (kind) {
         case ErrorKind::InvalidArgument:
+        case ErrorKind::AlreadyExists:  // the shared-memory extension's status for a name in use
             return 400;
+        case ErrorKind::Forbidden:
+            return 403;
         case ErrorKind::NotFound:
             return 404;
         case ErrorKind::Unauthenticated:
@@ -33,6 +36,10 @@ int grpc_code(ErrorKind kind) {
             return 5;  // NOT_FOUND
         case ErrorKind::Unauthenticated:
             return 16;  // UNAUTHENTICATED
+        case ErrorKind::Forbidden:
+            return 7;  // PERMISSION_DENIED
+        case ErrorKind::AlreadyExists:
+            return 6;  // ALREADY_EXISTS
         case ErrorKind::PayloadTooLarge:
             return 3;  // INVALID_ARGUMENT (gRPC has no "too large")
         case ErrorKind::ResourceExhausted:

@@ -50,6 +50,9 @@ void add_serve_options(CLI::App& app, ServeOptions& options) {
     app.add_option("--threads", options.threads, "inference calls served at once per front end")
         ->capture_default_str()
         ->check(CLI::Range(1, 256));
+    app.add_flag("--allow-client-shm", options.allow_client_shm,
+                 "let clients on this host send inputs through POSIX shared memory (the system shared-memory "
+                 "extension: the server maps objects of /dev/shm that clients name)");
     app.add_option("--drain-seconds", options.drain_seconds,
                    "SIGTERM/SIGINT: how long requests in flight may still finish before the server exits")
         ->capture_default_str()

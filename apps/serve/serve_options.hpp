@@ -26,7 +26,8 @@ struct ServeOptions {
     std::string auth_token_file;
     std::size_t max_body_bytes = FrontEndOptions{}.max_body_bytes;
     int threads = FrontEndOptions{}.threads;
-    int drain_seconds = 30;  // SIGTERM: requests in flight get this long before the server exits
+    bool allow_client_shm = false;  // clients on this host may register shared-memory regions
+    int drain_seconds = 30;         // SIGTERM: requests in flight get this long before the server exits
     int verbosity = 0;
     bool quiet = false;
 };

@@ -1,13 +1,16 @@
 // The gRPC front end in-process on 127.0.0.1 over a RepositoryCore with YOLO-LITE, called through the
 // stub generated from grpc_service.proto as any client would: every RPC, both input forms and both
 // content encodings giving the InferenceCore's own detections, parameters and requested outputs
-// reaching the core, and each failure with its status code and reason.
+// reaching the core, each failure with its status code and reason, and the system shared-memory
+// extension (refused unless the core allows it; inputs read from a registered region).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "grpc_test_support.hpp"
+#include "shm_test_support.hpp"
 
 namespace fpgacnn::serve {
 namespace {
@@ -281,6 +284,201 @@ TEST_F(GrpcFrontEnd, APassedDeadlineIsDeadlineExceeded) {
     for (int i = 0; i < 1000 && !core->last_error(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_EQ(core->last_error(), ErrorKind::DeadlineExceeded);
+}
+
+/// The request's input moved into a shared-memory region: no contents, the region's parameters instead.
+inference::ModelInferRequest front_end_shm_request(inference::ModelInferRequest request,
+                                                   const std::string& region, std::int64_t offset,
+                                                   std::int64_t byte_size) {
+    request.clear_raw_input_contents();
+    auto& parameters = *request.mutable_inputs(0)->mutable_parameters();
+    parameters[kSharedMemoryRegionParameter].set_string_param(region);
+    parameters[kSharedMemoryOffsetParameter].set_int64_param(offset);
+    parameters[kSharedMemoryByteSizeParameter].set_int64_param(byte_size);
+    return request;
+}
+
+bool lists_extension(const inference::ServerMetadataResponse& metadata, const std::string& extension) {
+    return std::find(metadata.extensions().begin(), metadata.extensions().end(), extension) !=
+           metadata.extensions().end();
+}
+
+TEST_F(GrpcFrontEnd, SharedMemoryIsRefusedUnlessTheServerAllowsIt) {
+    // This suite's core was made without ClientSharedMemory::Allowed (the default, as without
+    // --allow-client-shm).
+    inference::ServerMetadataResponse server;
+    ASSERT_TRUE(stub->ServerMetadata(context_with_deadline().get(), {}, &server).ok());
+    EXPECT_TRUE(lists_extension(server, "binary_tensor_data"));
+    EXPECT_FALSE(lists_extension(server, "system_shared_memory"));
+
+    const test_support::ShmObject object(4096);
+    inference::SystemSharedMemoryRegisterRequest registering;
+    registering.set_name("r");
+    registering.set_key(object.key());
+    registering.set_byte_size(4096);
+    inference::SystemSharedMemoryRegisterResponse registered;
+    grpc::Status status =
+        stub->SystemSharedMemoryRegister(context_with_deadline().get(), registering, &registered);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_THAT(status.error_message(), HasSubstr("--allow-client-shm"));
+    // Nothing was mapped.
+    EXPECT_EQ(test_support::shm_descriptors_of(object.key()), 0);
+
+    inference::SystemSharedMemoryStatusResponse regions;
+    EXPECT_EQ(stub->SystemSharedMemoryStatus(context_with_deadline().get(), {}, &regions).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    inference::SystemSharedMemoryUnregisterResponse unregistered;
+    EXPECT_EQ(
+        stub->SystemSharedMemoryUnregister(context_with_deadline().get(), {}, &unregistered).error_code(),
+        grpc::StatusCode::PERMISSION_DENIED);
+    inference::ModelInferResponse response;
+    status =
+        infer(front_end_shm_request(pixel_request(test::darknet_file("data/dog.jpg"), "shm"), "r", 0, 4096),
+              response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_THAT(status.error_message(), HasSubstr("--allow-client-shm"));
+}
+
+/// The gRPC front end over a core that allows client shared memory (--allow-client-shm), with dog.jpg's
+/// RGB pixels at byte 100 of a shared-memory object (not on a page) and the file in the BYTES raw form
+/// after them.
+class GrpcFrontEndSharedMemory : public GrpcFrontEnd {
+protected:
+    // The suite's own core, in the base's place (GrpcFrontEnd's TearDownTestSuite deletes it): suites run
+    // one after the other, so the two never hold it at once.
+    static void SetUpTestSuite() {
+        if (test::shared_dir().empty()) return;
+        repository_core = new RepositoryCore(yolo_lite_repository("grpc_front_end_shm"), PoolOptions{}, "/",
+                                             ClientSharedMemory::Allowed);
+    }
+
+    void SetUp() override {
+        GrpcFrontEnd::SetUp();
+        if (IsSkipped()) return;
+        dog = test::darknet_file("data/dog.jpg");
+        const Image image = load_image(dog);
+        pixels = rgb_pixels(image);
+        raw_file = join_raw_bytes({file_text(dog)});
+        object = std::make_unique<test_support::ShmObject>(100 + pixels.size() + raw_file.size());
+        object->write(100, pixels);
+        object->write(100 + pixels.size(), raw_file);
+    }
+    void TearDown() override {
+        // Leaves no region for the next test (the core lives for the suite).
+        if (repository_core) repository_core->shared_memory().unregister("");
+    }
+
+    grpc::Status register_region(const std::string& name, const std::string& key, std::uint64_t offset,
+                                 std::uint64_t byte_size) {
+        inference::SystemSharedMemoryRegisterRequest request;
+        request.set_name(name);
+        request.set_key(key);
+        request.set_offset(offset);
+        request.set_byte_size(byte_size);
+        inference::SystemSharedMemoryRegisterResponse response;
+        return stub->SystemSharedMemoryRegister(context_with_deadline().get(), request, &response);
+    }
+    grpc::Status region_status(const std::string& name,
+                               inference::SystemSharedMemoryStatusResponse& response) {
+        inference::SystemSharedMemoryStatusRequest request;
+        request.set_name(name);
+        return stub->SystemSharedMemoryStatus(context_with_deadline().get(), request, &response);
+    }
+    grpc::Status unregister_region(const std::string& name) {
+        inference::SystemSharedMemoryUnregisterRequest request;
+        request.set_name(name);
+        inference::SystemSharedMemoryUnregisterResponse response;
+        return stub->SystemSharedMemoryUnregister(context_with_deadline().get(), request, &response);
+    }
+    /// The pixels' request through region "dog" (registered over all of the object from byte 100).
+    inference::ModelInferRequest pixels_in_region(const std::string& id) const {
+        return front_end_shm_request(pixel_request(dog, id), "dog", 0,
+                                     static_cast<std::int64_t>(pixels.size()));
+    }
+
+    std::string dog;
+    std::string pixels;
+    std::string raw_file;
+    std::unique_ptr<test_support::ShmObject> object;
+};
+
+TEST_F(GrpcFrontEndSharedMemory, InputsFromARegionGiveTheInlineDetections) {
+    inference::ServerMetadataResponse server;
+    ASSERT_TRUE(stub->ServerMetadata(context_with_deadline().get(), {}, &server).ok());
+    EXPECT_TRUE(lists_extension(server, "system_shared_memory"));
+
+    const std::uint64_t region_size = pixels.size() + raw_file.size();
+    grpc::Status status = register_region("dog", object->key(), 100, region_size);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    inference::SystemSharedMemoryStatusResponse regions;
+    ASSERT_TRUE(region_status("", regions).ok());
+    ASSERT_EQ(regions.regions_size(), 1);
+    const auto& entry = regions.regions().at("dog");
+    EXPECT_EQ(entry.name(), "dog");
+    EXPECT_EQ(entry.key(), object->key());
+    EXPECT_EQ(entry.offset(), 100u);
+    EXPECT_EQ(entry.byte_size(), region_size);
+
+    const Detections expected = detections(pixel_request(dog, "inline"));
+    ASSERT_FALSE(expected.scores.empty());
+    EXPECT_TRUE(detections(pixels_in_region("shm pixels")) == expected);
+    // The detector read the region in place (the core saw a view into the server's mapping).
+    EXPECT_EQ(core->last_request().image.bytes.data(),
+              repository_core->shared_memory().bytes("dog", 0, 0, "test").bytes.data());
+    inference::ModelInferRequest encoded = front_end_shm_request(encoded_request(dog, "shm file"), "dog",
+                                                                 static_cast<std::int64_t>(pixels.size()),
+                                                                 static_cast<std::int64_t>(raw_file.size()));
+    EXPECT_TRUE(detections(encoded) == expected);
+
+    // Each failure with its code.
+    EXPECT_EQ(register_region("dog", object->key(), 0, 16).error_code(), grpc::StatusCode::ALREADY_EXISTS);
+    status = register_region("bad", "../etc/passwd", 0, 16);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("not a shared-memory object name"));
+    EXPECT_EQ(register_region("big", object->key(), 0, object->size() + 1).error_code(),
+              grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(region_status("nope", regions).error_code(), grpc::StatusCode::NOT_FOUND);
+    inference::ModelInferResponse response;
+    status = infer(
+        front_end_shm_request(pixel_request(dog, "beyond"), "dog", 1, static_cast<std::int64_t>(region_size)),
+        response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("outside region 'dog'"));
+
+    // Unregistered, the region is gone for status and requests alike.
+    ASSERT_TRUE(unregister_region("dog").ok());
+    regions.Clear();
+    ASSERT_TRUE(region_status("", regions).ok());
+    EXPECT_EQ(regions.regions_size(), 0);
+    status = infer(pixels_in_region("after"), response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_THAT(status.error_message(), HasSubstr("no shared-memory region 'dog'"));
+    EXPECT_EQ(unregister_region("dog").error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(GrpcFrontEndSharedMemory, ARegionUnregisteredDuringAnInferenceStaysMappedForIt) {
+    ASSERT_TRUE(register_region("dog", object->key(), 100, pixels.size()).ok());
+    const Image image = load_image(dog);
+    InferenceRequest direct;
+    direct.model = "yolo-lite";
+    direct.image.form = ImageInput::Form::RgbPixels;
+    direct.image.height = image.h;
+    direct.image.width = image.w;
+    direct.image.hold(pixels);
+    const Detections expected = detections_of(repository_core->infer(direct));
+
+    // The core holds the call after the front end has read the request, while a client unregisters
+    // every region: the request's view must stay mapped until the detector is done with it.
+    core->hold();
+    inference::ModelInferResponse response;
+    grpc::Status status;
+    std::thread call([&] { status = infer(pixels_in_region("in flight"), response); });
+    core->wait_for_calls(1);
+    EXPECT_TRUE(unregister_region("").ok());
+    core->release();
+    call.join();
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_TRUE(detections_of(response) == expected);
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 // The gRPC messages turned into InferenceRequests and back without a network: both input forms, raw
 // and typed contents alike, the thresh / nms parameters in the forms clients send them, the
 // requested outputs, every malformed request refused with InvalidArgument and a reason, the raw
-// outputs, and the call's deadline on the steady clock.
+// outputs, the call's deadline on the steady clock, and inputs read from system shared memory.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "grpc_messages.hpp"
 #include "grpc_test_support.hpp"
+#include "shm_test_support.hpp"
 
 namespace fpgacnn::serve {
 namespace {
@@ -53,7 +54,7 @@ TEST(GrpcMessages, BothInputFormsRawOrTypedGiveTheSameImage) {
     // detector reads.
     EXPECT_TRUE(pixels_message.raw_input_contents(0).empty());
     ASSERT_NE(pixels.image.storage, nullptr);
-    EXPECT_EQ(pixels.image.bytes.data(), pixels.image.storage->data());
+    EXPECT_EQ(pixels.image.bytes.data(), static_cast<const std::string*>(pixels.image.storage.get())->data());
     inference::ModelInferRequest typed_pixels_message = as_typed_contents(small_pixels());
     const InferenceRequest typed_pixels = request_from_grpc(typed_pixels_message);
     EXPECT_EQ(typed_pixels.image.bytes, pixels.image.bytes);
@@ -204,6 +205,165 @@ TEST(GrpcMessages, TheCallsDeadlineOnTheSteadyClock) {
     EXPECT_EQ(steady_deadline(system_now + milliseconds(1500), system_now, steady_now),
               steady_now + milliseconds(1500));
     EXPECT_EQ(steady_deadline(system_now - seconds(2), system_now, steady_now), steady_now - seconds(2));
+}
+
+/// An `image` input naming a shared-memory region instead of carrying contents (the parameters as
+/// Triton's clients send them: the region a string_param, offset and byte size int64_params).
+inference::ModelInferRequest grpc_shm_request(const std::string& datatype,
+                                              const std::vector<std::int64_t>& shape,
+                                              const std::string& region, std::optional<std::int64_t> offset,
+                                              std::optional<std::int64_t> byte_size) {
+    inference::ModelInferRequest request;
+    request.set_model_name("yolo-lite");
+    request.set_id("shm");
+    auto* input = request.add_inputs();
+    input->set_name("image");
+    input->set_datatype(datatype);
+    for (const std::int64_t dimension : shape) input->add_shape(dimension);
+    auto& parameters = *input->mutable_parameters();
+    parameters[kSharedMemoryRegionParameter].set_string_param(region);
+    if (offset) parameters[kSharedMemoryOffsetParameter].set_int64_param(*offset);
+    if (byte_size) parameters[kSharedMemoryByteSizeParameter].set_int64_param(*byte_size);
+    return request;
+}
+
+/// The kind and reason of the ServeError the request is refused with (InvalidArgument "" when accepted).
+std::pair<ErrorKind, std::string> grpc_shm_refusal(inference::ModelInferRequest message,
+                                                   const SharedMemoryRegions* regions) {
+    try {
+        request_from_grpc(message, regions);
+    } catch (const ServeError& e) {
+        return {e.kind(), e.what()};
+    }
+    ADD_FAILURE() << "request accepted";
+    return {ErrorKind::InvalidArgument, ""};
+}
+
+/// An object holding, after 64 bytes of padding, small_pixels()'s 18 pixels and at 128 dog.jpg in
+/// the BYTES raw form, registered as region "images" from byte 32 on.
+class GrpcSharedMemoryInputs : public ::testing::Test {
+protected:
+    GrpcSharedMemoryInputs()
+        : file(file_text(test::darknet_file("data/dog.jpg"))),
+          raw_file(join_raw_bytes({file})),
+          object(128 + raw_file.size()) {
+        object.write(0, std::string(128, '\x55'));
+        pixels = small_pixels().raw_input_contents(0);
+        object.write(64, pixels);
+        object.write(128, raw_file);
+        regions.register_region("images", object.key(), 32, object.size() - 32);
+    }
+
+    /// Where the registry's mapping of region "images" shows byte `offset` of the region.
+    const char* region_byte(std::int64_t offset) const {
+        return regions.bytes("images", offset, 0, "test").bytes.data();
+    }
+
+    std::string file;
+    std::string raw_file;
+    std::string pixels;
+    test_support::ShmObject object;
+    SharedMemoryRegions regions{ClientSharedMemory::Allowed};
+};
+
+TEST_F(GrpcSharedMemoryInputs, BothFormsAreReadInPlaceFromTheRegion) {
+    inference::ModelInferRequest pixels_message = grpc_shm_request("UINT8", {2, 3, 3}, "images", 32, 18);
+    const InferenceRequest from_pixels = request_from_grpc(pixels_message, &regions);
+    EXPECT_EQ(from_pixels.id, "shm");
+    EXPECT_EQ(from_pixels.image.form, ImageInput::Form::RgbPixels);
+    EXPECT_EQ(from_pixels.image.height, 2);
+    EXPECT_EQ(from_pixels.image.width, 3);
+    EXPECT_EQ(from_pixels.image.bytes, pixels);
+    // No copy: the detector reads the region's mapping, which the request keeps alive.
+    EXPECT_EQ(from_pixels.image.bytes.data(), region_byte(32));
+    EXPECT_NE(from_pixels.image.storage, nullptr);
+    object.write(64, "\x01");
+    EXPECT_EQ(from_pixels.image.bytes[0], '\x01');
+
+    inference::ModelInferRequest encoded_message =
+        grpc_shm_request("BYTES", {1}, "images", 96, static_cast<std::int64_t>(raw_file.size()));
+    const InferenceRequest encoded = request_from_grpc(encoded_message, &regions);
+    EXPECT_EQ(encoded.image.form, ImageInput::Form::Encoded);
+    EXPECT_EQ(encoded.image.bytes, file);
+    EXPECT_EQ(encoded.image.bytes.data(), region_byte(96 + 4));  // the file after its 4-byte length
+
+    // Without shared_memory_offset the input starts at the region's first byte.
+    regions.register_region("pixels", object.key(), 64, 18);
+    inference::ModelInferRequest from_start =
+        grpc_shm_request("UINT8", {2, 3, 3}, "pixels", std::nullopt, 18);
+    EXPECT_EQ(request_from_grpc(from_start, &regions).image.bytes, object.bytes(64, 18));
+
+    // The region stays mapped for a request made before it was unregistered.
+    regions.unregister("");
+    EXPECT_EQ(encoded.image.bytes, file);
+}
+
+TEST_F(GrpcSharedMemoryInputs, EachWrongSharedMemoryInputIsRefusedWithItsKind) {
+    const auto expect_refused = [&](const inference::ModelInferRequest& message, ErrorKind kind,
+                                    const std::string& reason, const SharedMemoryRegions* with = nullptr) {
+        const auto [got, what] = grpc_shm_refusal(message, with ? with : &regions);
+        EXPECT_EQ(got, kind) << what;
+        EXPECT_THAT(what, HasSubstr(reason));
+    };
+    const inference::ModelInferRequest good = grpc_shm_request("UINT8", {2, 3, 3}, "images", 32, 18);
+
+    expect_refused(grpc_shm_request("UINT8", {2, 3, 3}, "images", 32, std::nullopt),
+                   ErrorKind::InvalidArgument, "shared_memory_region without shared_memory_byte_size");
+    inference::ModelInferRequest region_number = good;
+    (*region_number.mutable_inputs(0)->mutable_parameters())[kSharedMemoryRegionParameter].set_int64_param(1);
+    expect_refused(region_number, ErrorKind::InvalidArgument, "shared_memory_region must be a string_param");
+    inference::ModelInferRequest size_text = good;
+    (*size_text.mutable_inputs(0)->mutable_parameters())[kSharedMemoryByteSizeParameter].set_string_param(
+        "18");
+    expect_refused(size_text, ErrorKind::InvalidArgument, "shared_memory_byte_size must be an int64_param");
+    inference::ModelInferRequest offset_double = good;
+    (*offset_double.mutable_inputs(0)->mutable_parameters())[kSharedMemoryOffsetParameter].set_double_param(
+        32);
+    expect_refused(offset_double, ErrorKind::InvalidArgument, "shared_memory_offset must be an int64_param");
+
+    // A region and contents: which one is the input is not for the server to guess.
+    inference::ModelInferRequest with_raw = good;
+    with_raw.add_raw_input_contents(pixels);
+    expect_refused(with_raw, ErrorKind::InvalidArgument,
+                   "names a shared-memory region and also carries contents");
+    inference::ModelInferRequest with_typed = good;
+    with_typed.mutable_inputs(0)->mutable_contents()->add_uint_contents(1);
+    expect_refused(with_typed, ErrorKind::InvalidArgument, "also carries contents");
+
+    inference::ModelInferRequest output_in_shm = good;
+    auto* output = output_in_shm.add_outputs();
+    output->set_name("boxes");
+    (*output->mutable_parameters())[kSharedMemoryRegionParameter].set_string_param("images");
+    expect_refused(output_in_shm, ErrorKind::InvalidArgument,
+                   "output 'boxes': outputs are not written to shared memory");
+
+    expect_refused(grpc_shm_request("UINT8", {2, 3, 3}, "nope", 0, 18), ErrorKind::NotFound,
+                   "no shared-memory region 'nope'");
+    expect_refused(grpc_shm_request("UINT8", {2, 3, 3}, "images", 32, object.size()),
+                   ErrorKind::InvalidArgument, "outside region 'images'");
+    expect_refused(grpc_shm_request("UINT8", {2, 3, 3}, "images", -1, 18), ErrorKind::InvalidArgument,
+                   "outside region 'images'");
+    // The bytes must still fit the shape, as contents must.
+    expect_refused(grpc_shm_request("UINT8", {2, 3, 3}, "images", 32, 17), ErrorKind::InvalidArgument,
+                   "17 bytes for shape [2, 3, 3], which needs 18");
+
+    // The extension off: no registry at all, or one that refuses.
+    const auto [off_kind, off_reason] = grpc_shm_refusal(good, nullptr);
+    EXPECT_EQ(off_kind, ErrorKind::Forbidden);
+    EXPECT_THAT(off_reason, HasSubstr("--allow-client-shm"));
+    const SharedMemoryRegions refused(ClientSharedMemory::Refused);
+    expect_refused(good, ErrorKind::Forbidden, "--allow-client-shm", &refused);
+    // request_from_grpc's default: no registry.
+    inference::ModelInferRequest defaulted = good;
+    try {
+        request_from_grpc(defaulted);
+        ADD_FAILURE() << "accepted without a registry";
+    } catch (const ServeError& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Forbidden);
+    }
+    // A request without the parameters needs no registry.
+    inference::ModelInferRequest inline_pixels = small_pixels();
+    EXPECT_EQ(request_from_grpc(inline_pixels, nullptr).image.bytes, pixels);
 }
 
 }  // namespace

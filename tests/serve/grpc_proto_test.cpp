@@ -64,6 +64,17 @@ const std::vector<Fields>& published() {
           {"fp32_contents", 6},
           {"fp64_contents", 7},
           {"bytes_contents", 8}}},
+        // Triton's system shared-memory extension (protobuf/grpc_service.proto of
+        // triton-inference-server/common).
+        {"inference.SystemSharedMemoryStatusRequest", {{"name", 1}}},
+        {"inference.SystemSharedMemoryStatusResponse", {{"regions", 1}}},
+        {"inference.SystemSharedMemoryStatusResponse.RegionStatus",
+         {{"name", 1}, {"key", 2}, {"offset", 3}, {"byte_size", 4}}},
+        {"inference.SystemSharedMemoryRegisterRequest",
+         {{"name", 1}, {"key", 2}, {"offset", 3}, {"byte_size", 4}}},
+        {"inference.SystemSharedMemoryRegisterResponse", {}},
+        {"inference.SystemSharedMemoryUnregisterRequest", {{"name", 1}}},
+        {"inference.SystemSharedMemoryUnregisterResponse", {}},
     };
     return messages;
 }
@@ -94,9 +105,15 @@ TEST(GrpcProto, TheServiceHasTheProtocolsMethods) {
             "inference.GRPCInferenceService");
     ASSERT_NE(service, nullptr);
     const std::vector<std::pair<std::string, std::string>> methods = {
-        {"ServerLive", "ServerLiveRequest"},       {"ServerReady", "ServerReadyRequest"},
-        {"ModelReady", "ModelReadyRequest"},       {"ServerMetadata", "ServerMetadataRequest"},
-        {"ModelMetadata", "ModelMetadataRequest"}, {"ModelInfer", "ModelInferRequest"},
+        {"ServerLive", "ServerLiveRequest"},
+        {"ServerReady", "ServerReadyRequest"},
+        {"ModelReady", "ModelReadyRequest"},
+        {"ServerMetadata", "ServerMetadataRequest"},
+        {"ModelMetadata", "ModelMetadataRequest"},
+        {"ModelInfer", "ModelInferRequest"},
+        {"SystemSharedMemoryStatus", "SystemSharedMemoryStatusRequest"},
+        {"SystemSharedMemoryRegister", "SystemSharedMemoryRegisterRequest"},
+        {"SystemSharedMemoryUnregister", "SystemSharedMemoryUnregisterRequest"},
     };
     for (const auto& [name, input] : methods) {
         const google::protobuf::MethodDescriptor* method = service->FindMethodByName(name);

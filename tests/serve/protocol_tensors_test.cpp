@@ -10,24 +10,14 @@
 #include <vector>
 
 #include "protocol_tensors.hpp"
+#include "serve_error_of.hpp"
 
 namespace fpgacnn::serve {
 namespace {
 
+using test_support::serve_error_of;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-/// The ServeError `call` throws (fails the test when it throws none).
-template <typename Call>
-ServeError error_of(Call&& call) {
-    try {
-        call();
-    } catch (const ServeError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no ServeError thrown";
-    return ServeError(ErrorKind::Internal, "none");
-}
 
 TEST(ProtocolTensors, RawBytesRoundTripAndLengthsAreLittleEndian) {
     const std::string raw = join_raw_bytes({"ab", "", std::string(300, 'x')});
@@ -44,9 +34,9 @@ TEST(ProtocolTensors, RawBytesRoundTripAndLengthsAreLittleEndian) {
 
 TEST(ProtocolTensors, TruncatedRawBytesAreRefusedNamingTheTensor) {
     const std::string raw = join_raw_bytes({"abcdef"});
-    EXPECT_THAT(error_of([&] { split_raw_bytes(raw.substr(0, 7), "input 'image'"); }).what(),
+    EXPECT_THAT(serve_error_of([&] { split_raw_bytes(raw.substr(0, 7), "input 'image'"); }).what(),
                 HasSubstr("input 'image': raw BYTES element 0 says 6 bytes but only 3 follow"));
-    EXPECT_THAT(error_of([&] { split_raw_bytes(raw + "\x01\x00", "input 'image'"); }).what(),
+    EXPECT_THAT(serve_error_of([&] { split_raw_bytes(raw + "\x01\x00", "input 'image'"); }).what(),
                 HasSubstr("ends inside an element's 4-byte length"));
 }
 
@@ -68,31 +58,33 @@ TEST(ProtocolTensors, PixelImageKeepsItsShape) {
 TEST(ProtocolTensors, EveryWrongImageDescriptionIsAnInvalidArgumentNamingTheRequest) {
     const std::string one = join_raw_bytes({"x"});
     const std::vector<std::pair<ServeError, std::string>> cases = {
-        {error_of([&] { image_from_tensor("r7", "picture", "BYTES", {1}, one); }), "unknown input 'picture'"},
-        {error_of([&] { image_from_tensor("r7", "image", "FP32", {1}, one); }),
+        {serve_error_of([&] { image_from_tensor("r7", "picture", "BYTES", {1}, one); }),
+         "unknown input 'picture'"},
+        {serve_error_of([&] { image_from_tensor("r7", "image", "FP32", {1}, one); }),
          "datatype 'FP32' is not served"},
-        {error_of([&] { image_from_tensor("r7", "image", "BYTES", {2}, one); }), "BYTES shape must be [1]"},
-        {error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, one + one); }),
+        {serve_error_of([&] { image_from_tensor("r7", "image", "BYTES", {2}, one); }),
+         "BYTES shape must be [1]"},
+        {serve_error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, one + one); }),
          "the data holds 2 elements"},
-        {error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, join_raw_bytes({""})); }),
+        {serve_error_of([&] { image_from_tensor("r7", "image", "BYTES", {1}, join_raw_bytes({""})); }),
          "the encoded image is empty"},
-        {error_of([&] {
+        {serve_error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {2, 2}, "abcd");
          }),
          "got [2, 2]"},
-        {error_of([&] {
+        {serve_error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {2, 2, 4}, std::string(16, 'a'));
          }),
          "must be [H, W, 3]"},
-        {error_of([&] {
+        {serve_error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {0, 2, 3}, "");
          }),
          "sides in [1, 8192]"},
-        {error_of([&] {
+        {serve_error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {9000, 2, 3}, "");
          }),
          "got [9000, 2, 3]"},
-        {error_of([&] {
+        {serve_error_of([&] {
              image_from_tensor("r7", "image", "UINT8", {2, 2, 3}, std::string(11, 'a'));
          }),
          "11 bytes for shape [2, 2, 3], which needs 12"},
@@ -111,7 +103,7 @@ TEST(ProtocolTensors, TimeoutMustBeAPositiveFiniteNumberOfSeconds) {
     EXPECT_LT(deadline - before, std::chrono::seconds(60));
     for (const double bad : {0.0, -1.0, 1e9, std::numeric_limits<double>::quiet_NaN(),
                              std::numeric_limits<double>::infinity()}) {
-        const ServeError error = error_of([&] { deadline_after_seconds(bad); });
+        const ServeError error = serve_error_of([&] { deadline_after_seconds(bad); });
         EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
         EXPECT_THAT(error.what(), HasSubstr("parameter 'timeout'"));
     }

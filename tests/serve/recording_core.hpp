@@ -53,6 +53,7 @@ public:
         return inner_.model_metadata(name, version);
     }
     std::string metrics_text() const override { return inner_.metrics_text(); }
+    SharedMemoryRegions& shared_memory() override { return inner_.shared_memory(); }
 
     InferenceResponse infer(InferenceRequest request) override {
         {

@@ -1,13 +1,16 @@
 // The REST front end in-process on 127.0.0.1 over a RepositoryCore with YOLO-LITE, called over HTTP as
 // any client would: every route, both input forms in both encodings (JSON, binary tensor data) giving
 // the InferenceCore's own detections, parameters and requested outputs reaching the core, each
-// failure with its status and reason, and concurrent clients each getting their own answer.
+// failure with its status and reason, concurrent clients each getting their own answer, and the
+// system shared-memory extension (refused unless the core allows it; inputs read from a registered region).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
 
 #include "rest_test_support.hpp"
+#include "shm_test_support.hpp"
 
 namespace fpgacnn::serve {
 namespace {
@@ -237,6 +240,165 @@ TEST_F(RestFrontEnd, ConcurrentClientsEachGetTheirOwnAnswer) {
         }));
     }
     for (auto& client : clients) EXPECT_EQ(client.get(), kRequestsEach);
+}
+
+/// An infer body whose `image` input names a shared-memory region instead of carrying data.
+RestRequestBody rest_front_end_shm_body(const std::string& id, const std::string& datatype, const json& shape,
+                                        const std::string& region, std::size_t offset,
+                                        std::size_t byte_size) {
+    const json input = {{"name", "image"},
+                        {"datatype", datatype},
+                        {"shape", shape},
+                        {"parameters",
+                         {{"shared_memory_region", region},
+                          {"shared_memory_offset", offset},
+                          {"shared_memory_byte_size", byte_size}}}};
+    const json message = {{"id", id}, {"inputs", json::array({input})}};
+    return {message.dump(), {{"Content-Type", "application/json"}}};
+}
+
+RestRequestBody json_body(const json& message) {
+    return {message.dump(), {{"Content-Type", "application/json"}}};
+}
+
+bool lists_extension(const HttpAnswer& server_metadata, const std::string& extension) {
+    const json extensions = json::parse(server_metadata.body).at("extensions");
+    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
+}
+
+TEST_F(RestFrontEnd, SharedMemoryIsRefusedUnlessTheServerAllowsIt) {
+    // This suite's core was made without ClientSharedMemory::Allowed (the default, as without
+    // --allow-client-shm).
+    const HttpAnswer server = get("/v2");
+    ASSERT_EQ(server.status, 200) << server.error;
+    EXPECT_TRUE(lists_extension(server, "binary_tensor_data"));
+    EXPECT_FALSE(lists_extension(server, "system_shared_memory"));
+
+    const test_support::ShmObject object(4096);
+    const auto expect_forbidden = [](const HttpAnswer& answer) {
+        EXPECT_EQ(answer.status, 403) << answer.error << answer.body;
+        EXPECT_THAT(json::parse(answer.body, nullptr, false).value("error", ""),
+                    HasSubstr("--allow-client-shm"));
+    };
+    expect_forbidden(post("/v2/systemsharedmemory/region/r/register",
+                          json_body({{"key", object.key()}, {"offset", 0}, {"byte_size", 4096}})));
+    EXPECT_EQ(test_support::shm_descriptors_of(object.key()), 0);  // nothing was mapped
+    expect_forbidden(get("/v2/systemsharedmemory/status"));
+    expect_forbidden(get("/v2/systemsharedmemory/region/r/status"));
+    expect_forbidden(post("/v2/systemsharedmemory/unregister", {}));
+    expect_forbidden(post("/v2/systemsharedmemory/region/r/unregister", {}));
+    expect_forbidden(infer(rest_front_end_shm_body("shm", "UINT8", {32, 32, 3}, "r", 0, 3072)));
+
+    // The routes are the protocol's whatever the setting: a wrong method is 405, no region name 404.
+    const HttpAnswer wrong_method = get("/v2/systemsharedmemory/region/r/register");
+    EXPECT_EQ(wrong_method.status, 405) << wrong_method.body;
+    EXPECT_EQ(wrong_method.headers.at("allow"), "POST");
+    EXPECT_EQ(post("/v2/systemsharedmemory/status", {}).status, 405);
+    EXPECT_EQ(
+        post("/v2/systemsharedmemory/register", json_body({{"key", object.key()}, {"byte_size", 1}})).status,
+        404);
+}
+
+/// The REST front end over a core that allows client shared memory (--allow-client-shm), with dog.jpg's
+/// RGB pixels at byte 100 of a shared-memory object (not on a page) and the file in the BYTES raw form
+/// after them.
+class RestFrontEndSharedMemory : public RestFrontEnd {
+protected:
+    // The suite's own core, in the base's place (RestFrontEnd's TearDownTestSuite deletes it): suites run
+    // one after the other, so the two never hold it at once.
+    static void SetUpTestSuite() {
+        if (test::shared_dir().empty()) return;
+        repository_core = new RepositoryCore(yolo_lite_repository("rest_front_end_shm"), PoolOptions{}, "/",
+                                             ClientSharedMemory::Allowed);
+    }
+
+    void SetUp() override {
+        RestFrontEnd::SetUp();
+        if (IsSkipped()) return;
+        dog = test::darknet_file("data/dog.jpg");
+        image = load_image(dog);
+        pixels = rgb_pixels(image);
+        raw_file = join_raw_bytes({file_text(dog)});
+        object = std::make_unique<test_support::ShmObject>(100 + pixels.size() + raw_file.size());
+        object->write(100, pixels);
+        object->write(100 + pixels.size(), raw_file);
+    }
+    void TearDown() override {
+        // Leaves no region for the next test (the core lives for the suite).
+        if (repository_core) repository_core->shared_memory().unregister("");
+    }
+
+    HttpAnswer register_region(const std::string& name, const json& body) {
+        return post("/v2/systemsharedmemory/region/" + name + "/register", json_body(body));
+    }
+
+    std::string dog;
+    Image image;
+    std::string pixels;
+    std::string raw_file;
+    std::unique_ptr<test_support::ShmObject> object;
+};
+
+TEST_F(RestFrontEndSharedMemory, InputsFromARegionGiveTheInlineDetections) {
+    EXPECT_TRUE(lists_extension(get("/v2"), "system_shared_memory"));
+
+    const std::size_t region_size = pixels.size() + raw_file.size();
+    HttpAnswer answer =
+        register_region("dog", {{"key", object->key()}, {"offset", 100}, {"byte_size", region_size}});
+    ASSERT_EQ(answer.status, 200) << answer.error << answer.body;
+    EXPECT_EQ(json::parse(answer.body), json::object());
+    const json entry = {{"name", "dog"}, {"key", object->key()}, {"offset", 100}, {"byte_size", region_size}};
+    answer = get("/v2/systemsharedmemory/status");
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    EXPECT_EQ(answer.headers["content-type"], "application/json");
+    EXPECT_EQ(json::parse(answer.body), json::array({entry}));
+    answer = get("/v2/systemsharedmemory/region/dog/status");
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    EXPECT_EQ(json::parse(answer.body), json::array({entry}));
+
+    const Detections expected = detections(infer_body(dog, "inline", InputForm::PixelsBinary), "inline");
+    ASSERT_FALSE(expected.scores.empty());
+    EXPECT_TRUE(detections(rest_front_end_shm_body("shm pixels", "UINT8", {image.h, image.w, 3}, "dog", 0,
+                                                   pixels.size()),
+                           "shm pixels") == expected);
+    // The detector read the region in place (the core saw a view into the server's mapping).
+    EXPECT_EQ(core->last_request().image.bytes.data(),
+              repository_core->shared_memory().bytes("dog", 0, 0, "test").bytes.data());
+    EXPECT_TRUE(
+        detections(rest_front_end_shm_body("shm file", "BYTES", {1}, "dog", pixels.size(), raw_file.size()),
+                   "shm file") == expected);
+
+    // Each failure with its status.
+    answer = register_region("dog", {{"key", object->key()}, {"byte_size", 16}});
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_THAT(answer.body, HasSubstr("already registered"));
+    answer = register_region("bad", {{"key", "/../etc/passwd"}, {"byte_size", 16}});
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_THAT(answer.body, HasSubstr("not a shared-memory object name"));
+    answer = register_region("sizeless", {{"key", object->key()}});
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_THAT(answer.body, HasSubstr("no 'byte_size'"));
+    EXPECT_EQ(get("/v2/systemsharedmemory/region/nope/status").status, 404);
+    answer = infer(rest_front_end_shm_body("beyond", "UINT8", {image.h, image.w, 3}, "dog", 1, region_size));
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_THAT(answer.body, HasSubstr("outside region 'dog'"));
+
+    // Unregistered, the region is gone for status and requests alike.
+    answer = post("/v2/systemsharedmemory/region/dog/unregister", {});
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    answer = get("/v2/systemsharedmemory/status");
+    ASSERT_EQ(answer.status, 200);
+    EXPECT_EQ(json::parse(answer.body), json::array());
+    answer = infer(rest_front_end_shm_body("after", "UINT8", {image.h, image.w, 3}, "dog", 0, pixels.size()));
+    EXPECT_EQ(answer.status, 404);
+    EXPECT_THAT(answer.body, HasSubstr("no shared-memory region 'dog'"));
+    EXPECT_EQ(post("/v2/systemsharedmemory/region/dog/unregister", {}).status, 404);
+
+    // Unregistering every region.
+    ASSERT_EQ(register_region("a", {{"key", object->key()}, {"byte_size", 16}}).status, 200);
+    ASSERT_EQ(register_region("b", {{"key", object->key()}, {"byte_size", 16}}).status, 200);
+    EXPECT_EQ(post("/v2/systemsharedmemory/unregister", {}).status, 200);
+    EXPECT_EQ(json::parse(get("/v2/systemsharedmemory/status").body), json::array());
 }
 
 }  // namespace

@@ -9,9 +9,13 @@ as any Open Inference Protocol user would make one, talks to the real fpgacnn-se
     contents), equal fpgacnn-detect --json's for the same model and thresholds;
   - the same pixels as UINT8 [H, W, 3] and as an encoded PNG give the same detections, equal to
     fpgacnn-detect's on that PNG;
-  - unknown model NOT_FOUND, wrong datatype / shape INVALID_ARGUMENT with a reason, a bearer token.
+  - unknown model NOT_FOUND, wrong datatype / shape INVALID_ARGUMENT with a reason, a bearer token;
+  - the system shared-memory extension (--allow-client-shm): a region of a POSIX shared-memory object
+    the test creates, registered with SystemSharedMemoryRegister, gives the same detections as the
+    bytes sent in the request (pixels and an encoded file); status, unregister and their errors.
 
-The server runs as a user starts it (--model-repository, --grpc-port, --http-port, --auth-token-file)
+The server runs as a user starts it (--model-repository, --grpc-port, --http-port, --auth-token-file,
+--allow-client-shm)
 and must exit 0 on SIGTERM at the end.
 Usage: grpc_conformance_test.py --build-dir BUILD --shared-dir SHARED   (ctest passes both;
 FPGACNN_SHARED_DIR overrides the latter, as for the C++ tests)
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import time
 import unittest
+from multiprocessing import shared_memory
 
 import grpc
 from grpc_tools import protoc
@@ -104,7 +109,7 @@ class ServeProcess:
         self.process = subprocess.Popen(
             [os.path.join(ARGS.build_dir, "apps", "serve", "fpgacnn-serve"),
              "--model-repository", os.path.dirname(folder), "--grpc-port", str(grpc_port),
-             "--http-port", str(http_port), "--auth-token-file", token_file],
+             "--http-port", str(http_port), "--auth-token-file", token_file, "--allow-client-shm"],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.wait_ready()
 
@@ -231,6 +236,76 @@ class Conformance(unittest.TestCase):
         self.assert_code(grpc.StatusCode.UNAUTHENTICATED, "ModelInfer", infer_request("image", "BYTES", [1], raw, "t"),
                          metadata=[("authorization", "Bearer wrong")])
         self.assertTrue(self.call("ServerLive", pb.ServerLiveRequest()).live)
+
+    def test_shared_memory_inputs_equal_the_bytes_sent_inline(self):
+        self.assertIn("system_shared_memory", self.call("ServerMetadata", pb.ServerMetadataRequest()).extensions)
+        width, height = 320, 240
+        pixels = test_pixels(width, height)
+        with open(os.path.join(DARKNET_DATA, "dog.jpg"), "rb") as f:
+            dog = raw_bytes([f.read()])
+        # The region starts 64 bytes into the object (not on a page), the pixels 36 bytes into the region.
+        region_offset, pixels_at = 64, 36
+        dog_at = pixels_at + len(pixels)
+        memory = shared_memory.SharedMemory(create=True, size=region_offset + dog_at + len(dog))
+        try:
+            memory.buf[region_offset + pixels_at:region_offset + dog_at] = pixels
+            memory.buf[region_offset + dog_at:region_offset + dog_at + len(dog)] = dog
+            key = "/" + memory.name
+            region_size = dog_at + len(dog)
+            self.call("SystemSharedMemoryRegister", pb.SystemSharedMemoryRegisterRequest(
+                name="conformance", key=key, offset=region_offset, byte_size=region_size))
+            status = self.call("SystemSharedMemoryStatus", pb.SystemSharedMemoryStatusRequest()).regions
+            self.assertEqual([(r.name, r.key, r.offset, r.byte_size) for r in status.values()],
+                             [("conformance", key, region_offset, region_size)])
+
+            def from_region(request_id, datatype, shape, offset, size, thresh=None):
+                request = pb.ModelInferRequest(model_name="yolo-lite", id=request_id)
+                tensor = request.inputs.add(name="image", datatype=datatype, shape=shape)
+                tensor.parameters["shared_memory_region"].string_param = "conformance"
+                tensor.parameters["shared_memory_offset"].int64_param = offset
+                tensor.parameters["shared_memory_byte_size"].int64_param = size
+                if thresh is not None:
+                    request.parameters["thresh"].double_param = thresh
+                return request
+
+            inline = self.call("ModelInfer", infer_request("image", "UINT8", [height, width, 3], pixels, "in",
+                                                           thresh=0.05))
+            shared = self.call("ModelInfer", from_region("shm", "UINT8", [height, width, 3], pixels_at, len(pixels),
+                                                         0.05))
+            self.assertEqual(shared.id, "shm")
+            self.assertGreater(len(detections_of(inline)), 0)
+            self.assert_same_detections(detections_of(shared), detections_of(inline), "pixels through shared memory")
+            dog_path = os.path.join(DARKNET_DATA, "dog.jpg")
+            encoded = self.call("ModelInfer", from_region("dog", "BYTES", [1], dog_at, len(dog)))
+            self.assert_same_detections(detections_of(encoded), detect_json([dog_path], THRESH)[dog_path],
+                                        "dog.jpg through shared memory")
+
+            # Errors: a range beyond the region, a name in use, an unknown region, contents and region at once.
+            details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, "ModelInfer",
+                                       from_region("far", "BYTES", [1], dog_at, len(dog) + 1))
+            self.assertIn("outside region 'conformance'", details)
+            self.assert_code(grpc.StatusCode.ALREADY_EXISTS, "SystemSharedMemoryRegister",
+                             pb.SystemSharedMemoryRegisterRequest(name="conformance", key=key, byte_size=16))
+            details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, "SystemSharedMemoryRegister",
+                                       pb.SystemSharedMemoryRegisterRequest(name="nokey", key="/fpgacnn-no-such-object",
+                                                                            byte_size=16))
+            self.assertIn("cannot open", details)
+            both = from_region("both", "BYTES", [1], dog_at, len(dog))
+            both.raw_input_contents.append(dog)
+            self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, "ModelInfer", both)
+            self.assert_code(grpc.StatusCode.UNAUTHENTICATED, "SystemSharedMemoryStatus",
+                             pb.SystemSharedMemoryStatusRequest(), metadata=[])
+
+            self.call("SystemSharedMemoryUnregister", pb.SystemSharedMemoryUnregisterRequest(name="conformance"))
+            self.assertEqual(len(self.call("SystemSharedMemoryStatus", pb.SystemSharedMemoryStatusRequest()).regions), 0)
+            self.assert_code(grpc.StatusCode.NOT_FOUND, "SystemSharedMemoryStatus",
+                             pb.SystemSharedMemoryStatusRequest(name="conformance"))
+            details = self.assert_code(grpc.StatusCode.NOT_FOUND, "ModelInfer",
+                                       from_region("gone", "BYTES", [1], dog_at, len(dog)))
+            self.assertIn("conformance", details)
+        finally:
+            memory.close()
+            memory.unlink()
 
 
 def main():

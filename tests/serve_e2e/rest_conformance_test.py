@@ -12,6 +12,8 @@ the real fpgacnn-serve binary on loopback:
   - malformed JSON, wrong datatype or shape, an unknown model, a body above --max-body-bytes and a
     passed `timeout` get their 4xx / 5xx with a reason, and the server goes on; a burst beyond
     --max-queue gets 503 at once for the requests beyond it;
+  - the system shared-memory extension (--allow-client-shm): register, status and unregister routes, and
+    pixels in a registered region give the inline pixels' detections; off (the second server): 403;
   - faults (a second server): a model whose emu device fails mid-run (fail-after) answers every request
     through its CPU instance, /metrics shows the instance out of rotation and the retry; a model whose
     only device fails answers 503 and turns its readiness (and the server's) false.
@@ -32,6 +34,7 @@ import sys
 import tempfile
 import time
 import unittest
+from multiprocessing import shared_memory
 
 import protocol_samples
 from protocol_samples import (DARKNET_DATA, SAMPLES, SKIPPED, detection_objects, free_port, png_bytes, raw_bytes,
@@ -294,6 +297,48 @@ class Conformance(unittest.TestCase):
                           "Bearer")
         self.assertEqual(self.server.curl("GET", "/v2/health/live").status, 200)
 
+    def test_shared_memory_routes_and_inputs(self):
+        s = self.server
+        self.assertIn("system_shared_memory", s.curl("GET", "/v2").json()["extensions"])
+        width, height = 320, 240
+        pixels = test_pixels(width, height)
+        memory = shared_memory.SharedMemory(create=True, size=100 + len(pixels))
+        try:
+            memory.buf[100:100 + len(pixels)] = pixels
+            key = "/" + memory.name
+            json_header = ["Content-Type: application/json"]
+            register = json.dumps({"key": key, "offset": 100, "byte_size": len(pixels)}).encode()
+            answer = s.curl("POST", "/v2/systemsharedmemory/region/rest/register", register, json_header)
+            self.assertEqual(answer.status, 200, answer.body[:300])
+            self.assertEqual(s.curl("GET", "/v2/systemsharedmemory/status").json(),
+                             [{"name": "rest", "key": key, "offset": 100, "byte_size": len(pixels)}])
+            self.assertEqual(s.curl("GET", "/v2/systemsharedmemory/region/rest/status").status, 200)
+            self.assert_error(s.curl("POST", "/v2/systemsharedmemory/region/rest/register", register, json_header),
+                              400, "already registered")
+            self.assertEqual(s.curl("POST", "/v2/systemsharedmemory/region/rest/register", register, json_header,
+                                    token=False).status, 401)
+            low = {"parameters": {"thresh": 0.05}}
+            inline = self.infer("yolo-lite", infer_body("in", "UINT8", [height, width, 3], pixels, True, low))
+            self.assertEqual(inline.status, 200, inline.body[:300])
+            message = dict(low, id="shm", inputs=[{
+                "name": "image", "datatype": "UINT8", "shape": [height, width, 3],
+                "parameters": {"shared_memory_region": "rest", "shared_memory_byte_size": len(pixels)}}])
+            shared = self.infer("yolo-lite", (json.dumps(message).encode(), json_header))
+            self.assertEqual(shared.status, 200, shared.body[:300])
+            self.assertGreater(len(detections_of(inline)), 0)
+            self.assert_same_detections(detections_of(shared), detections_of(inline), "pixels through shared memory")
+            message["inputs"][0]["parameters"]["shared_memory_offset"] = 1
+            self.assert_error(self.infer("yolo-lite", (json.dumps(message).encode(), json_header)), 400,
+                              "outside region 'rest'")
+            self.assertEqual(s.curl("POST", "/v2/systemsharedmemory/region/rest/unregister").status, 200)
+            self.assertEqual(s.curl("GET", "/v2/systemsharedmemory/status").json(), [])
+            self.assert_error(s.curl("GET", "/v2/systemsharedmemory/region/rest/status"), 404, "rest")
+            self.assert_error(self.infer("yolo-lite", (json.dumps(message).encode(), json_header)), 404, "rest")
+            self.assertEqual(s.curl("GET", "/v2/systemsharedmemory/region/rest/register").status, 405)
+        finally:
+            memory.close()
+            memory.unlink()
+
     def test_a_burst_beyond_the_queue_is_refused_at_once(self):
         # --max-queue 2: 16 requests at once from one curl (--parallel); those beyond the queue get 503.
         body, headers = infer_body("burst", "BYTES", [1], open(os.path.join(DARKNET_DATA, "dog.jpg"), "rb").read(),
@@ -340,6 +385,15 @@ class Faults(unittest.TestCase):
         self.assertEqual(metric(metrics, "fpgacnn_request_failures_total", model="faulty"), 0)
         self.assertEqual(self.server.curl("GET", "/v2/models/faulty/ready").status, 200)
 
+    def test_shared_memory_is_refused_without_allow_client_shm(self):
+        # This server was started without --allow-client-shm.
+        self.assertNotIn("system_shared_memory", self.server.curl("GET", "/v2").json()["extensions"])
+        answer = self.server.curl("POST", "/v2/systemsharedmemory/region/r/register",
+                                  json.dumps({"key": "/fpgacnn-any", "byte_size": 16}).encode(),
+                                  ["Content-Type: application/json"])
+        self.assertEqual(answer.status, 403, answer.body[:300])
+        self.assertIn("--allow-client-shm", json.loads(answer.body)["error"])
+
     def test_a_model_whose_only_device_fails_is_unavailable_and_not_ready(self):
         answer = self.infer_dog("dead", "d")
         self.assertEqual(answer.status, 503, answer.body[:300])
@@ -368,7 +422,7 @@ def main():
         SCRATCH = scratch
         servers = {
             Conformance: ("conformance", {"yolo-lite": model_json(device="cpu", precision="float")},
-                          ["--max-queue", "2"]),
+                          ["--max-queue", "2", "--allow-client-shm"]),
             Faults: ("faults", {"faulty": model_json(device=["emu:fail-after=30", "cpu"], precision="int16",
                                                     instances=2),
                                 "dead": model_json(device="emu:fail-after=0", precision="int16")}, []),
