@@ -17,10 +17,10 @@
 
 #include "../common/process_cpu.hpp"
 #include "bench_run.hpp"
-#include "client_shared_memory.hpp"
 #include "fpgacnn/error.hpp"
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
+#include "shared_memory_object.hpp"
 
 namespace fpgacnn::bench {
 namespace {
@@ -164,12 +164,12 @@ public:
     RegisteredRegion& operator=(const RegisteredRegion&) = delete;
 
     const std::string& name() const { return name_; }
-    ClientSharedMemory& memory() { return memory_; }
+    SharedMemoryObject& memory() { return memory_; }
 
 private:
     std::string address_;
     std::string name_;
-    ClientSharedMemory memory_;
+    SharedMemoryObject memory_;
 };
 
 /// One client's requests: the shared serialized requests, or, with shared memory, its own region and

@@ -77,9 +77,9 @@ ImageInput image_from_tensor(const std::string& request_id, const std::string& n
                              const std::string& datatype, const std::vector<std::int64_t>& shape,
                              std::string raw_bytes) {
     // Taken over, not copied: the pixels reach the detector in this very buffer.
-    auto held = std::make_shared<const std::string>(std::move(raw_bytes));
-    const std::string_view raw = *held;
-    return image_from_tensor(request_id, name, datatype, shape, raw, std::move(held));
+    ImageInput held;
+    held.hold(std::move(raw_bytes));
+    return image_from_tensor(request_id, name, datatype, shape, held.bytes, std::move(held.storage));
 }
 
 ServeError shared_memory_output_error(const std::string& who, const std::string& output) {

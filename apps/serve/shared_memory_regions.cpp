@@ -64,6 +64,18 @@ void SharedMemoryRegions::check_allowed() const {
     if (!allowed_) throw shared_memory_off_error();
 }
 
+void SharedMemoryRegions::check_room_for(const std::string& name, const std::string& what) const {
+    if (regions_.count(name)) {
+        throw ServeError(ErrorKind::AlreadyExists,
+                         "shared-memory region '" + name + "' is already registered; unregister it first");
+    }
+    if (regions_.size() >= kMaxSharedMemoryRegions) {
+        throw ServeError(ErrorKind::ResourceExhausted,
+                         what + ": " + std::to_string(kMaxSharedMemoryRegions) +
+                             " regions are registered, the most at once; unregister one first");
+    }
+}
+
 void SharedMemoryRegions::register_region(const std::string& name, const std::string& key,
                                           std::uint64_t offset, std::uint64_t byte_size) {
     check_allowed();
@@ -76,15 +88,7 @@ void SharedMemoryRegions::register_region(const std::string& name, const std::st
     }
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        if (regions_.count(name)) {
-            throw ServeError(ErrorKind::AlreadyExists, "shared-memory region '" + name +
-                                                           "' is already registered; unregister it first");
-        }
-        if (regions_.size() >= kMaxSharedMemoryRegions) {
-            throw ServeError(ErrorKind::ResourceExhausted,
-                             what + ": " + std::to_string(kMaxSharedMemoryRegions) +
-                                 " regions are registered, the most at once; unregister one first");
-        }
+        check_room_for(name, what);
     }
     auto mapping = std::make_shared<Mapping>();
     mapping->status = {name, key, offset, byte_size};
@@ -98,7 +102,7 @@ void SharedMemoryRegions::register_region(const std::string& name, const std::st
     struct stat info {};
     if (fstat(mapping->fd, &info) != 0 || !S_ISREG(info.st_mode))
         throw invalid(what + ": not a shared-memory object (a FIFO, directory or device has that name)");
-    const std::uint64_t size = object_size(mapping->fd);
+    const auto size = static_cast<std::uint64_t>(info.st_size);
     if (offset > size || byte_size > size - offset) {
         throw invalid(what + ": offset " + std::to_string(offset) + " + byte_size " +
                       std::to_string(byte_size) + " is beyond the object's " + std::to_string(size) +
@@ -115,13 +119,7 @@ void SharedMemoryRegions::register_region(const std::string& name, const std::st
 
     const std::lock_guard<std::mutex> lock(mutex_);
     // Checked again: another call may have taken the name or the last place while this one mapped.
-    if (regions_.count(name)) {
-        throw ServeError(ErrorKind::AlreadyExists,
-                         "shared-memory region '" + name + "' is already registered; unregister it first");
-    }
-    if (regions_.size() >= kMaxSharedMemoryRegions) {
-        throw ServeError(ErrorKind::ResourceExhausted, what + ": the most regions at once are registered");
-    }
+    check_room_for(name, what);
     regions_.emplace(name, std::move(mapping));
 }
 

@@ -73,6 +73,8 @@ public:
 
 private:
     void check_allowed() const;
+    /// Throws unless `name` is free and another region fits (the caller holds mutex_).
+    void check_room_for(const std::string& name, const std::string& what) const;
 
     const bool allowed_;
     mutable std::mutex mutex_;

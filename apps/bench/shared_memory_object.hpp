@@ -12,12 +12,12 @@ namespace fpgacnn::bench {
 
 /// Created (O_EXCL, mode 0600) and mapped read-write on construction; unmapped and unlinked on
 /// destruction, so no object is left in /dev/shm. Throws Error naming the key when it cannot be made.
-class ClientSharedMemory {
+class SharedMemoryObject {
 public:
-    ClientSharedMemory(std::string key, std::size_t byte_size);
-    ~ClientSharedMemory();
-    ClientSharedMemory(const ClientSharedMemory&) = delete;
-    ClientSharedMemory& operator=(const ClientSharedMemory&) = delete;
+    SharedMemoryObject(std::string key, std::size_t byte_size);
+    ~SharedMemoryObject();
+    SharedMemoryObject(const SharedMemoryObject&) = delete;
+    SharedMemoryObject& operator=(const SharedMemoryObject&) = delete;
 
     const std::string& key() const { return key_; }
     std::size_t byte_size() const { return byte_size_; }

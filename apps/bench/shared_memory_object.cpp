@@ -1,4 +1,4 @@
-#include "client_shared_memory.hpp"
+#include "shared_memory_object.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 
 namespace fpgacnn::bench {
 
-ClientSharedMemory::ClientSharedMemory(std::string key, std::size_t byte_size)
+SharedMemoryObject::SharedMemoryObject(std::string key, std::size_t byte_size)
     : key_(std::move(key)), byte_size_(byte_size), data_(MAP_FAILED) {
     const int fd = shm_open(key_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) throw Error("shared-memory object '" + key_ + "' cannot be created: " + std::strerror(errno));
@@ -26,12 +26,12 @@ ClientSharedMemory::ClientSharedMemory(std::string key, std::size_t byte_size)
     }
 }
 
-ClientSharedMemory::~ClientSharedMemory() {
+SharedMemoryObject::~SharedMemoryObject() {
     munmap(data_, byte_size_);
     shm_unlink(key_.c_str());
 }
 
-void ClientSharedMemory::write(std::string_view bytes) {
+void SharedMemoryObject::write(std::string_view bytes) {
     if (bytes.size() > byte_size_) {
         throw Error("shared-memory object '" + key_ + "': " + std::to_string(bytes.size()) +
                     " bytes do not fit its " + std::to_string(byte_size_));
