@@ -6,7 +6,10 @@ namespace {
 
 nlohmann::json shape_json(const TensorShape& s) { return {{"c", s.c}, {"h", s.h}, {"w", s.w}}; }
 
-nlohmann::json range_json(const ArenaRange& r) { return {{"offset", r.offset}, {"elements", r.elements}}; }
+nlohmann::json range_json(const ArenaRange& r) {
+    return {
+        {"offset", r.offset}, {"elements", r.elements}, {"bits", r.bits}, {"byte_offset", r.byte_offset()}};
+}
 
 nlohmann::json estimate_json(const LayerEstimate& e, double clock_mhz) {
     const double ms_per_cycle = 1.0 / (clock_mhz * 1e3);

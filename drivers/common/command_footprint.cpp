@@ -7,8 +7,11 @@ namespace fpgacnn {
 
 namespace {
 
-ByteSpan elements(std::uint64_t offset, std::uint64_t count) {
-    return ByteSpan{2 * offset, 2 * (offset + count)};
+/// `count` elements from element `offset`, both in elements of `bits` (16-bit words, or the bytes of
+/// an 8-bit tensor: arith::fm_element_bytes).
+ByteSpan elements(std::uint64_t offset, std::uint64_t count, int bits = arith::kDataBits) {
+    const std::uint64_t size = arith::fm_element_bytes(bits);
+    return ByteSpan{size * offset, size * (offset + count)};
 }
 
 void require_inside(const std::string& who, const DeviceBuffer& buffer, const ByteSpan& span,
@@ -46,8 +49,10 @@ CommandFootprint command_footprint(const kernel::LayerCommand& c, const KernelMa
         f.output = elements(c.output_offset, kernel::kFingerprintWords);
         return f;
     }
-    f.input = elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w);
-    f.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w);
+    f.input =
+        elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w, static_cast<int>(c.input_bits));
+    f.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w,
+                        static_cast<int>(c.output_bits));
     if (c.op == kernel::kOpConv) {
         const auto tm = static_cast<std::uint32_t>(maxima.tm), tn = static_cast<std::uint32_t>(maxima.tn);
         f.weights =

@@ -235,7 +235,7 @@ private:
         std::uint32_t words[kernel::kCommandWords];
         regs::command_words(c, words);
         for (int i = 0; i < kernel::kCommandWords; ++i) registers_->write(regs::kCommandOffsets[i], words[i]);
-        const std::uint64_t addresses[regs::kPointerCount] = {arena, arena, parameters};
+        const std::uint64_t addresses[regs::kPointerCount] = {arena, arena, parameters, arena, arena};
         for (int p = 0; p < regs::kPointerCount; ++p) {
             const std::uint32_t offset = regs::pointer_offset(static_cast<regs::Pointer>(p), address64_);
             registers_->write(offset, static_cast<std::uint32_t>(addresses[p]));

@@ -77,12 +77,14 @@ public:
         kernel_ = card_->open_kernel(handle_name);
         fm_group_ = kernel_.group_id(kXrtFmReadArgument);
         param_group_ = kernel_.group_id(kXrtParamsArgument);
-        if (kernel_.group_id(kXrtFmWriteArgument) != fm_group_) {
-            throw DeviceError(
-                context() + ": fm_read and fm_write are wired to different memory banks (" +
-                card_->bank_name(fm_group_) + ", " + card_->bank_name(kernel_.group_id(kXrtFmWriteArgument)) +
-                "); both ports read and write the one feature-map arena, so link them to the same bank "
-                "(kernels/hls/vitis/*.cfg)");
+        for (const int argument : {kXrtFmWriteArgument, kXrtFm8ReadArgument, kXrtFm8WriteArgument}) {
+            const int group = kernel_.group_id(argument);
+            if (group == fm_group_) continue;
+            const char* port = kernel::regs::kPointerNames[argument - kernel::kCommandWords];
+            throw DeviceError(context() + ": fm_read and " + port + " are wired to different memory banks (" +
+                              card_->bank_name(fm_group_) + ", " + card_->bank_name(group) +
+                              "); every feature-map port reads or writes the one feature-map arena, so link "
+                              "them to the same bank (kernels/hls/vitis/*.cfg)");
         }
         run_ = xrt::run(kernel_);
         fingerprint_ = card_->metadata_fingerprint().value_or(KernelFingerprint{});
@@ -190,6 +192,8 @@ public:
             for (int i = 0; i < kernel::kCommandWords; ++i) run_.set_arg(i, words[i]);
             run_.set_arg(kXrtFmReadArgument, a->bo);
             run_.set_arg(kXrtFmWriteArgument, a->bo);
+            run_.set_arg(kXrtFm8ReadArgument, a->bo);
+            run_.set_arg(kXrtFm8WriteArgument, a->bo);
             run_.set_arg(kXrtParamsArgument, parameter_port_buffer(command.command, *p));
             run_.start();
         } catch (const std::exception& e) {

@@ -12,7 +12,9 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
     TrafficCounters scratch = {0, 0, 0, 0, 0, 0};
     detail::CountTraffic traffic;
     traffic.counters = counters != nullptr ? counters : &scratch;
-    return detail::run_command(command, fm_read, fm_write, params, traffic);
+    // int8_t is a character type: the byte-wide ports may view the int16 arena.
+    return detail::run_command(command, fm_read, fm_write, reinterpret_cast<const int8_t*>(fm_read),
+                               reinterpret_cast<int8_t*>(fm_write), params, traffic);
 }
 
 Maxima native_build_maxima() { return compiled_maxima(); }

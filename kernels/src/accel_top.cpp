@@ -1,6 +1,8 @@
 // The HLS top function: one layer per call. The scalars arrive over AXI-Lite (bundle "control",
 // in argument order: see register_map.hpp); feature maps are read and written through two separate
-// AXI masters onto the same arena buffer, weights and biases through a third.
+// AXI masters onto the same arena buffer, weights and biases through a third, and 8-bit feature maps
+// (arith::fm_element_bytes) through two byte-wide masters onto the same arena again: a master has one
+// data width, and a command uses one read and one write master of the four.
 #include "fpgacnn/kernel/accel.hpp"
 #include "run_command.hpp"
 
@@ -11,10 +13,13 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
                               int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
                               uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
                               uint32_t input_bits, const int16_t* fm_read, int16_t* fm_write,
-                              const int16_t* params) {
+                              const int16_t* params, const int8_t* fm8_read, int8_t* fm8_write) {
 #pragma HLS INTERFACE m_axi port = fm_read offset = slave bundle = gmem_fm_read max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm_write offset = slave bundle = gmem_fm_write max_write_burst_length = 256
 #pragma HLS INTERFACE m_axi port = params offset = slave bundle = gmem_params max_read_burst_length = 256
+#pragma HLS INTERFACE m_axi port = fm8_read offset = slave bundle = gmem_fm8_read max_read_burst_length = 256
+#pragma HLS INTERFACE m_axi port = fm8_write offset = slave bundle = gmem_fm8_write max_write_burst_length = \
+    256
 #pragma HLS INTERFACE s_axilite port = op bundle = control
 #pragma HLS INTERFACE s_axilite port = input_offset bundle = control
 #pragma HLS INTERFACE s_axilite port = output_offset bundle = control
@@ -40,6 +45,8 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
 #pragma HLS INTERFACE s_axilite port = fm_read bundle = control
 #pragma HLS INTERFACE s_axilite port = fm_write bundle = control
 #pragma HLS INTERFACE s_axilite port = params bundle = control
+#pragma HLS INTERFACE s_axilite port = fm8_read bundle = control
+#pragma HLS INTERFACE s_axilite port = fm8_write bundle = control
 #pragma HLS INTERFACE s_axilite port = return bundle = control
 
     fpgacnn::kernel::LayerCommand cmd;
@@ -66,5 +73,5 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
     cmd.weight_bits = weight_bits;
     cmd.input_bits = input_bits;
     fpgacnn::kernel::detail::NoTraffic traffic;
-    fpgacnn::kernel::detail::run_command(cmd, fm_read, fm_write, params, traffic);
+    fpgacnn::kernel::detail::run_command(cmd, fm_read, fm_write, fm8_read, fm8_write, params, traffic);
 }

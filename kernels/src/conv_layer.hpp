@@ -85,12 +85,12 @@ inline void conv_compute_pairs(const InputTile& in, const WeightBlock& weights, 
 
 /// Loads the input tile and weight block of input-map group `group` (Tn maps).
 template <class Traffic>
-void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int16_t* params, int group,
-                     uint32_t weight_block_offset, InputWindow win, InputTile& tile, WeightBlock& block,
-                     Traffic& traffic) {
+void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* fm8, const int16_t* params,
+                     int group, uint32_t weight_block_offset, InputWindow win, InputTile& tile,
+                     WeightBlock& block, Traffic& traffic) {
     win.first_map = group * kTn;
     win.valid_maps = min_int(kTn, static_cast<int>(cmd.in_c) - win.first_map);
-    load_input_tile(fm, win, 0, tile, traffic);
+    load_input_tile(fm, fm8, win, 0, tile, traffic);
     const int weight_bits = static_cast<int>(cmd.weight_bits);
     const uint32_t block_words = arith::storage_words(
         static_cast<uint32_t>(kTm * kTn) * cmd.kernel_size * cmd.kernel_size, weight_bits);
@@ -99,8 +99,8 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int16_t* 
 }
 
 template <class Traffic>
-void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int16_t* params,
-                Traffic& traffic) {
+void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
+                int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
     InputTile input_tiles[2];
     WeightBlock weight_blocks[2];
     OutputTile output_tiles[2];
@@ -119,7 +119,6 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
     const int pad = static_cast<int>(cmd.pad);
     const int tile_rows = static_cast<int>(cmd.tile_rows);
     const int tile_cols = static_cast<int>(cmd.tile_cols);
-    const int output_bits = static_cast<int>(cmd.output_bits);
     const int input_groups = static_cast<int>(div_ceil(cmd.in_c, kTn));
 #if FPGACNN_INT8_PAIRS  // without it (FPGACNN_INT8_PAIRS 0), 8-bit layers take one MAC per multiplier
     const bool pairs = conv_runs_in_pairs(cmd);
@@ -140,6 +139,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
             const int cols = min_int(tile_cols, out_w - col0);
             InputWindow win;
             win.tensor_offset = cmd.input_offset;
+            win.bits = static_cast<int>(cmd.input_bits);
             win.height = static_cast<int>(cmd.in_h);
             win.width = static_cast<int>(cmd.in_w);
             win.first_map = 0;
@@ -156,12 +156,12 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 const uint32_t weight_row = cmd.weight_offset + static_cast<uint32_t>(map0 / kTm) *
                                                                     static_cast<uint32_t>(input_groups) *
                                                                     block_words;
-                conv_load_group(cmd, fm_read, params, 0, weight_row, win, input_tiles[0], weight_blocks[0],
-                                traffic);
+                conv_load_group(cmd, fm_read, fm8_read, params, 0, weight_row, win, input_tiles[0],
+                                weight_blocks[0], traffic);
                 for (int group = 0; group < input_groups; ++group) {
                     const int ping = group & 1;
                     if (group + 1 < input_groups) {
-                        conv_load_group(cmd, fm_read, params, group + 1, weight_row, win,
+                        conv_load_group(cmd, fm_read, fm8_read, params, group + 1, weight_row, win,
                                         input_tiles[1 - ping], weight_blocks[1 - ping], traffic);
                     }
 #if FPGACNN_INT8_PAIRS
@@ -174,9 +174,10 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 }
                 if (has_pending) {
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,
-                                      output_bits, fm_write, traffic);
+                                      fm_write, fm8_write, traffic);
                 }
                 pending.tensor_offset = cmd.output_offset;
+                pending.bits = static_cast<int>(cmd.output_bits);
                 pending.height = out_h;
                 pending.width = out_w;
                 pending.first_map = map0;
@@ -191,8 +192,8 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         }
     }
     if (has_pending) {
-        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, output_bits,
-                          fm_write, traffic);
+        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, fm_write,
+                          fm8_write, traffic);
     }
 }
 

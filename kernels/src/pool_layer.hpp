@@ -36,7 +36,8 @@ inline void pool_compute(const InputTile& in, int kernel_size, int stride, int r
 }
 
 template <class Traffic>
-void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, Traffic& traffic) {
+void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
+                int8_t* fm8_write, Traffic& traffic) {
     InputTile input_tile;
     OutputTile output_tile;
 #pragma HLS ARRAY_PARTITION variable = input_tile complete dim = 1
@@ -55,6 +56,7 @@ void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
             for (int map0 = 0; map0 < maps; map0 += kPoolLanes) {
                 InputWindow win;
                 win.tensor_offset = cmd.input_offset;
+                win.bits = static_cast<int>(cmd.input_bits);
                 win.height = static_cast<int>(cmd.in_h);
                 win.width = static_cast<int>(cmd.in_w);
                 win.first_map = map0;
@@ -63,11 +65,12 @@ void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 win.first_col = col0 * s - pad;
                 win.rows = (rows - 1) * s + k;
                 win.cols = (cols - 1) * s + k;
-                load_input_tile(fm_read, win, kPoolPad, input_tile, traffic);
+                load_input_tile(fm_read, fm8_read, win, kPoolPad, input_tile, traffic);
                 pool_compute(input_tile, k, s, rows, cols, output_tile);
 
                 OutputWindow out;
                 out.tensor_offset = cmd.output_offset;
+                out.bits = static_cast<int>(cmd.output_bits);
                 out.height = out_h;
                 out.width = out_w;
                 out.first_map = map0;
@@ -76,10 +79,10 @@ void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                 out.rows = rows;
                 out.first_col = col0;
                 out.cols = cols;
-                // Linear requantization: the identity when the exponents match (output_shift 0). A
-                // maxpool moves values, so an 8-bit input gives 8-bit outputs without a clamp.
-                store_output_tile(output_tile, out, cmd.output_shift, false, arith::kDataBits, fm_write,
-                                  traffic);
+                // Linear requantization: the identity when the exponents match (output_shift 0, as
+                // in every quantized network). A maxpool carries its input's width (output_bits ==
+                // input_bits), so the saturation to it changes nothing then.
+                store_output_tile(output_tile, out, cmd.output_shift, false, fm_write, fm8_write, traffic);
             }
         }
     }

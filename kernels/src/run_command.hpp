@@ -23,22 +23,22 @@ void identify(const LayerCommand& cmd, int16_t* fm_write, Traffic& traffic) {
 #pragma HLS PIPELINE II = 1
         fm_write[cmd.output_offset + static_cast<uint32_t>(i)] = words[i];
     }
-    traffic.fm_write(kFingerprintWords);
+    traffic.fm_write(kFingerprintWords, arith::fm_element_bytes(arith::kDataBits));
 }
 
 template <class Traffic>
 CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                         const int16_t* params, Traffic& traffic) {
+                         const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
     const CommandCheck check = check_command(cmd);
     if (check != kCommandOk) return check;
     if (cmd.op == kOpIdentify) {
         identify(cmd, fm_write, traffic);
     } else if (cmd.op == kOpConv) {
-        conv_layer(cmd, fm_read, fm_write, params, traffic);
+        conv_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, traffic);
     } else if (cmd.op == kOpMaxPool) {
-        pool_layer(cmd, fm_read, fm_write, traffic);
+        pool_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     } else {
-        reorg_layer(cmd, fm_read, fm_write, traffic);
+        reorg_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     }
     return kCommandOk;
 }

@@ -29,21 +29,22 @@ static const int kPoolLanes = kTn < kTm ? kTn : kTm;
 
 /// Synthesis: counting compiles away.
 struct NoTraffic {
-    void fm_read(uint32_t) {}
-    void fm_write(uint32_t) {}
+    void fm_read(uint32_t, uint32_t) {}
+    void fm_write(uint32_t, uint32_t) {}
     void param_read(uint32_t) {}
 };
 
-/// Native: one burst per call of `elements` 16-bit words.
+/// Native: one burst per call of `elements` feature-map elements of `element_bytes` each
+/// (arith::fm_element_bytes), or of `elements` 16-bit parameter words.
 struct CountTraffic {
     TrafficCounters* counters;
-    void fm_read(uint32_t elements) {
+    void fm_read(uint32_t elements, uint32_t element_bytes) {
         counters->fm_read_bursts += 1;
-        counters->fm_read_bytes += 2u * elements;
+        counters->fm_read_bytes += static_cast<uint64_t>(element_bytes) * elements;
     }
-    void fm_write(uint32_t elements) {
+    void fm_write(uint32_t elements, uint32_t element_bytes) {
         counters->fm_write_bursts += 1;
-        counters->fm_write_bytes += 2u * elements;
+        counters->fm_write_bytes += static_cast<uint64_t>(element_bytes) * elements;
     }
     void param_read(uint32_t elements) {
         counters->param_read_bursts += 1;

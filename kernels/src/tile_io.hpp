@@ -1,5 +1,8 @@
-// Moving tiles between DDR and the on-chip buffers. Every transfer is a run of consecutive 16-bit
-// words (one AXI burst): a row segment of one map for feature maps, a whole (Tm, Tn) block for weights.
+// Moving tiles between DDR and the on-chip buffers. Every transfer is a run of consecutive elements
+// (one AXI burst): a row segment of one map for feature maps, a whole (Tm, Tn) block for weights. A
+// feature map travels at its storage width (arith::fm_element_bytes): 16-bit tensors through the
+// word-wide ports (fm_read / fm_write), 8-bit ones through the byte-wide ports (fm8_read / fm8_write)
+// onto the same arena; on chip both are int16.
 #pragma once
 
 #include <stdint.h>
@@ -15,7 +18,8 @@ namespace detail {
 /// edge: those positions get `pad_value` (0 for conv padding, -32768 for maxpool so that taps
 /// outside the image never win, which is darknet's "skip").
 struct InputWindow {
-    uint32_t tensor_offset;  // first element of the tensor in the arena
+    uint32_t tensor_offset;  // first element of the tensor in the arena, in elements of its width
+    int bits;                // storage width: arith::kDataBits or kNarrowBits
     int height;              // tensor height and width
     int width;
     int first_map;   // first of the Tn maps
@@ -26,9 +30,27 @@ struct InputWindow {
     int cols;
 };
 
+/// One burst of `length` consecutive elements of either width into int16 lanes.
+template <class Element>
+void read_row(const Element* port, uint32_t source, int length, int16_t* target) {
+    for (int c = 0; c < length; ++c) {
+#pragma HLS PIPELINE II = 1
+        target[c] = port[source + static_cast<uint32_t>(c)];
+    }
+}
+
+/// One burst of `length` int16 values out to elements of either width (the values fit it already).
+template <class Element>
+void write_line(const int16_t* line, int length, Element* port, uint32_t target) {
+    for (int c = 0; c < length; ++c) {
+#pragma HLS PIPELINE II = 1
+        port[target + static_cast<uint32_t>(c)] = static_cast<Element>(line[c]);
+    }
+}
+
 template <class Traffic>
-void load_input_tile(const int16_t* fm, const InputWindow& win, int16_t pad_value, InputTile& tile,
-                     Traffic& traffic) {
+void load_input_tile(const int16_t* fm, const int8_t* fm8, const InputWindow& win, int16_t pad_value,
+                     InputTile& tile, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     const int col_begin = max_int(win.first_col, 0);
     const int col_end = min_int(win.first_col + win.cols, win.width);
@@ -49,11 +71,12 @@ void load_input_tile(const int16_t* fm, const InputWindow& win, int16_t pad_valu
                                     static_cast<uint32_t>(col_begin);
             const int length = col_end - col_begin;
             int16_t* target = line + (col_begin - win.first_col);
-            for (int c = 0; c < length; ++c) {
-#pragma HLS PIPELINE II = 1
-                target[c] = fm[source + static_cast<uint32_t>(c)];
+            if (win.bits == arith::kNarrowBits) {
+                read_row(fm8, source, length, target);
+            } else {
+                read_row(fm, source, length, target);
             }
-            traffic.fm_read(static_cast<uint32_t>(length));
+            traffic.fm_read(static_cast<uint32_t>(length), arith::fm_element_bytes(win.bits));
         }
     }
 }
@@ -119,7 +142,8 @@ void init_with_bias(const int16_t* params, uint32_t bias_offset, int bias_shift,
 
 /// Where an output tile goes in its CHW tensor.
 struct OutputWindow {
-    uint32_t tensor_offset;
+    uint32_t tensor_offset;  // in elements of the tensor's width, like InputWindow's
+    int bits;                // storage width; the values are saturated to it
     int height;
     int width;
     int first_map;
@@ -130,10 +154,22 @@ struct OutputWindow {
     int cols;
 };
 
-/// Requantizes (rounding, leaky, saturation to `bits` in one step) and writes one burst per map row.
+/// One map row of an accumulator tile, requantized, as one burst of elements of either width.
+template <class Element>
+void write_row(const OutputTile& acc, int r, int m, int cols, int shift, bool leaky, int bits, Element* port,
+               uint32_t target) {
+    for (int c = 0; c < cols; ++c) {
+#pragma HLS PIPELINE II = 1
+        port[target + static_cast<uint32_t>(c)] =
+            static_cast<Element>(arith::requantize_to_width(acc[r][c][m], shift, leaky, bits));
+    }
+}
+
+/// Requantizes (rounding, leaky, saturation to the window's width in one step) and writes one burst
+/// per map row.
 template <class Traffic>
-void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int bits,
-                       int16_t* fm, Traffic& traffic) {
+void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int16_t* fm,
+                       int8_t* fm8, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     for (int m = 0; m < win.maps; ++m) {
         for (int r = 0; r < win.rows; ++r) {
@@ -141,12 +177,12 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
                 win.tensor_offset + static_cast<uint32_t>(win.first_map + m) * plane +
                 static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
                 static_cast<uint32_t>(win.first_col);
-            for (int c = 0; c < win.cols; ++c) {
-#pragma HLS PIPELINE II = 1
-                fm[target + static_cast<uint32_t>(c)] =
-                    arith::requantize_to_width(acc[r][c][m], shift, leaky, bits);
+            if (win.bits == arith::kNarrowBits) {
+                write_row(acc, r, m, win.cols, shift, leaky, win.bits, fm8, target);
+            } else {
+                write_row(acc, r, m, win.cols, shift, leaky, win.bits, fm, target);
             }
-            traffic.fm_write(static_cast<uint32_t>(win.cols));
+            traffic.fm_write(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(win.bits));
         }
     }
 }

@@ -101,6 +101,53 @@ TEST(EmuDevice, EightBitWeightsAreReadPackedAndCountedAsThePlanPredicts) {
     EXPECT_LT(queue.commands().plan.parameter_words, wide.parameter_words);
 }
 
+// Contract 5: 8-bit tensors sit in the arena one byte per element and travel through the kernel's
+// byte-wide ports. Every layer's output (read back and widened by the queue) equals the CPU engine's,
+// the counters equal the plan's prediction, and the feature-map bytes are half the 16-bit plan's.
+TEST(EmuDevice, EightBitFeatureMapsAreStoredAsBytesAndCountedAsThePlanPredicts) {
+    auto narrow = std::make_shared<QuantizedNetwork>(*small_quantized());
+    for (std::size_t i = 0; i < narrow->layers.size(); ++i) {
+        QuantizedLayer& layer = narrow->layers[i];
+        layer.output_bits = arith::kNarrowBits;  // conv outputs clamp to 8 bits; the others carry it
+        if (narrow->network.layers[i].type != LayerType::Convolutional) continue;
+        layer.weight_bits = arith::kNarrowBits;
+        for (int16_t& w : layer.weights) w = arith::saturate_to_width(w, arith::kNarrowBits);
+    }
+    Int16Engine engine(*narrow, Int16Isa::Scalar, 1);
+    auto device = make_emu_device();
+    QueueOptions options;
+    options.capture_layers = true;
+    DeviceQueue queue(*device, narrow, options);
+    const std::vector<int16_t> input = pattern_input(narrow->network.input, narrow->input_q);
+    EXPECT_EQ(queue.run(input.data()), engine.run(input.data()));
+    int narrow_values = 0;
+    for (std::size_t i = 0; i < narrow->network.layers.size(); ++i) {
+        const std::vector<int16_t>& emu = queue.layer_output(static_cast<int>(i));
+        EXPECT_EQ(emu, engine.layer_output(static_cast<int>(i))) << "layer " << i;
+        for (const int16_t v : emu) narrow_values += v < 0 || v > 63;  // not just small positives
+    }
+    EXPECT_GT(narrow_values, 100) << "the layers should hold negative and large 8-bit values";
+
+    PlanOptions weights_only;
+    weights_only.weight_bits = conv_weight_bits(*narrow);
+    const NetworkPlan wide = plan_network(narrow->network, weights_only);
+    const NetworkPlan& plan = queue.commands().plan;
+    EXPECT_LT(plan.arena_elements, wide.arena_elements);
+    for (const CommandStats& s : queue.last_stats()) {
+        const std::size_t i = static_cast<std::size_t>(s.layer);
+        const LayerEstimate& e = plan.layers[i].estimate;
+        EXPECT_EQ(plan.layers[i].output.bits, arith::kNarrowBits) << "layer " << i;
+        EXPECT_EQ(s.fm_read_bytes, e.fm_read_bytes) << "layer " << i;
+        EXPECT_EQ(s.fm_write_bytes, e.fm_write_bytes) << "layer " << i;
+        EXPECT_EQ(s.fm_read_bursts, e.fm_read_bursts) << "layer " << i;
+        EXPECT_EQ(s.fm_write_bursts, e.fm_write_bursts) << "layer " << i;
+        const LayerEstimate& w = wide.layers[i].estimate;
+        EXPECT_EQ(2 * s.fm_write_bytes, w.fm_write_bytes) << "layer " << i;
+        // Layer 0 reads the 16-bit image.
+        EXPECT_EQ((i == 0 ? 1 : 2) * s.fm_read_bytes, w.fm_read_bytes) << "layer " << i;
+    }
+}
+
 TEST(EmuDevice, SkippedInputSyncIsAClearError) {
     auto device = make_emu_device();
     QueueOptions options;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arena_tensors.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/accel.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
@@ -25,16 +26,17 @@ std::vector<int16_t> random_values(std::mt19937& rng, std::size_t n, int limit) 
     return v;
 }
 
-/// Runs a command with input at arena offset 0 and output right after it.
+/// Runs a command with input at arena offset 0 and output right after its words, each at its width.
 std::vector<int16_t> run_kernel(kernel::LayerCommand c, const std::vector<int16_t>& input,
                                 const std::vector<int16_t>& params) {
-    std::vector<int16_t> arena(input);
     const std::size_t out_size = static_cast<std::size_t>(c.out_c) * c.out_h * c.out_w;
-    arena.resize(input.size() + out_size);
+    std::vector<int16_t> arena(input.size() + out_size);
+    const int input_bits = static_cast<int>(c.input_bits), output_bits = static_cast<int>(c.output_bits);
+    write_tensor(arena, 0, input_bits, input);
     c.input_offset = 0;
-    c.output_offset = static_cast<uint32_t>(input.size());
+    c.output_offset = static_cast<uint32_t>(2 * input.size() / arith::fm_element_bytes(output_bits));
     EXPECT_EQ(kernel::run_layer(c, arena.data(), arena.data(), params.data(), nullptr), kernel::kCommandOk);
-    return std::vector<int16_t>(arena.begin() + static_cast<std::ptrdiff_t>(input.size()), arena.end());
+    return read_tensor(arena, c.output_offset, out_size, output_bits);
 }
 
 Int16ConvArgs random_conv_args(std::mt19937& rng, int max_bias_shift, int min_output_shift,

@@ -69,7 +69,8 @@ const std::vector<std::string> kScripts = {
 TEST(HlsScripts, TopFunctionIsTheAcceleratorEntryPoint) {
     const TopSignature top = parse_top();
     EXPECT_EQ(top.name, "fpgacnn_accel");
-    EXPECT_EQ(top.pointers, (std::vector<std::string>{"fm_read", "fm_write", "params"}));
+    EXPECT_EQ(top.pointers,
+              (std::vector<std::string>{"fm_read", "fm_write", "params", "fm8_read", "fm8_write"}));
 }
 
 TEST(HlsScripts, EveryNamedFileExists) {
@@ -165,6 +166,11 @@ TEST(RegisterMap, FollowsTheTopFunctionsArgumentOrder) {
     EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, false), 0xC0u);
     EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, false), 0xC8u);
     EXPECT_EQ(pointer_offset(kernel::regs::kParams, false), 0xD0u);
+    // Contract 5's byte-wide feature-map ports come last: the registers above kept their offsets.
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, true), 0xE4u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, true), 0xF0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, false), 0xD8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, false), 0xE0u);
     EXPECT_EQ(kernel::regs::register_space_bytes(true), 0x100u);
     EXPECT_EQ(kernel::regs::register_space_bytes(false), 0x100u);
 }

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "arena_tensors.hpp"
 #include "fpgacnn/kernel/accel.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "fpgacnn/kernel/weight_layout.hpp"
 
@@ -43,23 +45,42 @@ inline std::vector<int16_t> reorder_for_kernel(const std::vector<int16_t>& weigh
     return words;
 }
 
-/// Places input and output in one arena (order and gaps from `rng`), weights and biases in one
-/// parameter buffer, runs the command and checks the guards. `command` gets the offsets filled in.
+/// Places input and output in one arena at their widths (order, gaps and, for 8-bit tensors, odd
+/// or even byte offsets from `rng`), weights and biases in one parameter buffer, runs the command and
+/// checks the guards byte by byte. `command` gets the offsets filled in.
 inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vector<int16_t>& input,
                                     const std::vector<int16_t>& reordered_weights,
                                     const std::vector<int16_t>& padded_biases, std::mt19937& rng) {
     const std::size_t out_elements = static_cast<std::size_t>(command.out_c) * command.out_h * command.out_w;
+    const int input_bits = static_cast<int>(command.input_bits);
+    const int output_bits = static_cast<int>(command.output_bits);
+    // Widths outside the contract (commands the kernel must reject) are placed as 16-bit words.
+    const std::size_t in_size = arith::fm_element_bytes(input_bits);
+    const std::size_t out_size = arith::fm_element_bytes(output_bits);
     std::uniform_int_distribution<int> gap(0, 40);
-    const std::size_t gap0 = gap(rng), gap1 = gap(rng), gap2 = gap(rng);
     const bool output_first = (rng() & 1u) != 0;
-    std::vector<int16_t> arena(gap0 + input.size() + gap1 + out_elements + gap2, kGuard);
-    const std::size_t first = gap0;
-    const std::size_t second = gap0 + (output_first ? out_elements : input.size()) + gap1;
-    const std::size_t input_at = output_first ? second : first;
-    const std::size_t output_at = output_first ? first : second;
-    std::copy(input.begin(), input.end(), arena.begin() + static_cast<std::ptrdiff_t>(input_at));
-    command.input_offset = static_cast<uint32_t>(input_at);
-    command.output_offset = static_cast<uint32_t>(output_at);
+    std::size_t cursor = 2 * static_cast<std::size_t>(gap(rng));  // bytes
+    // The next free byte for a tensor of `size`-byte elements: word-aligned for words, and either
+    // parity for bytes.
+    const auto place = [&](std::size_t size, std::size_t count) {
+        if (size == 1) cursor += rng() & 1u;
+        cursor = (cursor + size - 1) / size * size;
+        const std::size_t at = cursor;
+        cursor += size * count + 2 * static_cast<std::size_t>(gap(rng));
+        return at;
+    };
+    std::size_t input_byte = 0, output_byte = 0;
+    if (output_first) {
+        output_byte = place(out_size, out_elements);
+        input_byte = place(in_size, input.size());
+    } else {
+        input_byte = place(in_size, input.size());
+        output_byte = place(out_size, out_elements);
+    }
+    std::vector<int16_t> arena(cursor / 2 + 2, kGuard);
+    command.input_offset = static_cast<uint32_t>(input_byte / in_size);
+    command.output_offset = static_cast<uint32_t>(output_byte / out_size);
+    write_tensor(arena, command.input_offset, in_size == 1 ? arith::kNarrowBits : arith::kDataBits, input);
 
     const std::size_t pgap0 = gap(rng), pgap1 = gap(rng);
     std::vector<int16_t> params(pgap0 + reordered_weights.size() + pgap1 + padded_biases.size() + 8, kGuard);
@@ -74,11 +95,13 @@ inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vec
     KernelRun run;
     const std::vector<int16_t> arena_before = arena;
     run.check = kernel::run_layer(command, arena.data(), arena.data(), params.data(), &run.traffic);
-    run.output.assign(arena.begin() + static_cast<std::ptrdiff_t>(output_at),
-                      arena.begin() + static_cast<std::ptrdiff_t>(output_at + out_elements));
-    for (std::size_t i = 0; i < arena.size(); ++i) {
-        const bool in_output = i >= output_at && i < output_at + out_elements;
-        if (!in_output && arena[i] != arena_before[i]) run.guards_intact = false;
+    run.output = read_tensor(arena, command.output_offset, out_elements,
+                             out_size == 1 ? arith::kNarrowBits : arith::kDataBits);
+    const auto* after = reinterpret_cast<const unsigned char*>(arena.data());
+    const auto* before = reinterpret_cast<const unsigned char*>(arena_before.data());
+    for (std::size_t i = 0; i < 2 * arena.size(); ++i) {
+        const bool in_output = i >= output_byte && i < output_byte + out_size * out_elements;
+        if (!in_output && after[i] != before[i]) run.guards_intact = false;
     }
     return run;
 }

@@ -224,11 +224,12 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
         std::vector<int16_t> params = reordered;
         params.insert(params.end(), bias.begin(), bias.end());
         std::vector<int16_t> arena_top(input.size() + out_c * hw * hw, kGuard);
-        std::copy(layer_input.begin(), layer_input.end(), arena_top.begin());
+        write_tensor(arena_top, 0, static_cast<int>(input_bits), layer_input);
         std::vector<int16_t> arena_native = arena_top;
         kernel::LayerCommand cmd{};
         cmd.op = kernel::kOpConv, cmd.input_offset = 0;
-        cmd.output_offset = static_cast<uint32_t>(input.size());
+        // An 8-bit output starts at an odd byte: the byte-wide port writes any byte.
+        cmd.output_offset = static_cast<uint32_t>(output_bits == 8u ? 2 * input.size() + 1 : input.size());
         cmd.weight_offset = 0, cmd.bias_offset = static_cast<uint32_t>(reordered.size());
         cmd.in_c = in_c, cmd.in_h = cmd.in_w = hw, cmd.out_c = out_c, cmd.out_h = cmd.out_w = hw;
         cmd.kernel_size = 3, cmd.stride = 1, cmd.pad = 1, cmd.leaky = 1, cmd.bias_shift = 3;
@@ -243,7 +244,8 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
                       cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
                       cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
                       cmd.tile_cols, cmd.output_bits, cmd.weight_bits, cmd.input_bits, arena_top.data(),
-                      arena_top.data(), params.data());
+                      arena_top.data(), params.data(), reinterpret_cast<const int8_t*>(arena_top.data()),
+                      reinterpret_cast<int8_t*>(arena_top.data()));
         EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit input, output and weights";
     }
 }
@@ -369,8 +371,10 @@ TEST(KernelLayers, PairModeEqualsTheOneColumnPathOnTheSameEightBitData) {
         ASSERT_EQ(pairs.check, kernel::kCommandOk) << describe(cmd);
         EXPECT_TRUE(pairs.guards_intact) << describe(cmd);
         EXPECT_EQ(pairs.output, one_column.output) << describe(cmd);
-        // Same bursts: the pair mode changes the cycles, not the traffic.
-        EXPECT_EQ(pairs.traffic.fm_read_bytes, one_column.traffic.fm_read_bytes);
+        // Same bursts: the pair mode changes the cycles; its 8-bit input moves one byte per element.
+        EXPECT_EQ(pairs.traffic.fm_read_bursts, one_column.traffic.fm_read_bursts);
+        EXPECT_EQ(2 * pairs.traffic.fm_read_bytes, one_column.traffic.fm_read_bytes);
+        EXPECT_EQ(pairs.traffic.fm_write_bytes, one_column.traffic.fm_write_bytes);
         EXPECT_EQ(pairs.traffic.param_read_bytes, one_column.traffic.param_read_bytes);
     }
 }

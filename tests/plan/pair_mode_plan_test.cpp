@@ -1,7 +1,7 @@
-// The planner with the kernel's pair mode (PlanOptions::input_bits): a conv layer whose input and
-// weights are both 8-bit computes two output columns per multiplier, so its estimate counts half the
-// compute cycles and the same traffic; the commands carry every layer's input width, and a plan made
-// for other input widths is refused.
+// The planner with 8-bit tensors (PlanOptions::output_bits): a conv layer whose input and weights are
+// both 8-bit computes two output columns per multiplier (the pair mode), so its estimate counts half
+// the compute cycles, and 8-bit tensors move one byte per element (half the feature-map bytes, the
+// same bursts); the commands carry every layer's widths, and a plan made for other widths is refused.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -33,22 +33,29 @@ QuantizedNetwork all_eight_bit() {
     return q;
 }
 
-TEST(PairModePlan, EightBitInputAndWeightsHalveTheComputeCyclesNotTheTraffic) {
+TEST(PairModePlan, EightBitTensorsHalveTheComputeCyclesAndTheFeatureMapBytes) {
     const QuantizedNetwork q = all_eight_bit();
     PlanOptions pairs;
     plan_widths_of(q, pairs);
-    EXPECT_EQ(pairs.input_bits, layer_input_bits(q));
-    EXPECT_EQ(pairs.input_bits[0], arith::kNetworkInputBits);
+    EXPECT_EQ(pairs.output_bits, layer_output_bits(q));
     PlanOptions one_column = pairs;
-    one_column.input_bits.clear();  // the same weights, 16-bit inputs everywhere
+    one_column.output_bits.clear();  // the same weights, 16-bit tensors everywhere
     const NetworkPlan paired = plan_network(q.network, pairs);
     const NetworkPlan single = plan_network(q.network, one_column);
     int paired_convs = 0;
     for (std::size_t i = 0; i < paired.layers.size(); ++i) {
         const LayerPlan& a = paired.layers[i];
         const LayerPlan& b = single.layers[i];
+        if (!a.on_device) continue;
+        EXPECT_EQ(2 * a.estimate.fm_write_bytes, b.estimate.fm_write_bytes) << "layer " << i;
+        EXPECT_EQ(a.estimate.fm_write_bursts, b.estimate.fm_write_bursts) << "layer " << i;
+        EXPECT_EQ(a.estimate.fm_read_bursts, b.estimate.fm_read_bursts) << "layer " << i;
+        if (i == 0) {  // reads the 16-bit image
+            EXPECT_EQ(a.estimate.fm_read_bytes, b.estimate.fm_read_bytes);
+        } else {
+            EXPECT_EQ(2 * a.estimate.fm_read_bytes, b.estimate.fm_read_bytes) << "layer " << i;
+        }
         if (a.type != LayerType::Convolutional) continue;
-        EXPECT_EQ(a.estimate.fm_read_bytes, b.estimate.fm_read_bytes) << "layer " << i;
         EXPECT_EQ(a.estimate.param_read_bytes, b.estimate.param_read_bytes) << "layer " << i;
         if (i == 0) {
             EXPECT_FALSE(kernel::conv_runs_in_pairs(a.command));
@@ -75,7 +82,7 @@ TEST(PairModePlan, ABuildWithoutThePairModeTakesTheOneColumnCycles) {
     PlanOptions without = pairs;
     without.maxima.int8_pairs = false;
     PlanOptions one_column = pairs;
-    one_column.input_bits.clear();
+    one_column.output_bits.clear();
     const NetworkPlan paired = plan_network(q.network, pairs);
     const NetworkPlan plain = plan_network(q.network, without);
     const NetworkPlan single = plan_network(q.network, one_column);
@@ -107,15 +114,15 @@ TEST(PairModePlan, CommandsCarryTheInputWidthsAndAPlanForOthersIsRefused) {
     EXPECT_EQ(commands[1].input_bits, static_cast<uint32_t>(arith::kNarrowBits));
 
     PlanOptions weights_only;
-    weights_only.weight_bits = conv_weight_bits(q);  // inputs planned at 16 bits
+    weights_only.weight_bits = conv_weight_bits(q);  // tensors planned at 16 bits
     try {
         with_exponents(plan_network(q.network, weights_only), q);
-        FAIL() << "a plan made for 16-bit inputs must be refused for 8-bit ones";
+        FAIL() << "a plan made for 16-bit tensors must be refused for 8-bit ones";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("layer 1"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("8-bit input"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("layer 0"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("8-bit output"), std::string::npos) << e.what();
     }
-    options.input_bits[3] = 12;
+    options.output_bits[2] = 12;
     EXPECT_THROW(plan_network(q.network, options), Error);
 }
 

@@ -36,43 +36,103 @@ std::vector<int> expected_tags(const Network& net, int t) {
     return std::vector<int>(layer.output.size(), t);
 }
 
-/// Runs the plan on an arena of tags: each device layer checks its input, then tags its output.
+/// Tags `range`'s bytes in a byte arena with `tag`.
+void tag_bytes(std::vector<int>& arena, const ArenaRange& range, int tag) {
+    std::fill_n(arena.begin() + static_cast<std::ptrdiff_t>(range.byte_offset()), range.bytes(), tag);
+}
+
+/// Runs the plan on an arena of tags, one per byte (8-bit tensors take one byte per element, 16-bit
+/// ones two): each device layer checks its input, then tags its output.
 void simulate(const Network& net, const NetworkPlan& plan, const std::string& name) {
-    std::vector<int> arena(plan.arena_elements, kNeverWritten);
-    ASSERT_LE(plan.input.end(), arena.size());
-    std::fill_n(arena.begin() + static_cast<std::ptrdiff_t>(plan.input.offset), plan.input.elements,
-                kNetworkInputTag);
+    std::vector<int> arena(2 * plan.arena_elements, kNeverWritten);
+    ASSERT_LE(plan.input.byte_end(), arena.size());
+    tag_bytes(arena, plan.input, kNetworkInputTag);
     for (const LayerPlan& lp : plan.layers) {
-        ASSERT_LE(lp.output.end(), arena.size()) << name << " layer " << lp.index;
+        ASSERT_LE(lp.output.byte_end(), arena.size()) << name << " layer " << lp.index;
         if (!lp.on_device) continue;
         const std::vector<int> expected = expected_tags(net, lp.index - 1);
         ASSERT_EQ(lp.input.elements, expected.size());
-        for (std::size_t e = 0; e < expected.size(); ++e) {
-            ASSERT_EQ(arena[lp.input.offset + e], expected[e])
-                << name << ": layer " << lp.index << " reads element " << e << " of its input, overwritten";
+        const std::size_t size = arith::fm_element_bytes(lp.input.bits);
+        ASSERT_EQ(lp.input.byte_offset() % size, 0u);
+        for (std::size_t byte = 0; byte < lp.input.bytes(); ++byte) {
+            const int tag = arena[lp.input.byte_offset() + byte];
+            if (tag == expected[byte / size]) continue;  // plain compare: this loop runs 10^8 times
+            FAIL() << name << ": layer " << lp.index << " reads element " << byte / size
+                   << " of its input, overwritten by " << tag;
         }
         // A kernel reads its input while it writes its output: they must not overlap.
-        ASSERT_TRUE(lp.input.end() <= lp.output.offset || lp.output.end() <= lp.input.offset)
+        ASSERT_TRUE(lp.input.byte_end() <= lp.output.byte_offset() ||
+                    lp.output.byte_end() <= lp.input.byte_offset())
             << name << " layer " << lp.index;
-        std::fill_n(arena.begin() + static_cast<std::ptrdiff_t>(lp.output.offset), lp.output.elements,
-                    lp.index);
+        tag_bytes(arena, lp.output, lp.index);
     }
     const std::vector<int> final_tags = expected_tags(net, static_cast<int>(net.layers.size()) - 1);
+    const std::size_t size = arith::fm_element_bytes(plan.output.bits);
     for (std::size_t e = 0; e < final_tags.size(); ++e)
-        ASSERT_EQ(arena[plan.output.offset + e], final_tags[e])
+        ASSERT_EQ(arena[plan.output.byte_offset() + e * size], final_tags[e])
             << name << ": the network output was overwritten";
+}
+
+/// Conv output widths: all 16 (empty), all 8, or 8 but the first and last conv (the usual mix).
+std::vector<std::vector<int>> width_choices(const Network& net) {
+    std::vector<int> all8(net.layers.size(), arith::kNarrowBits);
+    std::vector<int> mixed = all8;
+    mixed.front() = arith::kDataBits;
+    for (std::size_t i = net.layers.size(); i-- > 0;) {
+        if (net.layers[i].type != LayerType::Convolutional) continue;
+        mixed[i] = arith::kDataBits;
+        break;
+    }
+    return {{}, all8, mixed};
 }
 
 TEST(PlanNetwork, ArenaGivesEveryLayerItsProducersValues) {
     for (const NamedCfg& cfg : planner_networks()) {
         const Network net = load_darknet_cfg(cfg.path, cfg.size);
         for (const KernelMaxima& maxima : {KernelMaxima{}, KernelMaxima{16, 8, 13, 20, 3, 2}}) {
-            PlanOptions options;
-            options.maxima = maxima;
-            const NetworkPlan plan = plan_network(net, options);
-            ASSERT_EQ(plan.layers.size(), net.layers.size());
-            simulate(net, plan, cfg.name);
+            const std::vector<std::vector<int>> choices = width_choices(net);
+            const char* const names[] = {" 16-bit", " 8-bit", " 8-bit but the first and last conv"};
+            for (std::size_t w = 0; w < choices.size(); ++w) {
+                PlanOptions options;
+                options.maxima = maxima;
+                options.output_bits = choices[w];
+                const NetworkPlan plan = plan_network(net, options);
+                ASSERT_EQ(plan.layers.size(), net.layers.size());
+                simulate(net, plan, cfg.name + names[w]);
+            }
         }
+    }
+}
+
+// 8-bit tensors take half the arena's bytes, at byte offsets the commands carry.
+TEST(PlanNetwork, EightBitTensorsTakeHalfTheArena) {
+    const Network net = load_darknet_cfg(darknet_file("cfg/yolov2.cfg"), InputSizeOverride{416, 416});
+    PlanOptions narrow;
+    narrow.output_bits.assign(net.layers.size(), arith::kNarrowBits);
+    const NetworkPlan wide_plan = plan_network(net, PlanOptions{});
+    const NetworkPlan narrow_plan = plan_network(net, narrow);
+    // Every tensor but the 16-bit image halves; the image keeps its words.
+    EXPECT_LT(narrow_plan.arena_elements_no_reuse, wide_plan.arena_elements_no_reuse * 52 / 100);
+    EXPECT_LT(narrow_plan.arena_elements, wide_plan.arena_elements * 6 / 10);
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+        const LayerPlan& lp = narrow_plan.layers[i];
+        EXPECT_EQ(lp.output.bits, arith::kNarrowBits) << "layer " << i;
+        if (!lp.on_device) continue;
+        EXPECT_EQ(lp.command.output_offset, lp.output.offset) << "layer " << i;  // bytes
+        EXPECT_EQ(lp.command.output_bits, 8u) << "layer " << i;
+        EXPECT_EQ(lp.command.input_bits, i == 0 ? 16u : 8u) << "layer " << i;
+    }
+    // The route's slices are byte ranges of one 8-bit buffer.
+    EXPECT_EQ(narrow_plan.layers[24].output.offset,
+              narrow_plan.layers[28].output.offset + narrow_plan.layers[27].output.elements);
+    // A concatenation of two widths cannot be placed: its inputs must share one.
+    narrow.output_bits[24] = arith::kDataBits;
+    try {
+        plan_network(net, narrow);
+        FAIL() << "a route over 8- and 16-bit inputs must be refused";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("layer 28"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("share its width"), std::string::npos) << e.what();
     }
 }
 

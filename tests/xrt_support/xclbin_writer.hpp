@@ -20,7 +20,8 @@ struct XclbinSpec {
     int compute_units = 1;
     /// MEM_TOPOLOGY tags, e.g. {"HBM[0]", "HBM[1]"}.
     std::vector<std::string> banks = {"HBM[0]", "HBM[1]"};
-    /// Bank index per pointer argument (fm_read, fm_write, params) of every CU.
+    /// Bank of every CU's feature-map pointer arguments (fm_read, fm_write, fm8_read, fm8_write) and of
+    /// its params argument.
     int feature_map_bank = 0;
     int parameter_bank = 1;
     /// USER_METADATA payload (e.g. xrt::fingerprint_metadata(...)); none when absent.

@@ -38,6 +38,12 @@ apply_bd_automation -rule xilinx.com:bd_rule:axi4 -config {Slave "/ps7/S_AXI_HP1
     [get_bd_intf_pins $accel/m_axi_gmem_fm_write]
 apply_bd_automation -rule xilinx.com:bd_rule:axi4 -config {Slave "/ps7/S_AXI_HP2" Clk "Auto"} \
     [get_bd_intf_pins $accel/m_axi_gmem_params]
+# The byte-wide feature-map masters (8-bit tensors) share the HP ports of the word-wide ones: a command
+# uses one read and one write master of the four.
+apply_bd_automation -rule xilinx.com:bd_rule:axi4 -config {Slave "/ps7/S_AXI_HP0" Clk "Auto"} \
+    [get_bd_intf_pins $accel/m_axi_gmem_fm8_read]
+apply_bd_automation -rule xilinx.com:bd_rule:axi4 -config {Slave "/ps7/S_AXI_HP1" Clk "Auto"} \
+    [get_bd_intf_pins $accel/m_axi_gmem_fm8_write]
 connect_bd_net [get_bd_pins $accel/interrupt] [get_bd_pins ps7/IRQ_F2P]
 
 validate_bd_design

@@ -43,22 +43,28 @@ struct PlanOptions {
     // conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
     // 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).
     std::vector<int> weight_bits;
-    // Storage width of each layer's input, by network layer index (its producer's output width;
-    // layer_input_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
-    // A conv layer whose input and weights are both 8-bit runs in the kernel's pair mode, two output
-    // columns per multiplier (kernel::conv_runs_in_pairs): half its compute cycles, in a build that
-    // has the mode (maxima.int8_pairs); the same cycles as 16-bit in one that has not.
-    std::vector<int> input_bits;
+    // Storage width of each conv layer's output, by network layer index (QuantizedLayer::output_bits;
+    // layer_output_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
+    // Maxpool, reorg, route and region layers carry their input's width whatever this says. An 8-bit
+    // tensor takes one byte per element in the arena and on the kernel's byte-wide ports (half the DDR
+    // space and traffic, arith::fm_element_bytes). A conv layer whose input (its producer's output)
+    // and weights are both 8-bit runs in the kernel's pair mode, two output columns per multiplier
+    // (kernel::conv_runs_in_pairs): half its compute cycles, in a build that has the mode
+    // (maxima.int8_pairs); the same cycles as 16-bit in one that has not.
+    std::vector<int> output_bits;
 };
 
 /// The conv layers' weight widths of a quantized network, for PlanOptions::weight_bits.
 std::vector<int> conv_weight_bits(const QuantizedNetwork& network);
 
 /// Every layer's input width in a quantized network (the network input's for layer 0, else the
-/// previous layer's output width), for PlanOptions::input_bits.
+/// previous layer's output width): what the plan's commands carry as input_bits.
 std::vector<int> layer_input_bits(const QuantizedNetwork& network);
 
-/// PlanOptions::weight_bits and ::input_bits of a quantized network: what a plan of it needs.
+/// Every layer's output width in a quantized network, for PlanOptions::output_bits.
+std::vector<int> layer_output_bits(const QuantizedNetwork& network);
+
+/// PlanOptions::weight_bits and ::output_bits of a quantized network: what a plan of it needs.
 void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options);
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
@@ -74,11 +80,17 @@ constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {
     return (value + alignment - 1) / alignment * alignment;
 }
 
-/// A tensor's place in the feature-map arena, in int16 elements.
+/// A tensor's place in the feature-map arena, in elements of its storage width from the arena base
+/// (16-bit words, or bytes for an 8-bit tensor: arith::fm_element_bytes), as the kernel's commands
+/// count them.
 struct ArenaRange {
     std::size_t offset = 0;
     std::size_t elements = 0;
+    int bits = arith::kDataBits;
     std::size_t end() const { return offset + elements; }
+    std::size_t byte_offset() const { return offset * arith::fm_element_bytes(bits); }
+    std::size_t bytes() const { return elements * arith::fm_element_bytes(bits); }
+    std::size_t byte_end() const { return byte_offset() + bytes(); }
 };
 
 /// Bytes, bursts and cycles of one layer as the kernel executes it.
@@ -120,8 +132,9 @@ struct LayerPlan {
     std::size_t weight_words = 0;  // re-ordered, zero-padded to whole blocks, at the layer's weight_bits
     std::size_t bias_offset = 0;
     std::size_t bias_elements = 0;  // padded to a multiple of Tm
-    /// The kernel command; bias_shift / output_shift are 0 and output_bits 16 until with_exponents()
-    /// fills them. weight_bits is the planned PlanOptions::weight_bits (the weight offsets depend on it).
+    /// The kernel command; bias_shift / output_shift are 0 until with_exponents() fills them. The widths
+    /// are the planned ones (PlanOptions::weight_bits / ::output_bits): the weight offsets and the arena
+    /// ranges depend on them.
     kernel::LayerCommand command{};
     LayerEstimate estimate;
 };
@@ -132,7 +145,7 @@ struct NetworkPlan {
     ArenaRange input;   // where the host writes the quantized image
     ArenaRange output;  // the last layer's output (the region layer's input for YOLOv2)
     std::vector<LayerPlan> layers;
-    std::size_t arena_elements = 0;           // with reuse
+    std::size_t arena_elements = 0;  // 16-bit words of the arena, with reuse (8-bit tensors two per word)
     std::size_t arena_elements_no_reuse = 0;  // every tensor in its own buffer (for reports)
     std::size_t parameter_words = 0;          // 16-bit words: weights (8-bit ones two per word) and biases
     LayerEstimate total;
@@ -144,10 +157,10 @@ struct NetworkPlan {
 NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 
 /// The command of every device layer with the exponents of a quantized network filled in
-/// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout) and
-/// its output width (output_bits = QuantizedLayer::output_bits). Throws Error naming the layer when
-/// a shift is outside arith::kExact*Shift or a width is not a storage width (no build can run it), or
-/// when a conv layer's weight_bits differs from the width the plan laid its weights out for.
+/// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout). Throws
+/// Error naming the layer when a shift is outside arith::kExact*Shift, or when a width of the network
+/// (a conv layer's weights, a layer's input or output) differs from the width the plan was made for
+/// (plan_widths_of).
 std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
 
 /// The parameter buffer: every conv layer's re-ordered weights (8-bit layers two per word,

@@ -2,7 +2,8 @@
 // submission thread. The arena holds the plan's feature maps (reused when dead) followed by two input
 // slots that nothing else uses, so the host can upload frame N+1 while the kernel computes frame N.
 // Route layers need no command (their producers wrote into place); the last layer's output is read
-// back before the next frame's commands can overwrite it.
+// back before the next frame's commands can overwrite it. 8-bit tensors sit in the arena one byte per
+// element (arith::fm_element_bytes) and are widened to int16 values when read back.
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -100,9 +101,15 @@ struct DeviceQueue::Impl {
         arena = device.allocate(2 * end, BufferRole::FeatureMaps, "feature-map arena");
     }
 
-    /// Copies [range) of the arena back from the device into `out`.
+    /// Copies [range) of the arena back from the device into `out`, one int16 value per element at
+    /// either storage width (an 8-bit tensor's bytes are widened).
     void read_back(const ArenaRange& range, std::vector<int16_t>& out) {
-        device.sync(arena, SyncDirection::FromDevice, 2 * range.offset, 2 * range.elements);
+        device.sync(arena, SyncDirection::FromDevice, range.byte_offset(), range.bytes());
+        if (range.bits == arith::kNarrowBits) {
+            const auto* bytes = static_cast<const int8_t*>(arena.host()) + range.offset;
+            out.assign(bytes, bytes + range.elements);
+            return;
+        }
         out.assign(arena_host() + range.offset, arena_host() + range.end());
     }
 

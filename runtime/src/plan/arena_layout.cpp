@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn::plan_detail {
 
@@ -14,10 +15,13 @@ namespace {
 constexpr int kNetworkInput = -1;
 
 struct Buffer {
-    std::size_t elements = 0;
+    std::size_t elements = 0;  // of its width
+    int bits = arith::kDataBits;
+    std::size_t words = 0;  // 16-bit words it takes
+
     int first_write = std::numeric_limits<int>::max();
     int last_read = std::numeric_limits<int>::min();
-    std::size_t offset = 0;
+    std::size_t offset = 0;  // words
 };
 
 struct Placement {
@@ -37,18 +41,19 @@ bool is_alias(const Layer& layer) {
 
 class Placer {
 public:
-    explicit Placer(const Network& network) : net_(network), placement_(network.layers.size()) {}
+    Placer(const Network& network, const std::vector<int>& output_bits)
+        : net_(network), bits_(output_bits), placement_(network.layers.size()) {}
 
     ArenaLayout run(std::size_t alignment) {
         const int count = static_cast<int>(net_.layers.size());
-        input_ = new_buffer(net_.input.size(), kNetworkInput);
+        input_ = new_buffer(net_.input.size(), arith::kNetworkInputBits, kNetworkInput);
         place_concatenations();
         for (int i = 0; i < count; ++i) {
             const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
             if (is_alias(layer)) {
                 placement_[i] = placement_of(alias_source(i));
             } else if (placement_[i].buffer < 0) {
-                placement_[i] = Placement{new_buffer(layer.output.size(), i), 0};
+                placement_[i] = Placement{new_buffer(layer.output.size(), bits_of(i), i), 0};
             }
             buffers_[placement_[i].buffer].first_write =
                 std::min(buffers_[placement_[i].buffer].first_write, i);
@@ -63,9 +68,15 @@ public:
     }
 
 private:
-    int new_buffer(std::size_t elements, int producer) {
+    int bits_of(int tensor) const {
+        return tensor == kNetworkInput ? arith::kNetworkInputBits : bits_[static_cast<std::size_t>(tensor)];
+    }
+
+    int new_buffer(std::size_t elements, int bits, int producer) {
         Buffer b;
         b.elements = elements;
+        b.bits = bits;
+        b.words = (elements * arith::fm_element_bytes(bits) + 1) / 2;
         b.first_write = producer;
         buffers_.push_back(b);
         return static_cast<int>(buffers_.size()) - 1;
@@ -111,7 +122,7 @@ private:
             if (layer.type != LayerType::Route) continue;
             check_route(layer);
             if (layer.route().inputs.size() < 2) continue;
-            const int buffer = new_buffer(layer.output.size(), layer.index);
+            const int buffer = new_buffer(layer.output.size(), bits_of(layer.index), layer.index);
             placement_[static_cast<std::size_t>(layer.index)] = Placement{buffer, 0};
             std::size_t offset = 0;
             for (int source : layer.route().inputs) {
@@ -122,6 +133,12 @@ private:
                                 ": concatenating the network input is not supported by the planner");
                 }
                 const Layer& producer = net_.layers[static_cast<std::size_t>(tensor)];
+                if (bits_of(tensor) != bits_of(layer.index)) {
+                    throw Error(describe(layer) + ": input layer " + std::to_string(tensor) +
+                                " is stored at " + std::to_string(bits_of(tensor)) + " bits, the route at " +
+                                std::to_string(bits_of(layer.index)) +
+                                "; a concatenation's inputs share its width (docs/arithmetic.md)");
+                }
                 if (producer.type == LayerType::Route) {
                     throw Error(
                         describe(layer) + ": input layer " + std::to_string(tensor) +
@@ -150,7 +167,7 @@ private:
         std::vector<int> order(buffers_.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
         std::stable_sort(order.begin(), order.end(),
-                         [&](int a, int b) { return buffers_[a].elements > buffers_[b].elements; });
+                         [&](int a, int b) { return buffers_[a].words > buffers_[b].words; });
         std::vector<int> placed;
         ArenaLayout layout;
         for (int id : order) {
@@ -160,29 +177,37 @@ private:
             for (int other : placed) {
                 const Buffer& o = buffers_[other];
                 if (o.last_read < b.first_write || b.last_read < o.first_write) continue;
-                taken.emplace_back(o.offset, o.offset + o.elements);
+                taken.emplace_back(o.offset, o.offset + o.words);
             }
             std::sort(taken.begin(), taken.end());
             std::size_t candidate = 0;
             for (const auto& [begin, end] : taken) {
-                if (candidate + b.elements <= begin) break;
+                if (candidate + b.words <= begin) break;
                 candidate = std::max(candidate, align_up(end, alignment));
             }
             b.offset = candidate;
             placed.push_back(id);
-            layout.elements = std::max(layout.elements, align_up(b.offset + b.elements, alignment));
-            layout.elements_without_reuse += align_up(b.elements, alignment);
+            layout.elements = std::max(layout.elements, align_up(b.offset + b.words, alignment));
+            layout.elements_without_reuse += align_up(b.words, alignment);
         }
-        layout.input = ArenaRange{buffers_[input_].offset, net_.input.size()};
+        layout.input = range_in(input_, 0, net_.input.size());
         for (std::size_t i = 0; i < net_.layers.size(); ++i) {
             const Placement p = placement_[i];
-            layout.outputs.push_back(
-                ArenaRange{buffers_[p.buffer].offset + p.offset, net_.layers[i].output.size()});
+            layout.outputs.push_back(range_in(p.buffer, p.offset, net_.layers[i].output.size()));
         }
         return layout;
     }
 
+    /// `elements` at `offset` elements into a buffer, counted in elements of the buffer's width from
+    /// the arena base (words for 16-bit, bytes for 8-bit buffers).
+    ArenaRange range_in(int buffer, std::size_t offset, std::size_t elements) const {
+        const Buffer& b = buffers_[static_cast<std::size_t>(buffer)];
+        const std::size_t per_word = 2 / arith::fm_element_bytes(b.bits);
+        return ArenaRange{b.offset * per_word + offset, elements, b.bits};
+    }
+
     const Network& net_;
+    const std::vector<int>& bits_;
     std::vector<Placement> placement_;
     std::vector<Buffer> buffers_;
     int input_ = -1;
@@ -190,10 +215,15 @@ private:
 
 }  // namespace
 
-ArenaLayout place_tensors(const Network& network, std::size_t alignment) {
+ArenaLayout place_tensors(const Network& network, std::size_t alignment,
+                          const std::vector<int>& output_bits) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers to plan");
+    if (output_bits.size() != network.layers.size()) {
+        throw Error(network.cfg_path + ": " + std::to_string(output_bits.size()) + " output widths for " +
+                    std::to_string(network.layers.size()) + " layers");
+    }
     if (alignment == 0) alignment = 1;
-    return Placer(network).run(alignment);
+    return Placer(network, output_bits).run(alignment);
 }
 
 }  // namespace fpgacnn::plan_detail

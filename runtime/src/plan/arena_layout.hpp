@@ -1,6 +1,7 @@
 // Placement of every feature map in one DMA arena: route layers alias (a single-input route is its
 // source; a concatenation is one buffer whose producers write into their channel slices, contiguous
-// in CHW), and buffers whose lifetimes do not overlap share memory.
+// in CHW), and buffers whose lifetimes do not overlap share memory. Buffers are placed in 16-bit
+// words; an 8-bit tensor takes half as many (one byte per element, arith::fm_element_bytes).
 #pragma once
 
 #include <cstddef>
@@ -13,13 +14,15 @@ namespace fpgacnn::plan_detail {
 
 struct ArenaLayout {
     ArenaRange input;                 // the network input
-    std::vector<ArenaRange> outputs;  // per layer: its output tensor
-    std::size_t elements = 0;
+    std::vector<ArenaRange> outputs;  // per layer: its output tensor, at its width
+    std::size_t elements = 0;         // 16-bit words
     std::size_t elements_without_reuse = 0;
 };
 
-/// Throws Error naming the layer when a route cannot be realised by placement (a tensor feeding two
-/// concatenations, nested concatenations, mismatched spatial sizes).
-ArenaLayout place_tensors(const Network& network, std::size_t alignment);
+/// `output_bits[i]`: the storage width of layer i's output (a route's inputs must share it). Offsets
+/// are aligned to `alignment` words. Throws Error naming the layer when a route cannot be realised by
+/// placement (a tensor feeding two concatenations, nested concatenations, mismatched spatial sizes or
+/// widths).
+ArenaLayout place_tensors(const Network& network, std::size_t alignment, const std::vector<int>& output_bits);
 
 }  // namespace fpgacnn::plan_detail

@@ -36,7 +36,7 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
                         std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits) +
                         "; re-run calibration");
         }
-        c.output_bits = static_cast<uint32_t>(q.output_bits);
+        plan_detail::require_planned_output_bits(lp, q.output_bits, what);
         if (lp.type == LayerType::Convolutional)
             plan_detail::require_planned_weight_bits(lp, q.weight_bits, what);
         plan_detail::require_planned_input_bits(lp, input_bits[static_cast<std::size_t>(lp.index)], what);

@@ -32,8 +32,12 @@ LayerEstimate& LayerEstimate::operator+=(const LayerEstimate& o) {
 
 namespace {
 
-/// Bytes and bursts of one step on the feature-map and parameter ports.
+/// Bytes and bursts of one step on the feature-map and parameter ports. A feature-map port moves
+/// port_bits / element_bits elements a cycle at either storage width (the byte-wide ports of 8-bit
+/// tensors are as many elements wide as the word-wide ones), so its cycles count elements while the
+/// DDR counts bytes.
 struct Transfer {
+    std::uint64_t fm_elements = 0;
     std::uint64_t fm_bytes = 0;
     std::uint64_t fm_bursts = 0;
     std::uint64_t param_bytes = 0;
@@ -44,6 +48,7 @@ class Model {
 public:
     explicit Model(const PlanOptions& o)
         : port_bytes_per_cycle_(std::max(1, o.port_bits / 8)),
+          port_elements_per_cycle_(static_cast<double>(std::max(1, o.port_bits / 8)) / (o.element_bits / 8)),
           read_ports_(std::max(1, o.fm_read_ports)),
           write_ports_(std::max(1, o.fm_write_ports)),
           ddr_bytes_per_cycle_(o.bandwidth_gbs * 1e9 / (o.clock_mhz * 1e6)),
@@ -53,7 +58,7 @@ public:
     /// Cycles of one step; `write`: its feature-map bytes go out over the write ports.
     double cycles(const Transfer& t, bool write = false) const {
         const double ports = write ? write_ports_ : read_ports_;
-        const double fm = (static_cast<double>(t.fm_bytes) / port_bytes_per_cycle_ +
+        const double fm = (static_cast<double>(t.fm_elements) / port_elements_per_cycle_ +
                            static_cast<double>(t.fm_bursts) * overhead_) /
                           ports;
         const double params = static_cast<double>(t.param_bytes) / port_bytes_per_cycle_ +
@@ -65,6 +70,7 @@ public:
 
 private:
     double port_bytes_per_cycle_;
+    double port_elements_per_cycle_;
     double read_ports_;
     double write_ports_;
     double ddr_bytes_per_cycle_;
@@ -84,6 +90,13 @@ void count(LayerEstimate& e, const Transfer& t, bool write) {
     e.param_read_bursts += t.param_bursts;
 }
 
+/// Bytes of one feature-map element of a tensor stored at `bits`: the design's element_bits, but
+/// one byte for an 8-bit tensor (arith::fm_element_bytes) in the kernel's int16 design.
+std::uint64_t fm_element_bytes(const PlanOptions& o, std::uint32_t bits) {
+    if (o.element_bits == arith::kDataBits) return arith::fm_element_bytes(static_cast<int>(bits));
+    return static_cast<std::uint64_t>(o.element_bits / 8);
+}
+
 /// The bursts of kernel::detail::load_input_tile: one per existing row of each existing map.
 Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int height, int width,
                     int first_row, int first_col, int rows, int cols) {
@@ -96,14 +109,16 @@ Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int 
     const int existing_rows = std::max(0, row_end - row_begin);
     const int maps = std::min(lanes, valid_maps);
     t.fm_bursts = static_cast<std::uint64_t>(maps) * existing_rows;
-    t.fm_bytes = t.fm_bursts * element_bytes * static_cast<std::uint64_t>(col_end - col_begin);
+    t.fm_elements = t.fm_bursts * static_cast<std::uint64_t>(col_end - col_begin);
+    t.fm_bytes = t.fm_elements * element_bytes;
     return t;
 }
 
 Transfer output_tile(std::uint64_t element_bytes, int maps, int rows, int cols) {
     Transfer t;
     t.fm_bursts = static_cast<std::uint64_t>(maps) * rows;
-    t.fm_bytes = t.fm_bursts * element_bytes * static_cast<std::uint64_t>(cols);
+    t.fm_elements = t.fm_bursts * static_cast<std::uint64_t>(cols);
+    t.fm_bytes = t.fm_elements * element_bytes;
     return t;
 }
 
@@ -117,6 +132,8 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
     const int in_c = static_cast<int>(c.in_c);
     const int groups = (in_c + tn - 1) / tn;
     const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
+    const std::uint64_t input_bytes = fm_element_bytes(o, c.input_bits);
+    const std::uint64_t output_bytes = fm_element_bytes(o, c.output_bits);
     // One burst of the block's storage words: 8-bit weights are two per word (load_weight_block).
     const std::uint64_t block_bytes =
         element_bytes *
@@ -134,7 +151,7 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
             std::vector<Transfer> loads(static_cast<std::size_t>(groups));
             for (int g = 0; g < groups; ++g) {
                 Transfer t =
-                    input_tile(element_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
+                    input_tile(input_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
                                static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad, win_rows, win_cols);
                 t.param_bytes = block_bytes;
                 t.param_bursts = 1;
@@ -159,7 +176,7 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
                     const double next = g + 1 < groups ? load[static_cast<std::size_t>(g) + 1] : 0.0;
                     group_loop += std::max(compute, next);
                 }
-                const Transfer store = output_tile(element_bytes, std::min(tm, out_c - map0), rows, cols);
+                const Transfer store = output_tile(output_bytes, std::min(tm, out_c - map0), rows, cols);
                 count(e, store, true);
                 const double store_cycles = model.cycles(store, true);
                 e.store_cycles += store_cycles;
@@ -175,7 +192,7 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
 LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model) {
     LayerEstimate e;
     const int lanes = std::min(o.maxima.tn, o.maxima.tm);
-    const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
+    const std::uint64_t element_bytes = fm_element_bytes(o, c.input_bits);  // == output_bits
     const int out_h = static_cast<int>(c.out_h), out_w = static_cast<int>(c.out_w),
               maps = static_cast<int>(c.in_c);
     const int k = static_cast<int>(c.kernel_size), s = static_cast<int>(c.stride),
@@ -206,14 +223,16 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
 
 LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model) {
     LayerEstimate e;
-    const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
+    const std::uint64_t element_bytes = fm_element_bytes(o, c.input_bits);  // == output_bits
     const std::uint64_t s = c.stride, w = c.in_w, segment = c.tile_cols;
     const std::uint64_t rows = static_cast<std::uint64_t>(c.in_c) * c.in_h;
     for (std::uint64_t i0 = 0; i0 < w; i0 += segment) {
         const std::uint64_t n = std::min(segment, w - i0);
         Transfer read, write;
-        read.fm_bytes = element_bytes * ((n - 1) * s + 1);
+        read.fm_elements = (n - 1) * s + 1;
+        read.fm_bytes = element_bytes * read.fm_elements;
         read.fm_bursts = 1;
+        write.fm_elements = n;
         write.fm_bytes = element_bytes * n;
         write.fm_bursts = 1;
         for (std::uint64_t r = 0; r < rows; ++r) {

@@ -65,9 +65,9 @@ kernel::LayerCommand base_command(const Layer& layer, const ArenaRange& input, c
     c.out_c = static_cast<uint32_t>(layer.output.c);
     c.out_h = static_cast<uint32_t>(layer.output.h);
     c.out_w = static_cast<uint32_t>(layer.output.w);
-    c.output_bits = arith::kDataBits;  // with_exponents() sets the quantized network's width
-    c.weight_bits = arith::kDataBits;  // conv layers: plan_conv sets the planned width
-    c.input_bits = arith::kDataBits;   // plan_network sets the planned width
+    c.output_bits = static_cast<uint32_t>(output.bits);  // the planned widths (PlanOptions::output_bits)
+    c.weight_bits = arith::kDataBits;                    // conv layers: plan_conv sets the planned width
+    c.input_bits = static_cast<uint32_t>(input.bits);
     return c;
 }
 
@@ -90,13 +90,34 @@ void plan_window_layer(const Layer& layer, int size, int stride, int pad, const 
     lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
 }
 
-/// PlanOptions::weight_bits / ::input_bits at `index` (16 where the list ends), checked.
+/// PlanOptions::weight_bits / ::output_bits at `index` (16 where the list ends), checked.
 int planned_width(const std::vector<int>& widths, const Layer& layer, const std::size_t index,
                   const char* what) {
     const int bits = index < widths.size() ? widths[index] : arith::kDataBits;
     if (!arith::is_storage_width(bits)) {
         throw Error(describe(layer) + ": " + what + " width " + std::to_string(bits) + " bits is neither " +
                     std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits));
+    }
+    return bits;
+}
+
+/// The storage width of every layer's output: a conv layer's from PlanOptions::output_bits; maxpool,
+/// reorg, region and single-input routes carry their input's; a concatenation its inputs' (the arena
+/// layout checks that they agree).
+std::vector<int> planned_output_bits(const Network& network, const PlanOptions& options) {
+    std::vector<int> bits(network.layers.size(), arith::kDataBits);
+    for (std::size_t i = 0; i < network.layers.size(); ++i) {
+        const Layer& layer = network.layers[i];
+        if (layer.type == LayerType::Convolutional) {
+            bits[i] = planned_width(options.output_bits, layer, i, "output");
+        } else if (layer.type == LayerType::Route) {
+            const int first = layer.route().inputs.empty() ? -1 : layer.route().inputs.front();
+            bits[i] = first >= 0 && static_cast<std::size_t>(first) < i
+                          ? bits[static_cast<std::size_t>(first)]
+                          : arith::kNetworkInputBits;
+        } else {
+            bits[i] = i == 0 ? arith::kNetworkInputBits : bits[i - 1];
+        }
     }
     return bits;
 }
@@ -179,15 +200,22 @@ std::vector<int> layer_input_bits(const QuantizedNetwork& network) {
     return bits;
 }
 
+std::vector<int> layer_output_bits(const QuantizedNetwork& network) {
+    std::vector<int> bits(network.layers.size(), arith::kDataBits);
+    for (std::size_t i = 0; i < network.layers.size(); ++i) bits[i] = network.layers[i].output_bits;
+    return bits;
+}
+
 void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options) {
     options.weight_bits = conv_weight_bits(network);
-    options.input_bits = layer_input_bits(network);
+    options.output_bits = layer_output_bits(network);
 }
 
 NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     check_options(options);
     const std::size_t alignment = static_cast<std::size_t>(std::max(1, options.alignment_elements));
-    const plan_detail::ArenaLayout layout = plan_detail::place_tensors(network, alignment);
+    const plan_detail::ArenaLayout layout =
+        plan_detail::place_tensors(network, alignment, planned_output_bits(network, options));
 
     NetworkPlan plan;
     plan.options = options;
@@ -218,10 +246,6 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
             check_extent(layer, layer.output);
             lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
             lp.command = base_command(layer, lp.input, lp.output);
-            lp.command.input_bits =
-                static_cast<uint32_t>(planned_width(options.input_bits, layer, i, "input"));
-            // maxpool / reorg carry their input's width (with_exponents() checks the network agrees)
-            if (layer.type != LayerType::Convolutional) lp.command.output_bits = lp.command.input_bits;
             if (layer.type == LayerType::Convolutional) {
                 plan_conv(layer, options.maxima, planned_width(options.weight_bits, layer, i, "weight"),
                           params_end, alignment, lp);
@@ -237,7 +261,8 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
     }
     plan.parameter_words = params_end;
     const std::size_t limit = std::numeric_limits<uint32_t>::max();
-    if (plan.arena_elements > limit || plan.parameter_words > limit) {
+    // 8-bit tensors count bytes: their offsets reach twice the arena's words.
+    if (2 * plan.arena_elements > limit || plan.parameter_words > limit) {
         throw DeviceError(network.cfg_path + ": the feature-map arena (" +
                           std::to_string(plan.arena_elements) + " values) or the parameters (" +
                           std::to_string(plan.parameter_words) +

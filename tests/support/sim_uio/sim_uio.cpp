@@ -243,6 +243,10 @@ void SimUio::run_command(SimFault fault) {
     const std::uint64_t begin = options_.phys_addr, end = options_.phys_addr + options_.udmabuf_bytes;
     bool inside = dma_ != nullptr;
     for (const std::uint64_t a : address) inside = inside && a >= begin && a < end && a % 2 == 0;
+    // The native kernel derives its byte-wide ports from the word-wide ones (one arena): a driver that
+    // gives them other addresses would make real hardware read elsewhere, so that is an error here.
+    inside = inside && address[regs::kFm8Read] == address[regs::kFmRead] &&
+             address[regs::kFm8Write] == address[regs::kFmWrite];
     if (!inside) {
         ++address_errors_;
     } else if (fault != SimFault::NotFpgacnn) {

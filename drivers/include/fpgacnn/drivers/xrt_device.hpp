@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/kernel/register_map.hpp"
 
 namespace fpgacnn {
 
@@ -50,12 +51,14 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
 std::optional<double> power_from_electrical_report(const std::string& json);
 std::optional<double> fpga_temperature_from_thermal_report(const std::string& json);
 
-/// The marshalled arguments of one layer: the kCommandWords (21) command words in fpgacnn_accel's
-/// argument order (kernel/accel.hpp; argument i = word i), then the pointers fm_read, fm_write,
-/// params at 21..23.
-inline constexpr int kXrtFmReadArgument = kernel::kCommandWords;
-inline constexpr int kXrtFmWriteArgument = kernel::kCommandWords + 1;
-inline constexpr int kXrtParamsArgument = kernel::kCommandWords + 2;
+/// The marshalled arguments of one layer: the kCommandWords (22) command words in fpgacnn_accel's
+/// argument order (kernel/accel.hpp; argument i = word i), then the pointers in
+/// kernel::regs::Pointer order: fm_read, fm_write, params, fm8_read, fm8_write at 22..26.
+inline constexpr int kXrtFmReadArgument = kernel::kCommandWords + kernel::regs::kFmRead;
+inline constexpr int kXrtFmWriteArgument = kernel::kCommandWords + kernel::regs::kFmWrite;
+inline constexpr int kXrtParamsArgument = kernel::kCommandWords + kernel::regs::kParams;
+inline constexpr int kXrtFm8ReadArgument = kernel::kCommandWords + kernel::regs::kFm8Read;
+inline constexpr int kXrtFm8WriteArgument = kernel::kCommandWords + kernel::regs::kFm8Write;
 
 #ifdef FPGACNN_HAVE_XRT
 /// Opens an XRT device from an xrt: spec. Throws DeviceError naming the device, the xclbin and what to

@@ -20,7 +20,8 @@ struct TrafficCounters {
 };
 
 /// Runs one layer natively. `fm_read` and `fm_write` are both the feature-map arena base (two ports
-/// onto one buffer, as in hardware); `params` is the parameter buffer base. Returns the command check
+/// onto one buffer, as in hardware; the byte-wide ports of 8-bit tensors start at the same address);
+/// `params` is the parameter buffer base. Returns the command check
 /// (kCommandOk when the layer ran; otherwise nothing was read or written). `counters` may be null.
 CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int16_t* fm_write,
                        const int16_t* params, TrafficCounters* counters);
@@ -29,7 +30,8 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
 }  // namespace fpgacnn
 
 /// The HLS top function (kernels/src/accel_top.cpp). Scalars first, in LayerCommand order, then the
-/// three AXI master pointers: this order fixes the AXI-Lite register map (register_map.hpp).
+/// AXI master pointers (the word-wide ports, then contract 5's byte-wide feature-map ports, last so the
+/// older registers kept their offsets): this order fixes the AXI-Lite register map (register_map.hpp).
 extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t output_offset,
                               uint32_t weight_offset, uint32_t bias_offset, uint32_t in_c, uint32_t in_h,
                               uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,
@@ -37,4 +39,4 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
                               int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
                               uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
                               uint32_t input_bits, const int16_t* fm_read, int16_t* fm_write,
-                              const int16_t* params);
+                              const int16_t* params, const int8_t* fm8_read, int8_t* fm8_write);

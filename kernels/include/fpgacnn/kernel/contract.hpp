@@ -16,8 +16,11 @@ namespace arith {
 /// register; the arithmetic is unchanged, so model files of versions 1 and 2 still load, but a
 /// version-2 bitstream would misread version-3 commands and parameters. 4 adds the input_bits register:
 /// a conv layer whose input and weights are both 8-bit multiplies two output columns at once
-/// (kPairShift below; same bits), so a version-3 bitstream would misread version-4 commands.
-static const int kContractVersion = 4;
+/// (kPairShift below; same bits), so a version-3 bitstream would misread version-4 commands. 5 stores
+/// 8-bit feature maps one byte per element in the arena (fm_element_bytes below) and adds the kernel's
+/// byte-wide feature-map ports; the arithmetic is unchanged, so every model file still loads, but a
+/// version-4 bitstream would read an 8-bit tensor's bytes as words.
+static const int kContractVersion = 5;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
 
@@ -56,13 +59,20 @@ inline bool is_cpu_width(int bits) { return is_storage_width(bits) || is_study_w
 /// word, so an 8-bit layer's weights cost half the DDR space and half the port traffic: element 2i
 /// of a (Tm, Tn) weight block in the low byte, element 2i+1 in the high byte, each a signed byte. A
 /// block of E elements takes storage_words(E, 8) = ceil(E / 2) words, so every block starts on a
-/// word and the kernel reads it as one burst. Biases and feature maps stay one element per word.
+/// word and the kernel reads it as one burst. Biases stay one element per word.
 static const int kNarrowWeightsPerWord = 2;
 
 /// Words that `elements` weights of one block take at `bits` (kDataBits or kNarrowBits).
 inline uint32_t storage_words(uint32_t elements, int bits) {
     return bits == kNarrowBits ? (elements + kNarrowWeightsPerWord - 1) / kNarrowWeightsPerWord : elements;
 }
+
+/// Bytes of one feature-map element stored at `bits` (kDataBits or kNarrowBits). In the feature-map
+/// arena a 16-bit tensor takes one int16 word per element and an 8-bit tensor one signed byte per
+/// element (the kernel moves it through its byte-wide ports, fm8_read / fm8_write: half the DDR space
+/// and traffic). A command's input_offset / output_offset, and the planner's arena ranges, count
+/// elements of the tensor's own width from the arena base: words for 16-bit, bytes for 8-bit tensors.
+inline uint32_t fm_element_bytes(int bits) { return bits == kNarrowBits ? 1u : 2u; }
 
 /// The signed byte `byte` (0 low, 1 high) of a packed weight word, sign-extended.
 inline int16_t unpack_narrow(int16_t word, int byte) {

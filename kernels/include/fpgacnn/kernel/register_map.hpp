@@ -1,6 +1,6 @@
 // The accelerator's AXI-Lite register map, as Vitis HLS / Vivado HLS lay it out for the top function
 // fpgacnn_accel (accel.hpp): block-level control at 0x00-0x0C, then one register per argument in
-// argument order, 8 bytes apart for 32-bit scalars, and for the three AXI master base addresses
+// argument order, 8 bytes apart for 32-bit scalars, and for the five AXI master base addresses
 // 12 bytes apart (64-bit addresses: low word, high word, reserved) or 8 bytes apart (32-bit
 // addresses, Zynq-7000 builds with m_axi_addr64=false). The uio driver writes these offsets; docs
 // /kernel.md lists them; tests/kernel checks them against the top function's signature. After
@@ -68,10 +68,12 @@ static const char* const kCommandNames[kCommandWords] = {
     "stride",    "pad",          "leaky",         "bias_shift",    "output_shift", "tile_rows",
     "tile_cols", "output_bits",  "weight_bits",   "input_bits"};
 
-// The three AXI master base addresses follow the scalars.
-enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2 };
-static const int kPointerCount = 3;
-static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params"};
+// The five AXI master base addresses follow the scalars: the word-wide ports, then (contract 5) the
+// byte-wide feature-map ports of 8-bit tensors. Every feature-map port gets the arena's address.
+enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2, kFm8Read = 3, kFm8Write = 4 };
+static const int kPointerCount = 5;
+static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params", "fm8_read",
+                                                         "fm8_write"};
 static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xC0
 
 /// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
@@ -81,7 +83,7 @@ inline uint32_t pointer_offset(Pointer pointer, bool address64) {
 
 /// Bytes of register space the IP decodes (rounded to a power of two).
 inline uint32_t register_space_bytes(bool address64) {
-    const uint32_t end = pointer_offset(kParams, address64) + (address64 ? 0x0Cu : 0x08u);
+    const uint32_t end = pointer_offset(kFm8Write, address64) + (address64 ? 0x0Cu : 0x08u);
     uint32_t size = 1;
     while (size < end) size <<= 1;
     return size;
