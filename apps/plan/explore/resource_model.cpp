@@ -98,9 +98,10 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     d.pool = PoolBuffers::Separate;
     d.reorg_lines = true;
     d.int8_pairs = type == DataType::Int16 && maxima.int8_pairs;
-    // fm_read, fm_write, params, then the byte-wide fm8_read / fm8_write of 8-bit tensors (as many
-    // elements a beat as the word-wide ports).
-    d.ports = {PortGroup{3, port_bits, 256}, PortGroup{2, std::max(8, port_bits / 2), 256}};
+    d.ports = {PortGroup{3, port_bits, 256}};  // fm_read, fm_write, params
+    // An int16 build also has the byte-wide fm8_read / fm8_write of 8-bit tensors (contract 5), as many
+    // elements a beat as the word-wide ports; a float32 design moves no 8-bit tensors.
+    if (type == DataType::Int16) d.ports.push_back(PortGroup{2, std::max(8, port_bits / 2), 256});
     return d;
 }
 
