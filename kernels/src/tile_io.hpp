@@ -35,7 +35,9 @@ template <class Element>
 void read_row(const Element* port, uint32_t source, int length, int16_t* target) {
     for (int c = 0; c < length; ++c) {
 #pragma HLS PIPELINE II = 1
-        target[c] = port[source + static_cast<uint32_t>(c)];
+        // An 8-bit element is a signed byte: the sign extension is the point, not a misuse.
+        target[c] = static_cast<int16_t>(
+            port[source + static_cast<uint32_t>(c)]);  // NOLINT(bugprone-signed-char-misuse)
     }
 }
 

@@ -44,11 +44,18 @@ struct Transfer {
     std::uint64_t param_bursts = 0;
 };
 
+/// Elements a feature-map port moves a cycle: its whole bytes over the design's element bytes.
+double elements_per_port_cycle(const PlanOptions& o) {
+    const int port_bytes = std::max(1, o.port_bits / 8);
+    const int element_bytes = o.element_bits / 8;
+    return static_cast<double>(port_bytes) / static_cast<double>(element_bytes);
+}
+
 class Model {
 public:
     explicit Model(const PlanOptions& o)
         : port_bytes_per_cycle_(std::max(1, o.port_bits / 8)),
-          port_elements_per_cycle_(static_cast<double>(std::max(1, o.port_bits / 8)) / (o.element_bits / 8)),
+          port_elements_per_cycle_(elements_per_port_cycle(o)),
           read_ports_(std::max(1, o.fm_read_ports)),
           write_ports_(std::max(1, o.fm_write_ports)),
           ddr_bytes_per_cycle_(o.bandwidth_gbs * 1e9 / (o.clock_mhz * 1e6)),

@@ -44,9 +44,10 @@ std::string format_plan_table(const NetworkPlan& plan) {
         "store", "ms");
     for (const LayerPlan& lp : plan.layers) {
         if (!lp.on_device) {
-            out += fmt::format("{:>3} {:<15} {:>13} {:>13}   (no command: {} at arena {})\n", lp.index,
-                               layer_text(lp), "", shape_text(lp.output_shape),
-                               lp.type == LayerType::Route ? "placement" : "host", lp.output.offset);
+            out += fmt::format("{:>3} {:<15} {:>13} {:>13}   (no command: {} at arena byte {}, {}-bit)\n",
+                               lp.index, layer_text(lp), "", shape_text(lp.output_shape),
+                               lp.type == LayerType::Route ? "placement" : "host", lp.output.byte_offset(),
+                               lp.output.bits);
             continue;
         }
         const LayerEstimate& e = lp.estimate;
