@@ -263,15 +263,21 @@ WidthExploration explore_widths(const Network& network, const std::vector<std::s
     result.planner_build = fmt::format("Tm {} Tn {} Tr {} Tc {} at {:g} MHz, {:g} GB/s", build.tm, build.tn,
                                        build.tr, build.tc, planned.clock_mhz, planned.bandwidth_gbs);
 
-    // The fewest weight bytes within the loss, then the fastest; none within it: int16.
+    // The fewest weight bytes within the loss, then the fastest on the FPGA, then the smallest loss;
+    // none within it: int16. All three are computed, not measured, so the same inputs choose the same
+    // point on every run (the measured CPU time only breaks what they leave tied).
+    const auto better = [](const WidthPoint& a, const WidthPoint& b) {
+        if (a.weight_bytes != b.weight_bytes) return a.weight_bytes < b.weight_bytes;
+        if (a.planner_ms != b.planner_ms) return a.planner_ms < b.planner_ms;
+        if (a.loss_percent != b.loss_percent) return a.loss_percent < b.loss_percent;
+        return a.cpu_ms < b.cpu_ms;
+    };
     result.chosen = 0;
     result.chosen_within_loss = false;
     for (std::size_t i = 0; i < result.points.size(); ++i) {
         const WidthPoint& p = result.points[i];
         if (p.loss_percent > options.max_loss_percent) continue;
-        const WidthPoint& best = result.points[result.chosen];
-        if (!result.chosen_within_loss || p.weight_bytes < best.weight_bytes ||
-            (p.weight_bytes == best.weight_bytes && p.cpu_ms < best.cpu_ms)) {
+        if (!result.chosen_within_loss || better(p, result.points[result.chosen])) {
             result.chosen = i;
             result.chosen_within_loss = true;
         }

@@ -26,8 +26,8 @@
 namespace fpgacnn::quantize {
 
 struct ExploreOptions {
-    /// The chosen point: the fewest weight bytes (then the fastest) whose detection loss against float
-    /// is at most this many percent.
+    /// The chosen point: the fewest weight bytes (then the fastest FPGA prediction, then the smallest
+    /// loss) whose detection loss against float is at most this many percent.
     double max_loss_percent = 5.0;
     int timing_runs = 5;  // one-frame CPU runs per point; the median counts
     bool progress = false;

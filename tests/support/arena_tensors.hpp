@@ -25,8 +25,8 @@ inline void write_tensor(std::vector<int16_t>& arena, std::size_t offset, int bi
 }
 
 /// `count` elements of a tensor stored at `bits` from element `offset`, widened to int16.
-inline std::vector<int16_t> read_tensor(const std::vector<int16_t>& arena, std::size_t offset, std::size_t count,
-                                        int bits) {
+inline std::vector<int16_t> read_tensor(const std::vector<int16_t>& arena, std::size_t offset,
+                                        std::size_t count, int bits) {
     if (bits == arith::kNarrowBits) {
         const auto* bytes = reinterpret_cast<const int8_t*>(arena.data());
         return std::vector<int16_t>(bytes + offset, bytes + offset + count);
