@@ -15,9 +15,8 @@ namespace {
 constexpr int kNetworkInput = -1;
 
 struct Buffer {
-    std::size_t elements = 0;  // of its width
-    int bits = arith::kDataBits;
-    std::size_t words = 0;  // 16-bit words it takes
+    int bits = arith::kDataBits;  // of its elements
+    std::size_t words = 0;        // 16-bit words they take
 
     int first_write = std::numeric_limits<int>::max();
     int last_read = std::numeric_limits<int>::min();
@@ -74,9 +73,8 @@ private:
 
     int new_buffer(std::size_t elements, int bits, int producer) {
         Buffer b;
-        b.elements = elements;
         b.bits = bits;
-        b.words = (elements * arith::fm_element_bytes(bits) + 1) / 2;
+        b.words = (elements * arith::fm_element_bytes(bits) + 1) / 2;  // size_t: checked after placement
         b.first_write = producer;
         buffers_.push_back(b);
         return static_cast<int>(buffers_.size()) - 1;

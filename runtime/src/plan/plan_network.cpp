@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "core/carried_widths.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/kernel/contract.hpp"
@@ -101,25 +102,16 @@ int planned_width(const std::vector<int>& widths, const Layer& layer, const std:
     return bits;
 }
 
-/// The storage width of every layer's output: a conv layer's from PlanOptions::output_bits; maxpool,
-/// reorg, region and single-input routes carry their input's; a concatenation its inputs' (the arena
-/// layout checks that they agree).
+/// The storage width of every layer's output: a conv layer's from PlanOptions::output_bits (checked),
+/// the others carried (core::carried_output_bits; the arena layout refuses a route whose inputs differ).
 std::vector<int> planned_output_bits(const Network& network, const PlanOptions& options) {
-    std::vector<int> bits(network.layers.size(), arith::kDataBits);
+    std::vector<int> conv_bits(network.layers.size(), arith::kDataBits);
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
         const Layer& layer = network.layers[i];
-        if (layer.type == LayerType::Convolutional) {
-            bits[i] = planned_width(options.output_bits, layer, i, "output");
-        } else if (layer.type == LayerType::Route) {
-            const int first = layer.route().inputs.empty() ? -1 : layer.route().inputs.front();
-            bits[i] = first >= 0 && static_cast<std::size_t>(first) < i
-                          ? bits[static_cast<std::size_t>(first)]
-                          : arith::kNetworkInputBits;
-        } else {
-            bits[i] = i == 0 ? arith::kNetworkInputBits : bits[i - 1];
-        }
+        if (layer.type == LayerType::Convolutional)
+            conv_bits[i] = planned_width(options.output_bits, layer, i, "output");
     }
-    return bits;
+    return core::carried_output_bits(network, conv_bits);
 }
 
 void plan_conv(const Layer& layer, const KernelMaxima& m, int weight_bits, std::size_t& params_end,

@@ -4,28 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "core/carried_widths.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 
 namespace fpgacnn {
 
 namespace {
-
-std::vector<int> carried_widths(const Network& network, const std::vector<int>& conv_output_bits) {
-    std::vector<int> bits(network.layers.size(), arith::kNetworkInputBits);
-    for (std::size_t i = 0; i < network.layers.size(); ++i) {
-        const Layer& layer = network.layers[i];
-        if (layer.type == LayerType::Convolutional) {
-            bits[i] = conv_output_bits[i];
-        } else if (layer.type == LayerType::Route) {
-            bits[i] = 0;
-            for (const int source : layer.route().inputs) bits[i] = std::max(bits[i], bits[source]);
-        } else {
-            bits[i] = i == 0 ? arith::kNetworkInputBits : bits[i - 1];
-        }
-    }
-    return bits;
-}
 
 // Widens every conv layer whose values reach layer `index` unchanged (through maxpool, reorg, route).
 void widen_producers(const Network& network, std::size_t index, int route, std::vector<int>& conv_output_bits,
@@ -84,7 +69,7 @@ WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& re
     // per conv layer.
     for (bool changed = true; changed;) {
         changed = false;
-        const std::vector<int> bits = carried_widths(network, conv_output_bits);
+        const std::vector<int> bits = core::carried_output_bits(network, conv_output_bits);
         for (std::size_t i = 0; i < count; ++i) {
             if (network.layers[i].type != LayerType::Route) continue;
             for (const int source : network.layers[i].route().inputs) {
@@ -95,7 +80,7 @@ WidthPlan plan_widths(const Network& network, const std::vector<LayerWidths>& re
             }
         }
     }
-    plan.output_bits = carried_widths(network, conv_output_bits);
+    plan.output_bits = core::carried_output_bits(network, conv_output_bits);
     return plan;
 }
 
