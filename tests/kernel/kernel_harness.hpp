@@ -80,7 +80,7 @@ inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vec
     std::vector<int16_t> arena(cursor / 2 + 2, kGuard);
     command.input_offset = static_cast<uint32_t>(input_byte / in_size);
     command.output_offset = static_cast<uint32_t>(output_byte / out_size);
-    write_tensor(arena, command.input_offset, in_size == 1 ? arith::kNarrowBits : arith::kDataBits, input);
+    write_tensor(arena, command.input_offset, input_bits, input);
 
     const std::size_t pgap0 = gap(rng), pgap1 = gap(rng);
     std::vector<int16_t> params(pgap0 + reordered_weights.size() + pgap1 + padded_biases.size() + 8, kGuard);
@@ -95,8 +95,7 @@ inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vec
     KernelRun run;
     const std::vector<int16_t> arena_before = arena;
     run.check = kernel::run_layer(command, arena.data(), arena.data(), params.data(), &run.traffic);
-    run.output = read_tensor(arena, command.output_offset, out_elements,
-                             out_size == 1 ? arith::kNarrowBits : arith::kDataBits);
+    run.output = read_tensor(arena, command.output_offset, out_elements, output_bits);
     const auto* after = reinterpret_cast<const unsigned char*>(arena.data());
     const auto* before = reinterpret_cast<const unsigned char*>(arena_before.data());
     for (std::size_t i = 0; i < 2 * arena.size(); ++i) {
