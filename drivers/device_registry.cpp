@@ -3,6 +3,7 @@
 #include "fpgacnn/drivers/device_registry.hpp"
 
 #include "fpgacnn/drivers/emu_device.hpp"
+#include "fpgacnn/drivers/rtl_device.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/drivers/xrt_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -31,6 +32,11 @@ std::vector<DeviceDriver> build_drivers() {
                        "instead of failing; flip, fail-after: injected faults (docs/drivers.md)",
                        "emu:lenient", false, [](const std::string& spec) { parse_emu_spec(spec); },
                        list_emu_devices, open_emu_device});
+    drivers.push_back({"rtl", kRtlSpecGrammar,
+                       "the kernel's RTL simulated cycle by cycle (Verilator): every command's cycles; "
+                       "mem: the AXI memory model (docs/drivers.md)",
+                       "rtl:small:mem=alveo", false, [](const std::string& spec) { parse_rtl_spec(spec); },
+                       list_rtl_devices, open_rtl_device});
 #ifdef FPGACNN_HAVE_XRT
     drivers.push_back({"xrt", kXrtSpecGrammar,
                        "Alveo, Zynq UltraScale+ through XRT; the xclbin defaults to $FPGACNN_XCLBIN",

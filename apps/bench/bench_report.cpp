@@ -1,5 +1,6 @@
 #include "bench_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -92,16 +93,36 @@ std::string result_to_text(const BenchResult& r) {
     text += "power        " + power_summary(r) + "\n";
     text += "memory       " + memory_summary(r) + "\n";
     text += verification_line(r.verification) + "\n";
-    text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "#", "layer", "output",
+    // Devices that count cycles (the rtl simulation) get two more columns: measured and predicted.
+    const bool counted =
+        std::any_of(r.layers.begin(), r.layers.end(), [](const LayerRow& row) { return row.cycles; });
+    text += fmt::format("{:>3}  {:<13} {:<12} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}", "#", "layer", "output",
                         "MMACs", "ms", "planner", "GOP/s", "bytes", "%");
+    text += counted ? fmt::format(" {:>11} {:>11} {:>7}\n", "cycles", "predicted", "pred/%") : "\n";
     for (const LayerRow& row : r.layers) {
-        text += fmt::format("{:>3}  {:<13} {:<12} {:>8.1f} {:>9.3f} {:>9} {:>9.2f} {:>10} {:>5.1f}%\n",
+        text += fmt::format("{:>3}  {:<13} {:<12} {:>8.1f} {:>9.3f} {:>9} {:>9.2f} {:>10} {:>5.1f}%",
                             row.index, row.type, shape_text(row.output), static_cast<double>(row.macs) / 1e6,
                             row.ms, row.planner_ms ? fmt::format("{:.3f}", *row.planner_ms) : "-", row.gops(),
                             row.bytes, row.percent);
+        if (!counted) {
+            text += "\n";
+            continue;
+        }
+        const bool both = row.cycles && row.predicted_cycles && *row.cycles > 0;
+        text += fmt::format(
+            " {:>11} {:>11} {:>7}\n", row.cycles ? std::to_string(*row.cycles) : "-",
+            row.predicted_cycles ? fmt::format("{:.0f}", *row.predicted_cycles) : "-",
+            both ? fmt::format("{:+.1f}",
+                               100.0 * (*row.predicted_cycles / static_cast<double>(*row.cycles) - 1.0))
+                 : "-");
     }
     text += fmt::format("layer times: {}; bytes: {}; planner: the kernel's latency model at its clock\n",
                         r.timing_basis, r.bytes_basis);
+    if (counted) {
+        text +=
+            "cycles: counted by the device from ap_start to ap_done; predicted: the planner's model; pred/%: "
+            "how far the prediction is off\n";
+    }
     return text;
 }
 
@@ -115,6 +136,9 @@ nlohmann::json result_to_json(const BenchResult& r) {
              {"macs", row.macs},
              {"ms", round_to(row.ms, 4)},
              {"planner_ms", row.planner_ms ? nlohmann::json(round_to(*row.planner_ms, 4)) : nullptr},
+             {"cycles", row.cycles ? nlohmann::json(*row.cycles) : nullptr},
+             {"predicted_cycles",
+              row.predicted_cycles ? nlohmann::json(round_to(*row.predicted_cycles, 0)) : nullptr},
              {"gops", round_to(row.gops(), 3)},
              {"bytes", row.bytes},
              {"ops_per_byte", round_to(row.ops_per_byte(), 3)},
@@ -163,12 +187,14 @@ nlohmann::json result_to_json(const BenchResult& r) {
 std::string layers_to_csv(const BenchResult& r) {
     std::string csv =
         "index,type,output_c,output_h,output_w,macs,ms,planner_ms,gops,bytes,ops_per_byte,percent,on_"
-        "device\n";
+        "device,cycles,predicted_cycles\n";
     for (const LayerRow& row : r.layers) {
-        csv += fmt::format("{},{},{},{},{},{},{:.4f},{},{:.3f},{},{:.3f},{:.2f},{}\n", row.index, row.type,
-                           row.output.c, row.output.h, row.output.w, row.macs, row.ms,
+        csv += fmt::format("{},{},{},{},{},{},{:.4f},{},{:.3f},{},{:.3f},{:.2f},{},{},{}\n", row.index,
+                           row.type, row.output.c, row.output.h, row.output.w, row.macs, row.ms,
                            row.planner_ms ? fmt::format("{:.4f}", *row.planner_ms) : "", row.gops(),
-                           row.bytes, row.ops_per_byte(), row.percent, row.on_device ? 1 : 0);
+                           row.bytes, row.ops_per_byte(), row.percent, row.on_device ? 1 : 0,
+                           row.cycles ? std::to_string(*row.cycles) : "",
+                           row.predicted_cycles ? fmt::format("{:.0f}", *row.predicted_cycles) : "");
     }
     return csv;
 }

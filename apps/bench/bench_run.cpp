@@ -224,27 +224,43 @@ std::uint64_t tensor_bytes(const Layer& layer, int element_bytes) {
 
 // `quantized`: the network's widths (8-bit weights move half the bytes, 8-bit input and weights run
 // in pairs), or null for 16 everywhere.
-std::vector<std::optional<double>> planner_estimates(const Network& network, const Device* device,
-                                                     const QuantizedNetwork* quantized) {
-    std::vector<std::optional<double>> ms(network.layers.size());
+struct PlannerEstimate {
+    double milliseconds = 0;
+    double cycles = 0;
+};
+
+std::vector<std::optional<PlannerEstimate>> planner_estimates(const Network& network, const Device* device,
+                                                              const QuantizedNetwork* quantized) {
+    std::vector<std::optional<PlannerEstimate>> estimates(network.layers.size());
     try {
         PlanOptions plan;
         plan.maxima = device != nullptr ? device->maxima() : kernel::native_build_maxima();
         if (quantized != nullptr) plan_widths_of(*quantized, plan);
         for (const LayerPlan& layer : plan_network(network, plan).layers) {
-            if (layer.on_device) ms[static_cast<std::size_t>(layer.index)] = layer.estimate.milliseconds;
+            if (layer.on_device) {
+                estimates[static_cast<std::size_t>(layer.index)] =
+                    PlannerEstimate{layer.estimate.milliseconds, layer.estimate.total_cycles};
+            }
         }
     } catch (const Error& e) {
         spdlog::warn("no planner estimates: {}", e.what());
     }
-    return ms;
+    return estimates;
 }
 
-std::vector<LayerRow> layer_rows(const Network& network, const std::vector<double>& ms_sum,
-                                 const std::vector<std::uint64_t>& device_bytes,
-                                 const std::vector<bool>& on_device, int frames, int element_bytes,
+/// What the single-frame runs measured, summed over the frames, per network layer.
+struct LayerSums {
+    std::vector<double> ms;
+    std::vector<std::uint64_t> bytes;
+    std::vector<std::uint64_t> cycles;  // 0 where the device does not count them
+    std::vector<bool> on_device;
+    explicit LayerSums(std::size_t layers)
+        : ms(layers, 0.0), bytes(layers, 0), cycles(layers, 0), on_device(layers) {}
+};
+
+std::vector<LayerRow> layer_rows(const Network& network, const LayerSums& sums, int frames, int element_bytes,
                                  const Device* device, const QuantizedNetwork* quantized) {
-    const std::vector<std::optional<double>> planner = planner_estimates(network, device, quantized);
+    const std::vector<std::optional<PlannerEstimate>> planner = planner_estimates(network, device, quantized);
     std::vector<LayerRow> rows;
     double total = 0;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
@@ -254,11 +270,15 @@ std::vector<LayerRow> layer_rows(const Network& network, const std::vector<doubl
         row.type = layer_type_name(layer.type);
         row.output = layer.output;
         row.macs = layer_macs(layer);
-        row.ms = i < ms_sum.size() ? ms_sum[i] / frames : 0;
-        row.planner_ms = planner[i];
-        row.on_device = i < on_device.size() && on_device[i];
-        row.bytes = row.on_device ? device_bytes[i] / static_cast<std::uint64_t>(frames)
+        row.ms = sums.ms[i] / frames;
+        if (planner[i]) {
+            row.planner_ms = planner[i]->milliseconds;
+            row.predicted_cycles = planner[i]->cycles;
+        }
+        row.on_device = sums.on_device[i];
+        row.bytes = row.on_device ? sums.bytes[i] / static_cast<std::uint64_t>(frames)
                                   : tensor_bytes(layer, element_bytes);
+        if (sums.cycles[i] > 0) row.cycles = sums.cycles[i] / static_cast<std::uint64_t>(frames);
         total += row.ms;
         rows.push_back(row);
     }
@@ -340,9 +360,7 @@ BenchResult run_benchmark(const BenchOptions& options) {
     }
 
     // Single frame: one detect() after the other; per-layer times from the backend after each.
-    std::vector<double> layer_ms(network.layers.size(), 0.0);
-    std::vector<std::uint64_t> layer_bytes(network.layers.size(), 0);
-    std::vector<bool> on_device(network.layers.size(), false);
+    LayerSums sums(network.layers.size());
     ModeAccumulator single;
     {
         ProgressBar progress("single-frame", options.frames, !options.quiet);
@@ -353,9 +371,10 @@ BenchResult run_benchmark(const BenchOptions& options) {
             single.add(detector.detect(supplied.input), supplied.decode_ms);
             for (const LayerTiming& t : detector.layer_times()) {
                 const auto l = static_cast<std::size_t>(t.layer);
-                layer_ms[l] += t.milliseconds;
-                layer_bytes[l] += t.bytes_moved;
-                on_device[l] = t.on_device;
+                sums.ms[l] += t.milliseconds;
+                sums.bytes[l] += t.bytes_moved;
+                sums.cycles[l] += t.cycles;
+                sums.on_device[l] = t.on_device;
             }
             progress.step();
         }
@@ -401,13 +420,14 @@ BenchResult run_benchmark(const BenchOptions& options) {
             result.gops_per_watt = result.pipelined.gops / result.power.average_watts;
     }
 
-    const bool device_timed = std::find(on_device.begin(), on_device.end(), true) != on_device.end();
+    const bool device_timed =
+        std::find(sums.on_device.begin(), sums.on_device.end(), true) != sums.on_device.end();
     // Fixed point holds every value (8-bit ones too, so far) in 16-bit words in host memory; the
     // device's counters below see its 8-bit conv weights packed two per word.
     const int element_bytes = is_fixed_point(result.precision) ? 2 : 4;
     const std::shared_ptr<const QuantizedNetwork>& quantized = detector_options.backend.quantized;
-    result.layers = layer_rows(network, layer_ms, layer_bytes, on_device, options.frames, element_bytes,
-                               detector.device(), quantized.get());
+    result.layers =
+        layer_rows(network, sums, options.frames, element_bytes, detector.device(), quantized.get());
     result.timing_basis = device_timed ? "device time per command (host layers: 0)"
                                        : "wall clock per layer on the host, single-frame runs";
     result.bytes_basis = device_timed ? "device AXI traffic counters"

@@ -40,9 +40,11 @@ struct LayerRow {
     std::string type;
     TensorShape output;
     std::uint64_t macs = 0;
-    double ms = 0;                     // mean measured time (device time on accelerators)
-    std::optional<double> planner_ms;  // the planner's latency model for the kernel build
-    std::uint64_t bytes = 0;           // device counters, or the tensors and weights it touches
+    double ms = 0;                           // mean measured time (device time on accelerators)
+    std::optional<double> planner_ms;        // the planner's latency model for the kernel build
+    std::optional<double> predicted_cycles;  // the same model in kernel clock cycles
+    std::optional<std::uint64_t> cycles;     // mean cycles the device counted (the rtl simulation)
+    std::uint64_t bytes = 0;                 // device counters, or the tensors and weights it touches
     bool on_device = false;
     double percent = 0;  // of the sum of layer times
     double gops() const { return ms > 0 ? 2.0 * static_cast<double>(macs) / (ms * 1e6) : 0; }

@@ -14,6 +14,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/command_registers.hpp"
 #include "common/owned_memory.hpp"
 #include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
@@ -151,7 +152,9 @@ public:
         const KernelMaxima maxima = fingerprint_known_ ? fingerprint_.maxima : kernel::native_build_maxima();
         const CommandFootprint footprint =
             check_command_fits(who, command.command, maxima, arena, parameters);
-        write_arguments(command.command, arena.device_address(), parameters.device_address());
+        write_command_registers(
+            command.command, arena.device_address(), parameters.device_address(), address64_,
+            [this](std::uint32_t offset, std::uint32_t value) { registers_->write(offset, value); });
         if (interrupt_) {
             interrupt_->drain();
             registers_->write(regs::kInterruptStatus,
@@ -229,18 +232,6 @@ private:
 
     std::shared_ptr<UioMemory> own(const DeviceBuffer& buffer, const std::string& who) const {
         return owned_memory<UioMemory>(buffer, token_, who, name_text());
-    }
-
-    void write_arguments(const kernel::LayerCommand& c, std::uint64_t arena, std::uint64_t parameters) {
-        std::uint32_t words[kernel::kCommandWords];
-        regs::command_words(c, words);
-        for (int i = 0; i < kernel::kCommandWords; ++i) registers_->write(regs::kCommandOffsets[i], words[i]);
-        const std::uint64_t addresses[regs::kPointerCount] = {arena, arena, parameters, arena, arena};
-        for (int p = 0; p < regs::kPointerCount; ++p) {
-            const std::uint32_t offset = regs::pointer_offset(static_cast<regs::Pointer>(p), address64_);
-            registers_->write(offset, static_cast<std::uint32_t>(addresses[p]));
-            if (address64_) registers_->write(offset + 4, static_cast<std::uint32_t>(addresses[p] >> 32));
-        }
     }
 
     bool present() const { return sysfs::path_exists(node_.sys_dir) && sysfs::path_exists(node_.dev_path); }

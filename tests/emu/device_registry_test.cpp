@@ -25,7 +25,7 @@ TEST(DeviceRegistry, EveryDriverParsesItsExampleAndNamesItself) {
         EXPECT_EQ(driver.grammar.rfind(driver.prefix, 0), 0u) << driver.grammar;
     }
     // The drivers every build has; xrt joins them when libxrt-dev was found.
-    for (const char* always : {"cpu", "emu", "uio"}) EXPECT_EQ(prefixes.count(always), 1u) << always;
+    for (const char* always : {"cpu", "emu", "rtl", "uio"}) EXPECT_EQ(prefixes.count(always), 1u) << always;
 #ifdef FPGACNN_HAVE_XRT
     EXPECT_EQ(prefixes.count("xrt"), 1u);
 #else
@@ -38,6 +38,7 @@ TEST(DeviceRegistry, OnlyCpuIsNotADevice) {
         EXPECT_EQ(static_cast<bool>(driver.open), driver.prefix != "cpu") << driver.prefix;
     EXPECT_FALSE(device_driver("cpu").hardware);
     EXPECT_FALSE(device_driver("emu").hardware);  // --device auto never picks the slow emulation
+    EXPECT_FALSE(device_driver("rtl").hardware);  // nor the slower simulation
     EXPECT_TRUE(device_driver("uio:x").hardware);
 }
 

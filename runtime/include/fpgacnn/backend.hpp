@@ -20,6 +20,8 @@ struct LayerTiming {
     bool on_device = false;   // measured by the device; false: host code (CPU backends, route/region)
     /// Bytes the device read and wrote for the layer; 0 when the backend does not count traffic.
     std::uint64_t bytes_moved = 0;
+    /// Kernel clock cycles of the layer's command where the device counts them (CommandStats::cycles).
+    std::uint64_t cycles = 0;
 };
 
 /// Executes a network's layers on some device; the Detector owns one.

@@ -93,6 +93,9 @@ struct CommandStats {
     std::uint64_t param_read_bytes = 0;
     std::uint64_t param_read_bursts = 0;
     double milliseconds = 0;  // start to done, wall clock
+    /// Kernel clock cycles from ap_start to ap_done, where the device counts them (the rtl device's
+    /// simulation); 0 where it does not (hardware and emu report wall-clock time only).
+    std::uint64_t cycles = 0;
 };
 
 struct DeviceTelemetry {

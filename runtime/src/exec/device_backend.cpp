@@ -56,6 +56,7 @@ public:
             timing.on_device = true;
             timing.milliseconds += stats.milliseconds;
             timing.bytes_moved += stats.fm_read_bytes + stats.fm_write_bytes + stats.param_read_bytes;
+            timing.cycles += stats.cycles;
         }
         return times;
     }

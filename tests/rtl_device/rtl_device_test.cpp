@@ -1,0 +1,134 @@
+// The rtl device (drivers/rtl): its --device grammar and build search, and, where the Verilated small
+// build of kernels/rtl is built (FPGACNN_TEST_RTL_BUILD), the device itself: the fingerprint read from
+// the RTL, every layer bit-exact with the CPU int16 backend (16-bit, and 8-bit layers in pair mode),
+// and the cycles it counts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "device_bitexact.hpp"
+#include "error_message.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
+#include "fpgacnn/drivers/rtl_device.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+TEST(RtlSpec, BuildAndMemoryModelInAnyOrder) {
+    const RtlOptions plain = parse_rtl_spec("rtl");
+    EXPECT_EQ(plain.build, "small");
+    EXPECT_EQ(plain.memory.name, "zedboard");
+    const RtlOptions both = parse_rtl_spec("rtl:mem=alveo:zed_big-1");
+    EXPECT_EQ(both.build, "zed_big-1");
+    EXPECT_EQ(both.memory.name, "alveo");
+    EXPECT_GT(both.memory.read_latency, plain.memory.read_latency);
+    EXPECT_EQ(parse_rtl_spec("rtl:/opt/x/libfpgacnn_rtl_a.so").build, "/opt/x/libfpgacnn_rtl_a.so");
+}
+
+TEST(RtlSpec, MalformedSpecsNameTheGrammar) {
+    for (const char* spec : {"rtl:", "rtl:mem=", "rtl:mem=ddr5", "rtl:small:big", "rtl:Small",
+                             "rtl:mem=alveo:mem=zedboard", "rtl:a::b"}) {
+        const std::string message = error_message([&] { resolve_device(spec); });
+        EXPECT_NE(message.find(kRtlSpecGrammar), std::string::npos) << spec << ": " << message;
+    }
+    EXPECT_NE(error_message([] { parse_rtl_spec("rtl:mem=ddr5"); }).find("no memory model 'ddr5'"),
+              std::string::npos);
+}
+
+TEST(RtlSpec, MissingBuildSaysWhereItLookedAndWhatToDo) {
+    const std::string message = error_message([] { find_rtl_build("no_such_build"); });
+    EXPECT_NE(message.find("libfpgacnn_rtl_no_such_build.so"), std::string::npos) << message;
+    EXPECT_NE(message.find("FPGACNN_RTL_DIR"), std::string::npos) << message;
+    EXPECT_NE(error_message([] { open_device("rtl:no_such_build"); }).find("no build 'no_such_build'"),
+              std::string::npos);
+    EXPECT_NE(error_message([] { find_rtl_build("/nonexistent/libx.so"); }).find("is not a file"),
+              std::string::npos);
+}
+
+#ifdef FPGACNN_TEST_RTL_BUILD
+
+// The maxima of the small build (kernels/rtl/CMakeLists.txt).
+const KernelMaxima kSmall = [] {
+    KernelMaxima m;
+    m.tm = 8, m.tn = 4, m.tr = 8, m.tc = 8, m.max_kernel = 3, m.max_stride = 2, m.int8_pairs = true;
+    return m;
+}();
+
+std::unique_ptr<Device> open_small(const std::string& options = "") {
+    return open_device(std::string("rtl:") + FPGACNN_TEST_RTL_BUILD + options);
+}
+
+TEST(RtlDevice, ReadsTheFingerprintFromTheRtl) {
+    const auto device = open_small();
+    const KernelFingerprint fingerprint = device->fingerprint();
+    EXPECT_EQ(fingerprint.contract_version, arith::kContractVersion);
+    EXPECT_EQ(fingerprint.data_bits, arith::kDataBits);
+    const KernelMaxima& m = fingerprint.maxima;
+    EXPECT_EQ(m.tm, kSmall.tm);
+    EXPECT_EQ(m.tn, kSmall.tn);
+    EXPECT_EQ(m.tr, kSmall.tr);
+    EXPECT_EQ(m.tc, kSmall.tc);
+    EXPECT_EQ(m.max_kernel, kSmall.max_kernel);
+    EXPECT_EQ(m.max_stride, kSmall.max_stride);
+    EXPECT_EQ(m.int8_pairs, kSmall.int8_pairs);
+    EXPECT_NE(device->name().find("rtl:small (Tm=8 Tn=4 Tr=8 Tc=8, mem=zedboard)"), std::string::npos)
+        << device->name();
+}
+
+TEST(RtlDevice, ListedAsUsable) {
+    bool found = false;
+    for (const DeviceInfo& info : list_devices()) {
+        if (info.spec != "rtl:small") continue;
+        found = true;
+        EXPECT_TRUE(info.usable) << info.detail;
+        EXPECT_NE(info.name.find("Tm=8"), std::string::npos) << info.name;
+    }
+    EXPECT_TRUE(found);
+}
+
+TEST(RtlBitExact, Yolov2TinyAt64CountsCyclesPerCommand) {
+    const auto device = open_small();
+    const auto q = std::make_shared<const QuantizedNetwork>(
+        naive_quantize(synthetic_network("cfg/yolov2-tiny.cfg", 64)));
+    const std::vector<CommandStats> stats =
+        expect_device_bit_exact(*device, q, "yolov2-tiny 64", {best_int16_isa()});
+    ASSERT_FALSE(stats.empty());
+    for (const CommandStats& s : stats) {
+        EXPECT_GT(s.cycles, 0u) << "layer " << s.layer;
+        EXPECT_GT(s.fm_write_bytes, 0u) << "layer " << s.layer;
+    }
+    // The same frame again takes exactly the same cycles: the simulation is deterministic.
+    const std::vector<CommandStats> again = expect_device_bit_exact(*device, q, "yolov2-tiny 64, again", {});
+    ASSERT_EQ(again.size(), stats.size());
+    for (std::size_t i = 0; i < stats.size(); ++i) EXPECT_EQ(again[i].cycles, stats[i].cycles) << i;
+}
+
+TEST(RtlBitExact, MixedWidthsYolov2TinyAt64RunsPairMode) {
+    const auto device = open_small(":mem=alveo");
+    int narrow = 0;
+    const auto q = mixed_widths(synthetic_network("cfg/yolov2-tiny.cfg", 64), &narrow);
+    EXPECT_GE(narrow, 3) << "the model must really have 8-bit layers";
+    expect_device_bit_exact(*device, q, "yolov2-tiny 64, mixed 16/8 bits", {best_int16_isa()});
+}
+
+TEST(RtlBitExact, YoloLiteTrainedWeights) {
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const auto device = open_small();
+    expect_device_bit_exact(*device,
+                            std::make_shared<const QuantizedNetwork>(naive_quantize(yolo_lite_network())),
+                            "yolo-lite-voc", {best_int16_isa()});
+}
+
+#else
+
+TEST(RtlDevice, NotBuiltHere) {
+    GTEST_SKIP() << "this build has no Verilated kernel (FPGACNN_BUILD_RTL off or verilator missing): the "
+                    "rtl device's simulation tests do not run";
+}
+
+#endif
+
+}  // namespace
+}  // namespace fpgacnn::test
