@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config ccache
           libopencv-dev libjpeg-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread
+          verilator  # the kernel's RTL twin (kernels/rtl) as Verilated simulation libraries
           libboost-dev  # Boost.Asio/Beast (header-only): fpgacnn-camera's HTTP server; also XRT's headers
           libxrt-dev uuid-dev  # the XRT driver (built when libxrt-dev is present)
           # fpgacnn-serve: the inference protocol's gRPC service, its .proto compiled at build time,
@@ -17,6 +18,7 @@ for option in "$@"; do
   case "$option" in
     --with-tests)
       packages+=(libgtest-dev libgmock-dev libbenchmark-dev libstb-dev clang-format clang-tidy
+                 yosys  # synthesis checks of the kernel's RTL (kernels/rtl)
                  chromium  # chromium: fpgacnn-camera's page checked in a headless browser
                  device-tree-compiler  # the board overlays' test (packaging/dts)
                  lintian  # the Debian packages (tests/install/deb_test.sh)

@@ -15,6 +15,9 @@
 #include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "fpgacnn/kernel/weight_layout.hpp"
+#ifdef FPGACNN_KERNEL_TEST_RTL
+#include "rtl_kernel_check.hpp"  // tests/rtl: the same command on the Verilated RTL
+#endif
 
 namespace fpgacnn::test {
 
@@ -95,6 +98,9 @@ inline KernelRun run_kernel_command(kernel::LayerCommand command, const std::vec
     KernelRun run;
     const std::vector<int16_t> arena_before = arena;
     run.check = kernel::run_layer(command, arena.data(), arena.data(), params.data(), &run.traffic);
+#ifdef FPGACNN_KERNEL_TEST_RTL
+    expect_rtl_matches_native(command, arena_before, arena, params, run.check);
+#endif
     run.output = read_tensor(arena, command.output_offset, out_elements, output_bits);
     const auto* after = reinterpret_cast<const unsigned char*>(arena.data());
     const auto* before = reinterpret_cast<const unsigned char*>(arena_before.data());

@@ -1,0 +1,1078 @@
+// The layer engine: runs one command (conv, maxpool, reorg, identify) with the loop structure of
+// kernels/src/conv_layer.hpp, pool_layer.hpp and reorg_layer.hpp. A sequencer walks the output tiles
+// (Tr x Tc), the output-map groups (Tm; maxpool: min(Tm, Tn) lanes) and the input-map groups (Tn);
+// for each group a loader reads the input tile (one burst per map row, only the part inside the
+// tensor: padding is substituted when the tile is read) and the (Tm, Tn) weight block (one burst),
+// the compute pipeline runs every tap over the tile through the multiplier array into the int32
+// accumulators, and at the end of a map group the store path requantizes the tile and writes one
+// burst per map row. Buffers are one memory per lane (generate loops) with registered reads.
+// This controller runs the phases one after another (no overlap yet).
+module fpgacnn_core #(
+    parameter int TM = 8,
+    parameter int TN = 4,
+    parameter int TR = 8,
+    parameter int TC = 8,
+    parameter int MAX_K = 3,
+    parameter int MAX_S = 2,
+    parameter int INT8_PAIRS = 1,
+    parameter int ADDR_BITS = 64,
+    localparam int WORDS = fpgacnn_contract_pkg::COMMAND_WORDS,
+    localparam int PTRS = fpgacnn_contract_pkg::POINTER_COUNT
+) (
+    input  logic                 clk,
+    input  logic                 rst_n,
+    input  logic                 start,
+    input  logic [ WORDS*32-1:0] command,
+    input  logic [  PTRS*64-1:0] pointers,
+    output logic                 busy,
+    output logic                 done,
+    // fm_read (16-bit) reader
+    output logic                 fm_cmd_valid,
+    input  logic                 fm_cmd_ready,
+    output logic                 fm8_cmd_valid,
+    input  logic                 fm8_cmd_ready,
+    output logic [ADDR_BITS-1:0] fm_cmd_addr,   // shared by both feature-map readers
+    output logic [         15:0] fm_cmd_beats,
+    output logic [         23:0] fm_cmd_tag,    // {lane, buffer address}
+    input  logic                 fm_beat_valid,
+    input  logic [         15:0] fm_beat_data,
+    input  logic [         23:0] fm_beat_tag,
+    input  logic [         15:0] fm_beat_index,
+    input  logic                 fm8_beat_valid,
+    input  logic [          7:0] fm8_beat_data,
+    input  logic [         23:0] fm8_beat_tag,
+    input  logic [         15:0] fm8_beat_index,
+    input  logic                 fm_idle,
+    input  logic                 fm8_idle,
+    // params reader
+    output logic                 par_cmd_valid,
+    input  logic                 par_cmd_ready,
+    output logic [ADDR_BITS-1:0] par_cmd_addr,
+    output logic [         15:0] par_cmd_beats,
+    output logic [          1:0] par_cmd_tag,   // {weights, bank}
+    input  logic                 par_beat_valid,
+    input  logic [         15:0] par_beat_data,
+    input  logic [          1:0] par_beat_tag,
+    input  logic [         15:0] par_beat_index,
+    input  logic                 par_idle,
+    // writers (16-bit fm_write, 8-bit fm8_write)
+    output logic                 wr_cmd_valid,
+    output logic                 wr8_cmd_valid,
+    input  logic                 wr_cmd_ready,
+    input  logic                 wr8_cmd_ready,
+    output logic [ADDR_BITS-1:0] wr_cmd_addr,
+    output logic [         15:0] wr_cmd_beats,
+    output logic                 wr_data_valid,
+    output logic                 wr8_data_valid,
+    output logic [         15:0] wr_data,
+    input  logic [          4:0] wr_count,
+    input  logic [          4:0] wr8_count,
+    input  logic                 wr_idle,
+    input  logic                 wr8_idle
+);
+  // ---------------------------------------------------------------- sizes
+  localparam int IN_ROWS = (TR - 1) * MAX_S + MAX_K;
+  localparam int IN_COLS = (TC - 1) * MAX_S + MAX_K;
+  localparam int IN_SIZE = IN_ROWS * IN_COLS;
+  localparam int IN_DEPTH = 2 * IN_SIZE;  // two banks (ping-pong)
+  localparam int IN_AW = $clog2(IN_DEPTH);
+  localparam int TAPS = MAX_K * MAX_K;
+  localparam int W_DEPTH = 2 * TAPS;
+  localparam int W_AW = $clog2(W_DEPTH);
+  localparam int LANES = TM * TN;
+  localparam int TCH = (TC + 1) / 2;  // accumulators split by column parity (pair mode: two a cycle)
+  localparam int ACC_DEPTH = TR * TCH;
+  localparam int ACC_AW = ACC_DEPTH > 1 ? $clog2(ACC_DEPTH) : 1;
+  localparam int PL = TN < TM ? TN : TM;  // maxpool lanes (kPoolLanes)
+  localparam int WRITE_DEPTH = 16;  // the writers' data queues
+  localparam int STORE_PIPE = 6;  // acc read -> lane mux -> requantize (3) -> queue
+
+  localparam logic [31:0] OP_CONV = 32'(fpgacnn_contract_pkg::OP_CONV);
+  localparam logic [31:0] OP_MAXPOOL = 32'(fpgacnn_contract_pkg::OP_MAXPOOL);
+  localparam logic [31:0] OP_REORG = 32'(fpgacnn_contract_pkg::OP_REORG);
+  localparam logic [31:0] NARROW = 32'(fpgacnn_contract_pkg::NARROW_BITS);
+
+  // ---------------------------------------------------------------- the command, latched at start
+  logic [31:0] op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad;
+  logic [31:0] bias_shift, output_shift, tile_rows, tile_cols;
+  logic leaky, out_narrow, w_narrow, in_narrow, pair;
+  logic [ADDR_BITS-1:0] base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write;
+
+  // ---------------------------------------------------------------- command check
+  logic check_start, check_done, check_ok;
+  logic [15:0] reorg_maps;
+  fpgacnn_command_check #(
+      .TR(TR),
+      .TC(TC),
+      .MAX_K(MAX_K),
+      .MAX_S(MAX_S)
+  ) command_check (
+      .clk(clk),
+      .rst_n(rst_n),
+      .start(check_start),
+      .command(command),
+      .done(check_done),
+      .ok(check_ok),
+      .reorg_maps(reorg_maps)
+  );
+
+  // ---------------------------------------------------------------- buffers
+  // Input tile: TN lanes x two banks, two read ports (pair mode reads two columns a cycle).
+  logic [IN_AW-1:0] in_waddr[TN];
+  logic [15:0] in_wdata[TN];
+  logic in_we[TN];
+  logic [IN_AW-1:0] in_raddr0, in_raddr1;
+  logic [15:0] in_rdata0[TN];
+  logic [15:0] in_rdata1[TN];
+  // Weight block: one memory per multiplier, [bank][tap].
+  logic [W_AW-1:0] w_waddr[LANES];
+  logic [15:0] w_wdata[LANES];
+  logic w_we[LANES];
+  logic [W_AW-1:0] w_raddr;
+  logic [LANES*16-1:0] w_rdata;
+  // Accumulators: TM lanes x column parity.
+  logic [ACC_AW-1:0] acc_waddr, acc_raddr;
+  logic acc_we0, acc_we1;
+  logic [31:0] acc_wdata0[TM];
+  logic [31:0] acc_wdata1[TM];
+  logic [31:0] acc_rdata0[TM];
+  logic [31:0] acc_rdata1[TM];
+
+  genvar gi;
+  for (gi = 0; gi < TN; gi++) begin : g_input_lanes
+    fpgacnn_ram #(
+        .WIDTH(16),
+        .DEPTH(IN_DEPTH)
+    ) port0 (
+        .clk(clk),
+        .we(in_we[gi]),
+        .waddr(in_waddr[gi]),
+        .wdata(in_wdata[gi]),
+        .raddr(in_raddr0),
+        .rdata(in_rdata0[gi])
+    );
+    if (INT8_PAIRS != 0) begin : g_second_port
+      fpgacnn_ram #(
+          .WIDTH(16),
+          .DEPTH(IN_DEPTH)
+      ) port1 (
+          .clk(clk),
+          .we(in_we[gi]),
+          .waddr(in_waddr[gi]),
+          .wdata(in_wdata[gi]),
+          .raddr(in_raddr1),
+          .rdata(in_rdata1[gi])
+      );
+    end else begin : g_no_second_port
+      assign in_rdata1[gi] = 16'd0;
+    end
+  end
+  for (gi = 0; gi < LANES; gi++) begin : g_weight_lanes
+    fpgacnn_ram #(
+        .WIDTH(16),
+        .DEPTH(W_DEPTH)
+    ) lane (
+        .clk(clk),
+        .we(w_we[gi]),
+        .waddr(w_waddr[gi]),
+        .wdata(w_wdata[gi]),
+        .raddr(w_raddr),
+        .rdata(w_rdata[16*gi+:16])
+    );
+  end
+  for (gi = 0; gi < TM; gi++) begin : g_acc_lanes
+    fpgacnn_ram #(
+        .WIDTH(32),
+        .DEPTH(ACC_DEPTH)
+    ) even (
+        .clk(clk),
+        .we(acc_we0),
+        .waddr(acc_waddr),
+        .wdata(acc_wdata0[gi]),
+        .raddr(acc_raddr),
+        .rdata(acc_rdata0[gi])
+    );
+    fpgacnn_ram #(
+        .WIDTH(32),
+        .DEPTH(ACC_DEPTH)
+    ) odd (
+        .clk(clk),
+        .we(acc_we1),
+        .waddr(acc_waddr),
+        .wdata(acc_wdata1[gi]),
+        .raddr(acc_raddr),
+        .rdata(acc_rdata1[gi])
+    );
+  end
+
+  // ---------------------------------------------------------------- per-command and per-tile values
+  logic [31:0] in_plane, out_plane;  // h*w
+  logic [31:0] map_step;  // output maps per group: TM (conv) or PL (maxpool)
+  logic [31:0] block_words;  // parameter words of one weight block
+  logic [31:0] groups;  // input-map groups (conv)
+  logic [31:0] row0, col0, map0, group;
+  logic [31:0] rows, cols, win_rows, win_cols;
+  logic signed [31:0] first_row, first_col, col_begin, col_end;
+  logic [31:0] row_len;  // elements of one input row inside the tensor
+  logic [31:0] tile_in_off;  // first_row * in_w + col_begin (wrapping, as the C++'s uint32)
+  logic [31:0] dest_col;  // col_begin - first_col
+  logic [31:0] out_tile_off;  // out_off + row0 * out_w + col0
+  logic [31:0] out_map_off;  // map0 * out_plane
+  logic [31:0] chan_base;  // in_off + first input map * in_plane
+  logic [31:0] valid_maps;  // input lanes of the group that exist
+  logic [31:0] store_maps;  // output lanes of the group that exist
+  logic [31:0] w_ptr;  // parameter word of the next weight block
+  logic bank;  // input / weight bank the loader fills and compute reads
+  logic first_group;
+
+  // ---------------------------------------------------------------- sequencer
+  typedef enum logic [4:0] {
+    S_IDLE,
+    S_CHECK,
+    S_SETUP,
+    S_SETUP2,
+    S_TILE,
+    S_TILE2,
+    S_TILE3,
+    S_MAP,
+    S_BIAS,
+    S_BIAS_WAIT,
+    S_LOAD,
+    S_LOAD_WAIT,
+    S_COMPUTE,
+    S_COMPUTE_WAIT,
+    S_STORE,
+    S_STORE_WAIT,
+    S_NEXT,
+    S_REORG,
+    S_IDENTIFY,
+    S_DRAIN,
+    S_DONE
+  } state_t;
+  state_t state;
+
+  logic load_start, load_busy;
+  logic compute_start, compute_busy;
+  logic store_start, store_busy;
+  logic reorg_start, reorg_busy;
+  logic ident_start, ident_busy;
+  logic is_pool;
+  assign is_pool = op == OP_MAXPOOL;
+  assign busy = state != S_IDLE;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state <= S_IDLE;
+      done <= 1'b0;
+      check_start <= 1'b0;
+      load_start <= 1'b0;
+      compute_start <= 1'b0;
+      store_start <= 1'b0;
+      reorg_start <= 1'b0;
+      ident_start <= 1'b0;
+      {op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad} <= '0;
+      {bias_shift, output_shift, tile_rows, tile_cols} <= '0;
+      {leaky, out_narrow, w_narrow, in_narrow, pair} <= '0;
+      {base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write} <= '0;
+      {in_plane, out_plane, map_step, block_words, groups} <= '0;
+      {row0, col0, map0, group, rows, cols, win_rows, win_cols} <= '0;
+      {first_row, first_col, col_begin, col_end, row_len, tile_in_off, dest_col} <= '0;
+      {out_tile_off, out_map_off, chan_base, valid_maps, store_maps, w_ptr} <= '0;
+      bank <= 1'b0;
+      first_group <= 1'b0;
+    end else begin
+      done <= 1'b0;
+      check_start <= 1'b0;
+      load_start <= 1'b0;
+      compute_start <= 1'b0;
+      store_start <= 1'b0;
+      reorg_start <= 1'b0;
+      ident_start <= 1'b0;
+      case (state)
+        S_IDLE:
+        if (start) begin
+          op <= command[32*fpgacnn_contract_pkg::CMD_OP+:32];
+          in_off <= command[32*fpgacnn_contract_pkg::CMD_INPUT_OFFSET+:32];
+          out_off <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_OFFSET+:32];
+          w_off <= command[32*fpgacnn_contract_pkg::CMD_WEIGHT_OFFSET+:32];
+          b_off <= command[32*fpgacnn_contract_pkg::CMD_BIAS_OFFSET+:32];
+          in_c <= command[32*fpgacnn_contract_pkg::CMD_IN_C+:32];
+          in_h <= command[32*fpgacnn_contract_pkg::CMD_IN_H+:32];
+          in_w <= command[32*fpgacnn_contract_pkg::CMD_IN_W+:32];
+          out_c <= command[32*fpgacnn_contract_pkg::CMD_OUT_C+:32];
+          out_h <= command[32*fpgacnn_contract_pkg::CMD_OUT_H+:32];
+          out_w <= command[32*fpgacnn_contract_pkg::CMD_OUT_W+:32];
+          k <= command[32*fpgacnn_contract_pkg::CMD_KERNEL_SIZE+:32];
+          s <= command[32*fpgacnn_contract_pkg::CMD_STRIDE+:32];
+          pad <= command[32*fpgacnn_contract_pkg::CMD_PAD+:32];
+          leaky <= command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32] != 0;
+          bias_shift <= command[32*fpgacnn_contract_pkg::CMD_BIAS_SHIFT+:32];
+          output_shift <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_SHIFT+:32];
+          tile_rows <= command[32*fpgacnn_contract_pkg::CMD_TILE_ROWS+:32];
+          tile_cols <= command[32*fpgacnn_contract_pkg::CMD_TILE_COLS+:32];
+          out_narrow <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_BITS+:32] == NARROW;
+          w_narrow <= command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32] == NARROW;
+          in_narrow <= command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32] == NARROW;
+          pair <= INT8_PAIRS != 0 && command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32] == NARROW &&
+              command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32] == NARROW;
+          base_fm_read <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM_READ+:64]);
+          base_fm_write <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM_WRITE+:64]);
+          base_params <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_PARAMS+:64]);
+          base_fm8_read <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM8_READ+:64]);
+          base_fm8_write <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM8_WRITE+:64]);
+          check_start <= 1'b1;
+          state <= S_CHECK;
+        end
+        S_CHECK:
+        if (check_done) begin
+          if (!check_ok) state <= S_DONE;
+          else if (op == OP_REORG) begin
+            reorg_start <= 1'b1;
+            state <= S_REORG;
+          end else if (op != OP_CONV && op != OP_MAXPOOL) begin
+            ident_start <= 1'b1;
+            state <= S_IDENTIFY;
+          end else state <= S_SETUP;
+        end
+        S_SETUP: begin
+          in_plane <= in_h * in_w;
+          out_plane <= out_h * out_w;
+          map_step <= is_pool ? 32'(PL) : 32'(TM);
+          groups <= (in_c + 32'(TN) - 1) / 32'(TN);
+          block_words <= w_narrow ? (32'(LANES) * k * k + 1) >> 1 : 32'(LANES) * k * k;
+          row0 <= 0;
+          state <= S_SETUP2;
+        end
+        S_SETUP2: begin
+          col0 <= 0;
+          state <= S_TILE;
+        end
+        // A new output tile at (row0, col0).
+        S_TILE: begin
+          rows <= tile_rows < out_h - row0 ? tile_rows : out_h - row0;
+          cols <= tile_cols < out_w - col0 ? tile_cols : out_w - col0;
+          first_row <= $signed(row0 * s) - $signed(pad);
+          first_col <= $signed(col0 * s) - $signed(pad);
+          out_tile_off <= out_off + row0 * out_w + col0;
+          state <= S_TILE2;
+        end
+        S_TILE2: begin
+          win_rows <= (rows - 1) * s + k;
+          win_cols <= (cols - 1) * s + k;
+          col_begin <= first_col > 0 ? first_col : 0;
+          state <= S_TILE3;
+        end
+        S_TILE3: begin
+          col_end <= first_col + $signed(win_cols) < $signed(in_w) ? first_col + $signed(win_cols) : $signed(in_w);
+          tile_in_off <= first_row * $signed(in_w) + col_begin;
+          dest_col <= col_begin - first_col;
+          map0 <= 0;
+          out_map_off <= 0;
+          w_ptr <= w_off;
+          state <= S_MAP;
+        end
+        // A new output-map group at map0.
+        S_MAP: begin
+          row_len <= col_end > col_begin ? col_end - col_begin : 0;
+          group <= 0;
+          first_group <= 1'b1;
+          bank <= 1'b0;
+          store_maps <= map_step < out_c - map0 ? map_step : out_c - map0;
+          if (is_pool) begin
+            chan_base <= in_off + map0 * in_plane;
+            valid_maps <= map_step < out_c - map0 ? map_step : out_c - map0;
+            state <= S_LOAD;
+          end else begin
+            chan_base <= in_off;
+            valid_maps <= 32'(TN) < in_c ? 32'(TN) : in_c;
+            state <= S_BIAS;
+          end
+        end
+        S_BIAS: begin
+          state <= S_BIAS_WAIT;
+        end
+        S_BIAS_WAIT: if (par_cmd_valid && par_cmd_ready) state <= S_LOAD;
+        S_LOAD: begin
+          load_start <= 1'b1;
+          state <= S_LOAD_WAIT;
+        end
+        S_LOAD_WAIT:
+        if (!load_start && !load_busy) begin
+          compute_start <= 1'b1;
+          state <= S_COMPUTE_WAIT;
+        end
+        S_COMPUTE_WAIT:
+        if (!compute_start && !compute_busy) begin
+          if (!is_pool && group + 1 < groups) begin
+            group <= group + 1;
+            first_group <= 1'b0;
+            chan_base <= chan_base + 32'(TN) * in_plane;
+            valid_maps <= 32'(TN) < in_c - (group + 1) * 32'(TN) ? 32'(TN) : in_c - (group + 1) * 32'(TN);
+            w_ptr <= w_ptr + block_words;
+            state <= S_LOAD;
+          end else begin
+            if (!is_pool) w_ptr <= w_ptr + block_words;
+            store_start <= 1'b1;
+            state <= S_STORE_WAIT;
+          end
+        end
+        S_STORE_WAIT:
+        if (!store_start && !store_busy) begin
+          state <= S_NEXT;
+        end
+        S_NEXT: begin
+          if (map0 + map_step < out_c) begin
+            map0 <= map0 + map_step;
+            out_map_off <= out_map_off + map_step * out_plane;
+            state <= S_MAP;
+          end else if (col0 + tile_cols < out_w) begin
+            col0 <= col0 + tile_cols;
+            state <= S_TILE;
+          end else if (row0 + tile_rows < out_h) begin
+            row0 <= row0 + tile_rows;
+            state <= S_SETUP2;
+          end else state <= S_DRAIN;
+        end
+        S_REORG: if (!reorg_start && !reorg_busy) state <= S_DRAIN;
+        S_IDENTIFY: if (!ident_start && !ident_busy) state <= S_DRAIN;
+        S_DRAIN: if (inflight == 0 && wr_idle && wr8_idle && fm_idle && fm8_idle && par_idle) state <= S_DONE;
+        S_DONE: begin
+          done <= 1'b1;
+          state <= S_IDLE;
+        end
+        default: state <= S_IDLE;
+      endcase
+    end
+  end
+
+  // ---------------------------------------------------------------- loader (input tile + weight block)
+  // Issues one read per input map row inside the tensor, then the weight block (conv); busy until
+  // every beat has landed. The bias is read by the sequencer's S_BIAS state through the same reader.
+  logic [31:0] ld_n, ld_r, ld_lane_off, ld_row_off;
+  logic [IN_AW-1:0] ld_dest;
+  logic signed [31:0] ld_y;
+  logic ld_rows_active, ld_weights_pending, ld_issued;
+  logic ld_row_inside;
+  assign ld_row_inside = ld_y >= 0 && ld_y < $signed(in_h) && row_len != 0;
+
+  logic fm_cmd_fire;
+  assign fm_cmd_fire = (fm_cmd_valid && fm_cmd_ready) || (fm8_cmd_valid && fm8_cmd_ready);
+
+  // Reorg drives the feature-map readers too (its line buffer is input lane 0).
+  logic reorg_read_valid;
+  logic [31:0] reorg_read_off, reorg_read_beats;
+
+  always_comb begin
+    fm_cmd_valid = 1'b0;
+    fm8_cmd_valid = 1'b0;
+    fm_cmd_addr = '0;
+    fm_cmd_beats = '0;
+    fm_cmd_tag = '0;
+    if (ld_rows_active && ld_row_inside) begin
+      fm_cmd_valid = !in_narrow;
+      fm8_cmd_valid = in_narrow;
+      fm_cmd_addr = in_narrow ? base_fm8_read + ADDR_BITS'(ld_row_off) :
+          base_fm_read + (ADDR_BITS'(ld_row_off) << 1);
+      fm_cmd_beats = 16'(row_len);
+      fm_cmd_tag = {8'(ld_n), 16'(ld_dest)};
+    end else if (reorg_read_valid) begin
+      fm_cmd_valid = !in_narrow;
+      fm8_cmd_valid = in_narrow;
+      fm_cmd_addr = in_narrow ? base_fm8_read + ADDR_BITS'(reorg_read_off) :
+          base_fm_read + (ADDR_BITS'(reorg_read_off) << 1);
+      fm_cmd_beats = 16'(reorg_read_beats);
+      fm_cmd_tag = '0;
+    end
+  end
+
+  logic [31:0] bias_word;  // uint32 arithmetic, as the C++ index
+  assign bias_word = b_off + map0;
+
+  // Parameter reads: the bias of a map group (S_BIAS_WAIT) or a weight block (loader).
+  always_comb begin
+    par_cmd_valid = 1'b0;
+    par_cmd_addr = '0;
+    par_cmd_beats = '0;
+    par_cmd_tag = '0;
+    if (state == S_BIAS_WAIT) begin
+      par_cmd_valid = 1'b1;
+      par_cmd_addr = base_params + (ADDR_BITS'(bias_word) << 1);
+      par_cmd_beats = 16'(TM);
+      par_cmd_tag = 2'b00;
+    end else if (ld_weights_pending && !ld_rows_active) begin
+      par_cmd_valid = 1'b1;
+      par_cmd_addr = base_params + (ADDR_BITS'(w_ptr) << 1);
+      par_cmd_beats = 16'(block_words);
+      par_cmd_tag = {1'b1, bank};
+    end
+  end
+
+  assign load_busy = ld_rows_active || ld_weights_pending || !fm_idle || !fm8_idle || !par_idle;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      ld_rows_active <= 1'b0;
+      ld_weights_pending <= 1'b0;
+      ld_n <= '0;
+      ld_r <= '0;
+      ld_lane_off <= '0;
+      ld_row_off <= '0;
+      ld_dest <= '0;
+      ld_y <= '0;
+    end else if (load_start) begin
+      ld_rows_active <= valid_maps != 0;
+      ld_weights_pending <= !is_pool;
+      ld_n <= 0;
+      ld_r <= 0;
+      ld_lane_off <= chan_base;
+      ld_row_off <= chan_base + tile_in_off;
+      ld_dest <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(dest_col);
+      ld_y <= first_row;
+    end else begin
+      if (ld_rows_active && (!ld_row_inside || fm_cmd_fire)) begin
+        if (ld_r + 1 == win_rows) begin
+          ld_r <= 0;
+          ld_n <= ld_n + 1;
+          ld_lane_off <= ld_lane_off + in_plane;
+          ld_row_off <= ld_lane_off + in_plane + tile_in_off;
+          ld_dest <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(dest_col);
+          ld_y <= first_row;
+          if (ld_n + 1 == valid_maps) ld_rows_active <= 1'b0;
+        end else begin
+          ld_r <= ld_r + 1;
+          ld_row_off <= ld_row_off + in_w;
+          ld_dest <= ld_dest + IN_AW'(IN_COLS);
+          ld_y <= ld_y + 1;
+        end
+      end
+      if (ld_weights_pending && !ld_rows_active && par_cmd_valid && par_cmd_ready && state != S_BIAS_WAIT)
+        ld_weights_pending <= 1'b0;
+    end
+  end
+
+  // Beats landing: feature-map rows into the input lanes (8-bit values sign-extended).
+  always_comb begin
+    for (int n = 0; n < TN; n++) begin
+      in_we[n] = 1'b0;
+      in_waddr[n] = '0;
+      in_wdata[n] = '0;
+      if (fm_beat_valid && fm_beat_tag[23:16] == 8'(n)) begin
+        in_we[n] = 1'b1;
+        in_waddr[n] = IN_AW'(fm_beat_tag[15:0]) + IN_AW'(fm_beat_index);
+        in_wdata[n] = fm_beat_data;
+      end else if (fm8_beat_valid && fm8_beat_tag[23:16] == 8'(n)) begin
+        in_we[n] = 1'b1;
+        in_waddr[n] = IN_AW'(fm8_beat_tag[15:0]) + IN_AW'(fm8_beat_index);
+        in_wdata[n] = {{8{fm8_beat_data[7]}}, fm8_beat_data};
+      end
+    end
+  end
+
+  // Parameter beats: the bias (aligned to the accumulator's exponent) or the weight block, whose
+  // element e goes to (tap e / LANES, lane e % LANES); 8-bit weights arrive two per word.
+  logic [31:0] bias_q[TM];
+  logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
+  logic [31:0] wl_tap0, wl_lane0, wl_tap1, wl_lane1;
+  logic [31:0] block_elements;
+  assign block_elements = 32'(LANES) * k * k;
+  always_comb begin
+    wl_tap0 = par_beat_index == 0 ? 0 : wl_tap;
+    wl_lane0 = par_beat_index == 0 ? 0 : wl_lane;
+    wl_tap1 = wl_lane0 + 1 == 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
+    wl_lane1 = wl_lane0 + 1 == 32'(LANES) ? 0 : wl_lane0 + 1;
+    for (int l = 0; l < LANES; l++) begin
+      w_we[l] = 1'b0;
+      w_waddr[l] = '0;
+      w_wdata[l] = '0;
+      if (par_beat_valid && par_beat_tag[1]) begin
+        if (!w_narrow) begin
+          if (wl_lane0 == 32'(l)) begin
+            w_we[l] = 1'b1;
+            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap0);
+            w_wdata[l] = par_beat_data;
+          end
+        end else begin
+          if (wl_lane0 == 32'(l)) begin
+            w_we[l] = 1'b1;
+            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap0);
+            w_wdata[l] = {{8{par_beat_data[7]}}, par_beat_data[7:0]};
+          end else if (wl_lane1 == 32'(l) && 32'(par_beat_index) * 2 + 1 < block_elements) begin
+            w_we[l] = 1'b1;
+            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap1);
+            w_wdata[l] = {{8{par_beat_data[15]}}, par_beat_data[15:8]};
+          end
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (par_beat_valid && par_beat_tag[1]) begin
+      if (!w_narrow) begin
+        wl_tap <= wl_lane0 + 1 == 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
+        wl_lane <= wl_lane0 + 1 == 32'(LANES) ? 0 : wl_lane0 + 1;
+      end else begin
+        wl_tap <= wl_lane1 + 1 == 32'(LANES) ? wl_tap1 + 1 : wl_tap1;
+        wl_lane <= wl_lane1 + 1 == 32'(LANES) ? 0 : wl_lane1 + 1;
+      end
+    end
+    if (par_beat_valid && !par_beat_tag[1]) begin
+      for (int m = 0; m < TM; m++) begin
+        if (par_beat_index == 16'(m)) bias_q[m] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- compute pipeline
+  // Iterations: for each tap (ky, kx), each tile row r, each column c (two in pair mode).
+  //   G:  counters -> buffer addresses and padding masks (registered: S0)
+  //   S0: input / weight buffers read -> S1
+  //   S1: padding substituted, multipliers -> S2 (products)
+  //   S2: adder trees -> S3 (sums); accumulators read
+  //   S3: accumulate (or bias / max), accumulators written; a read of the address S3 writes in the
+  //       same cycle is forwarded, so taps of one-pixel tiles follow each other without bubbles.
+  logic g_active;
+  logic [31:0] g_r, g_c, g_ky, g_kx, g_tap;
+  logic [31:0] g_step;
+  logic g_pair;
+  assign g_step = pair ? 2 : 1;
+
+  logic [31:0] g_in_row, g_in_col;
+  logic signed [31:0] g_ty, g_tx0, g_tx1;
+  logic g_row_ok, g_ok0, g_ok1, g_second;
+  always_comb begin
+    g_in_row = g_r * s + g_ky;
+    g_in_col = g_c * s + g_kx;
+    g_ty = first_row + $signed(g_in_row);
+    g_tx0 = first_col + $signed(g_in_col);
+    g_tx1 = g_tx0 + $signed(s);
+    g_second = pair && g_c + 1 < cols;
+    g_row_ok = g_ty >= 0 && g_ty < $signed(in_h);
+    g_ok0 = g_row_ok && g_tx0 >= 0 && g_tx0 < $signed(in_w);
+    g_ok1 = g_row_ok && g_second && g_tx1 >= 0 && g_tx1 < $signed(in_w);
+  end
+
+  logic s0_v, s1_v, s2_v, s3_v;
+  logic [IN_AW-1:0] s0_addr0, s0_addr1;
+  logic [W_AW-1:0] s0_wtap;
+  logic s0_ok0, s1_ok0, s0_ok1, s1_ok1;
+  logic s0_second, s1_second, s2_second, s3_second;
+  logic [ACC_AW-1:0] s0_acc, s1_acc, s2_acc, s3_acc;
+  logic s0_odd, s1_odd, s2_odd, s3_odd;
+  logic s0_first, s1_first, s2_first, s3_first;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      g_active <= 1'b0;
+      {g_r, g_c, g_ky, g_kx, g_tap} <= '0;
+      {s0_v, s1_v, s2_v, s3_v} <= '0;
+    end else begin
+      if (compute_start) begin
+        g_active <= 1'b1;
+        {g_r, g_c, g_ky, g_kx, g_tap} <= '0;
+      end else if (g_active) begin
+        if (g_c + g_step < cols) g_c <= g_c + g_step;
+        else begin
+          g_c <= 0;
+          if (g_r + 1 < rows) g_r <= g_r + 1;
+          else begin
+            g_r <= 0;
+            g_tap <= g_tap + 1;
+            if (g_kx + 1 < k) g_kx <= g_kx + 1;
+            else begin
+              g_kx <= 0;
+              if (g_ky + 1 < k) g_ky <= g_ky + 1;
+              else g_active <= 1'b0;
+            end
+          end
+        end
+      end
+      s0_v <= g_active;
+      s1_v <= s0_v;
+      s2_v <= s1_v;
+      s3_v <= s2_v;
+    end
+  end
+  assign compute_busy = g_active || s0_v || s1_v || s2_v || s3_v;
+
+  always_ff @(posedge clk) begin
+    s0_addr0 <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(g_in_row * IN_COLS + g_in_col);
+    s0_addr1 <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(g_in_row * IN_COLS + g_in_col + s);
+    s0_wtap <= W_AW'(bank ? TAPS : 0) + W_AW'(g_tap);
+    s0_ok0 <= g_ok0;
+    s0_ok1 <= g_ok1;
+    s0_second <= g_second;
+    s0_acc <= ACC_AW'(g_r * TCH + (g_c >> 1));
+    s0_odd <= g_c[0];
+    s0_first <= first_group && g_tap == 0;
+    {s1_ok0, s1_ok1, s1_second, s1_acc, s1_odd, s1_first} <= {s0_ok0, s0_ok1, s0_second, s0_acc, s0_odd, s0_first};
+    {s2_second, s2_acc, s2_odd, s2_first} <= {s1_second, s1_acc, s1_odd, s1_first};
+    {s3_second, s3_acc, s3_odd, s3_first} <= {s2_second, s2_acc, s2_odd, s2_first};
+  end
+
+  // S1: padding (0 for conv; -32768 for maxpool so that outside taps never win) and lanes past the
+  // layer's input maps (0).
+  logic [TN*16-1:0] x0_lanes, x1_lanes;
+  logic [15:0] fill;
+  assign fill = is_pool ? 16'h8000 : 16'h0000;
+  always_comb begin
+    for (int n = 0; n < TN; n++) begin
+      x0_lanes[16*n+:16] = 32'(n) < valid_maps ? (s1_ok0 ? in_rdata0[n] : fill) : 16'd0;
+      x1_lanes[16*n+:16] = 32'(n) < valid_maps && s1_ok1 ? in_rdata1[n] : 16'd0;
+    end
+  end
+
+  logic [TM*32-1:0] sum0, sum1;
+  fpgacnn_mac_array #(
+      .TM(TM),
+      .TN(TN),
+      .INT8_PAIRS(INT8_PAIRS)
+  ) macs (
+      .clk(clk),
+      .pair(pair),
+      .x0(x0_lanes),
+      .x1(x1_lanes),
+      .w(w_rdata),
+      .sum0(sum0),
+      .sum1(sum1)
+  );
+
+  // Maxpool takes the input lanes themselves, delayed like the sums.
+  logic [TN*16-1:0] pool_s2, pool_s3;
+  always_ff @(posedge clk) begin
+    pool_s2 <= x0_lanes;
+    pool_s3 <= pool_s2;
+  end
+
+  // S3: accumulate.
+  logic fwd0, fwd1;
+  logic [31:0] fwd_data0[TM];
+  logic [31:0] fwd_data1[TM];
+  logic s3_we0, s3_we1;
+  assign s3_we0 = s3_v && (pair || !s3_odd);
+  assign s3_we1 = s3_v && (pair ? s3_second : s3_odd);
+  for (gi = 0; gi < TM; gi++) begin : g_accumulate
+    logic [31:0] add0, add1, old0, old1, pool_value;
+    if (gi < PL) begin : g_pool_lane
+      assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
+    end else begin : g_no_pool_lane
+      assign pool_value = 32'd0;
+    end
+    always_comb begin
+      add0 = sum0[32*gi+:32];
+      if (is_pool) add0 = pool_value;
+      add1 = pair ? sum1[32*gi+:32] : add0;
+      old0 = fwd0 ? fwd_data0[gi] : acc_rdata0[gi];
+      old1 = fwd1 ? fwd_data1[gi] : acc_rdata1[gi];
+      if (is_pool) begin
+        acc_wdata0[gi] = s3_first || $signed(add0) > $signed(old0) ? add0 : old0;
+        acc_wdata1[gi] = s3_first || $signed(add1) > $signed(old1) ? add1 : old1;
+      end else begin
+        acc_wdata0[gi] = (s3_first ? bias_q[gi] : old0) + add0;
+        acc_wdata1[gi] = (s3_first ? bias_q[gi] : old1) + add1;
+      end
+    end
+  end
+  assign acc_we0 = s3_we0;
+  assign acc_we1 = s3_we1;
+  assign acc_waddr = s3_acc;
+
+  always_ff @(posedge clk) begin
+    fwd0 <= s3_we0 && s2_v && s3_acc == s2_acc;
+    fwd1 <= s3_we1 && s2_v && s3_acc == s2_acc;
+    for (int m = 0; m < TM; m++) begin
+      fwd_data0[m] <= acc_wdata0[m];
+      fwd_data1[m] <= acc_wdata1[m];
+    end
+  end
+
+  // ---------------------------------------------------------------- store, reorg and identify output
+  // One output stream: element values (requantized or not) to the writer of the layer's width.
+  logic st_issue;  // an element read issued this cycle
+  logic [ACC_AW-1:0] st_acc_addr;
+  logic [31:0] st_lane;
+  logic st_odd;
+  logic [IN_AW-1:0] rg_line_addr;
+  logic rg_issue;
+  logic [4:0] inflight;
+  logic [4:0] queue_count;
+  logic credit;
+  assign queue_count = out_narrow && op != 32'(fpgacnn_contract_pkg::OP_IDENTIFY) ? wr8_count : wr_count;
+  assign credit = 6'(inflight) + 6'(queue_count) < 6'(WRITE_DEPTH - 1);
+
+  assign acc_raddr = store_busy ? st_acc_addr : s2_acc;
+  assign in_raddr0 = reorg_busy ? rg_line_addr : s0_addr0;
+  assign in_raddr1 = s0_addr1;
+  assign w_raddr = s0_wtap;
+
+  // Element pipeline: P1 buffer read, P2 lane select, then the requantizer.
+  logic p1_v, p1_reorg, p2_v;
+  logic [31:0] p1_lane;
+  logic p1_odd;
+  logic [31:0] p2_value;
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      p1_v <= 1'b0;
+      p2_v <= 1'b0;
+    end else begin
+      p1_v <= st_issue || rg_issue;
+      p2_v <= p1_v;
+    end
+  end
+  always_ff @(posedge clk) begin
+    p1_reorg <= rg_issue;
+    p1_lane <= st_lane;
+    p1_odd <= st_odd;
+    p2_value <= {{16{in_rdata0[0][15]}}, in_rdata0[0]};
+    if (!p1_reorg) begin
+      for (int m = 0; m < TM; m++) begin
+        if (p1_lane == 32'(m)) p2_value <= p1_odd ? acc_rdata1[m] : acc_rdata0[m];
+      end
+    end
+  end
+
+  logic rq_valid;
+  logic [15:0] rq_value;
+  fpgacnn_requantize requantizer (
+      .clk(clk),
+      .in_valid(p2_v),
+      .acc(p2_value),
+      .shift(output_shift),
+      .leaky(leaky && op == OP_CONV),
+      .narrow(out_narrow),
+      .out_valid(rq_valid),
+      .value(rq_value)
+  );
+
+  logic id_push;
+  logic [15:0] id_value;
+  always_comb begin
+    wr_data_valid = 1'b0;
+    wr8_data_valid = 1'b0;
+    wr_data = rq_value;
+    if (id_push) begin
+      wr_data_valid = 1'b1;
+      wr_data = id_value;
+    end else if (rq_valid) begin
+      wr_data_valid = !out_narrow;
+      wr8_data_valid = out_narrow;
+    end
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) inflight <= '0;
+    else inflight <= inflight + 5'(st_issue || rg_issue) - 5'(rq_valid);
+  end
+
+  // Write commands: tile rows (store), reorg segments and the fingerprint.
+  logic st_cmd_valid, rg_cmd_valid, id_cmd_valid;
+  logic [31:0] st_cmd_off, rg_cmd_off, st_cmd_beats, rg_cmd_beats;
+  logic wr_fire;
+  logic [31:0] wr_off;
+  assign wr_off = st_cmd_valid ? st_cmd_off : rg_cmd_off;
+  always_comb begin
+    wr_cmd_valid = 1'b0;
+    wr8_cmd_valid = 1'b0;
+    wr_cmd_addr = '0;
+    wr_cmd_beats = '0;
+    if (id_cmd_valid) begin
+      wr_cmd_valid = 1'b1;
+      wr_cmd_addr = base_fm_write + (ADDR_BITS'(out_off) << 1);
+      wr_cmd_beats = 16'(fpgacnn_contract_pkg::FINGERPRINT_WORDS);
+    end else if (st_cmd_valid || rg_cmd_valid) begin
+      wr_cmd_valid = !out_narrow;
+      wr8_cmd_valid = out_narrow;
+      wr_cmd_addr = out_narrow ? base_fm8_write + ADDR_BITS'(wr_off) : base_fm_write + (ADDR_BITS'(wr_off) << 1);
+      wr_cmd_beats = 16'(st_cmd_valid ? st_cmd_beats : rg_cmd_beats);
+    end
+  end
+  assign wr_fire = (wr_cmd_valid && wr_cmd_ready) || (wr8_cmd_valid && wr8_cmd_ready);
+
+  // Store: for each output map of the group and each tile row, a write command, then the row's
+  // elements read from the accumulators.
+  logic [31:0] st_m, st_r, st_c, st_row_off;
+  logic st_active, st_in_row;
+  assign store_busy = st_active;
+  assign st_cmd_valid = st_active && !st_in_row;
+  assign st_cmd_off = st_row_off;
+  assign st_cmd_beats = cols;
+  assign st_issue = st_active && st_in_row && credit;
+  assign st_acc_addr = ACC_AW'(st_r * TCH + (st_c >> 1));
+  assign st_lane = st_m;
+  assign st_odd = st_c[0];
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      st_active <= 1'b0;
+      st_in_row <= 1'b0;
+      {st_m, st_r, st_c, st_row_off} <= '0;
+    end else if (store_start) begin
+      st_active <= 1'b1;
+      st_in_row <= 1'b0;
+      {st_m, st_r, st_c} <= '0;
+      st_row_off <= out_tile_off + out_map_off;
+    end else if (st_active) begin
+      if (!st_in_row) begin
+        if (wr_fire) st_in_row <= 1'b1;
+      end else if (st_issue) begin
+        if (st_c + 1 < cols) st_c <= st_c + 1;
+        else begin
+          st_c <= 0;
+          st_in_row <= 1'b0;
+          if (st_r + 1 < rows) begin
+            st_r <= st_r + 1;
+            st_row_off <= st_row_off + out_w;
+          end else begin
+            st_r <= 0;
+            st_row_off <= st_row_off + out_plane - (rows - 1) * out_w;
+            if (st_m + 1 < store_maps) st_m <= st_m + 1;
+            else st_active <= 1'b0;
+          end
+        end
+      end
+    end
+  end
+
+  // Identify: the fingerprint words as one burst of 16-bit words at output_offset.
+  logic [4:0] id_index;
+  logic id_active, id_in_data;
+  assign ident_busy = id_active;
+  assign id_cmd_valid = id_active && !id_in_data;
+  assign id_push = id_active && id_in_data;
+  always_comb begin
+    case (32'(id_index))
+      fpgacnn_contract_pkg::FP_MAGIC0: id_value = 16'(fpgacnn_contract_pkg::FINGERPRINT_MAGIC0);
+      fpgacnn_contract_pkg::FP_MAGIC1: id_value = 16'(fpgacnn_contract_pkg::FINGERPRINT_MAGIC1);
+      fpgacnn_contract_pkg::FP_FORMAT: id_value = 16'(fpgacnn_contract_pkg::FINGERPRINT_FORMAT);
+      fpgacnn_contract_pkg::FP_CONTRACT: id_value = 16'(fpgacnn_contract_pkg::CONTRACT_VERSION);
+      fpgacnn_contract_pkg::FP_DATA_BITS: id_value = 16'(fpgacnn_contract_pkg::DATA_BITS);
+      fpgacnn_contract_pkg::FP_TM: id_value = 16'(TM);
+      fpgacnn_contract_pkg::FP_TN: id_value = 16'(TN);
+      fpgacnn_contract_pkg::FP_TR: id_value = 16'(TR);
+      fpgacnn_contract_pkg::FP_TC: id_value = 16'(TC);
+      fpgacnn_contract_pkg::FP_MAX_K: id_value = 16'(MAX_K);
+      fpgacnn_contract_pkg::FP_MAX_S: id_value = 16'(MAX_S);
+      fpgacnn_contract_pkg::FP_INT8_PAIRS: id_value = 16'(INT8_PAIRS != 0 ? 1 : 0);
+      default: id_value = 16'd0;
+    endcase
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      id_active <= 1'b0;
+      id_in_data <= 1'b0;
+      id_index <= '0;
+    end else if (ident_start) begin
+      id_active <= 1'b1;
+      id_in_data <= 1'b0;
+      id_index <= '0;
+    end else if (id_active) begin
+      if (!id_in_data) begin
+        if (wr_fire) id_in_data <= 1'b1;
+      end else begin
+        // The queue holds FINGERPRINT_WORDS (16) and nothing else is in flight.
+        id_index <= id_index + 1'b1;
+        if (32'(id_index) + 1 == fpgacnn_contract_pkg::FINGERPRINT_WORDS) id_active <= 1'b0;
+      end
+    end
+  end
+
+  // Reorg (reorg_layer.hpp): for k = offset * oc + source_map, each input row j, each segment of
+  // tile_cols elements: read span = (count - 1) * s + 1 elements into input lane 0, then write
+  // every s-th one, requantized (linear).
+  typedef enum logic [2:0] {
+    R_IDLE,
+    R_SETUP,
+    R_SEGMENT,
+    R_READ,
+    R_READ_WAIT,
+    R_WRITE_CMD,
+    R_WRITE,
+    R_NEXT
+  } reorg_state_t;
+  reorg_state_t rg_state;
+  logic [31:0] rg_oc, rg_ws, rg_sws, rg_hsws, rg_seg_s;
+  logic [31:0] rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_tgt;
+  logic [31:0] rg_i0, rg_src, rg_count, rg_i;
+  assign reorg_busy = rg_state != R_IDLE;
+  assign reorg_read_valid = rg_state == R_READ;
+  assign reorg_read_off = rg_src;
+  assign reorg_read_beats = (rg_count - 1) * s + 1;
+  assign rg_cmd_valid = rg_state == R_WRITE_CMD;
+  assign rg_cmd_off = rg_tgt + rg_i0;
+  assign rg_cmd_beats = rg_count;
+  assign rg_issue = rg_state == R_WRITE && credit;
+  assign rg_line_addr = IN_AW'(rg_i * s);
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      rg_state <= R_IDLE;
+      {rg_oc, rg_ws, rg_sws, rg_hsws, rg_seg_s} <= '0;
+      {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_tgt} <= '0;
+      {rg_i0, rg_src, rg_count, rg_i} <= '0;
+    end else begin
+      case (rg_state)
+        R_IDLE:
+        if (reorg_start) begin
+          rg_oc <= 32'(reorg_maps);
+          rg_ws <= in_w * s;
+          rg_seg_s <= tile_cols * s;
+          {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_i0} <= '0;
+          rg_tgt <= out_off;
+          rg_state <= R_SETUP;
+        end
+        R_SETUP: begin
+          rg_sws <= rg_ws * s;
+          rg_hsws <= in_h * s * rg_ws;
+          rg_state <= R_SEGMENT;
+        end
+        R_SEGMENT: begin
+          rg_count <= in_w - rg_i0 < tile_cols ? in_w - rg_i0 : tile_cols;
+          rg_src <= in_off + rg_map_term + rg_j_term + rg_offset_base + rg_off_mod + rg_i0 * s;
+          rg_state <= R_READ;
+        end
+        R_READ: if (fm_cmd_fire) rg_state <= R_READ_WAIT;
+        R_READ_WAIT: if (fm_idle && fm8_idle) rg_state <= R_WRITE_CMD;
+        R_WRITE_CMD:
+        if (wr_fire) begin
+          rg_i <= 0;
+          rg_state <= R_WRITE;
+        end
+        R_WRITE:
+        if (rg_issue) begin
+          rg_i <= rg_i + 1;
+          if (rg_i + 1 == rg_count) rg_state <= R_NEXT;
+        end
+        R_NEXT: begin
+          rg_state <= R_SEGMENT;
+          if (rg_i0 + tile_cols < in_w) rg_i0 <= rg_i0 + tile_cols;
+          else begin
+            rg_i0 <= 0;
+            rg_tgt <= rg_tgt + in_w;
+            if (rg_j + 1 < in_h) begin
+              rg_j <= rg_j + 1;
+              rg_j_term <= rg_j_term + rg_sws;
+            end else begin
+              rg_j <= 0;
+              rg_j_term <= 0;
+              if (rg_sm + 1 < rg_oc) begin
+                rg_sm <= rg_sm + 1;
+                rg_map_term <= rg_map_term + rg_hsws;
+              end else begin
+                rg_sm <= 0;
+                rg_map_term <= 0;
+                if (rg_off_mod + 1 < s) rg_off_mod <= rg_off_mod + 1;
+                else begin
+                  rg_off_mod <= 0;
+                  if (rg_off_div + 1 < s) begin
+                    rg_off_div <= rg_off_div + 1;
+                    rg_offset_base <= rg_offset_base + rg_ws;
+                  end else rg_state <= R_IDLE;
+                end
+              end
+            end
+          end
+        end
+        default: rg_state <= R_IDLE;
+      endcase
+    end
+  end
+endmodule

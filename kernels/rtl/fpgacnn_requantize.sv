@@ -1,0 +1,60 @@
+// arith::requantize_to_width as a three-stage pipeline: the leaky product (acc * 13107, one DSP),
+// the rounding shift (round half up: (v + 2^(s-1)) >> s, or a left shift for s < 0) and the
+// saturation to 16 or 8 bits. Every step is exact in 64-bit two's complement for the contract's
+// shift range (arith::kExact*OutputShift), as in the C++.
+module fpgacnn_requantize (
+    input  logic        clk,
+    input  logic        in_valid,
+    input  logic [31:0] acc,
+    input  logic [31:0] shift,  // output_shift, within [EXACT_MIN_OUTPUT_SHIFT, EXACT_MAX_OUTPUT_SHIFT]
+    input  logic        leaky,
+    input  logic        narrow,  // saturate to NARROW_BITS instead of DATA_BITS
+    output logic        out_valid,
+    output logic [15:0] value
+);
+  // Stage 1: the activation picks the value and the total shift.
+  logic               s1_valid;
+  logic signed [63:0] s1_value;
+  logic signed [ 7:0] s1_shift;
+  logic               s1_narrow;
+  always_ff @(posedge clk) begin
+    s1_valid  <= in_valid;
+    s1_narrow <= narrow;
+    if (leaky && acc[31]) begin
+      s1_value <= $signed({{32{acc[31]}}, acc}) * $signed(64'(fpgacnn_contract_pkg::LEAKY_MULTIPLIER));
+      s1_shift <= 8'(shift) + 8'(fpgacnn_contract_pkg::LEAKY_SHIFT);
+    end else begin
+      s1_value <= $signed({{32{acc[31]}}, acc});
+      s1_shift <= 8'(shift);
+    end
+  end
+
+  // Stage 2: one rounding.
+  logic               s2_valid;
+  logic signed [63:0] s2_value;
+  logic               s2_narrow;
+  logic        [ 5:0] right, left;
+  assign right = 6'(s1_shift);
+  assign left  = 6'(-s1_shift);
+  always_ff @(posedge clk) begin
+    s2_valid  <= s1_valid;
+    s2_narrow <= s1_narrow;
+    if (s1_shift > 0) s2_value <= (s1_value + (64'sd1 <<< (right - 6'd1))) >>> right;
+    else if (s1_shift < 0) s2_value <= s1_value <<< left;
+    else s2_value <= s1_value;
+  end
+
+  // Stage 3: saturation to the output width.
+  always_ff @(posedge clk) begin
+    out_valid <= s2_valid;
+    if (s2_narrow) begin
+      if (s2_value > 64'sd127) value <= 16'd127;
+      else if (s2_value < -64'sd128) value <= 16'hFF80;
+      else value <= 16'(s2_value);
+    end else begin
+      if (s2_value > 64'sd32767) value <= 16'h7FFF;
+      else if (s2_value < -64'sd32768) value <= 16'h8000;
+      else value <= 16'(s2_value);
+    end
+  end
+endmodule
