@@ -1,12 +1,16 @@
 // The layer engine: runs one command (conv, maxpool, reorg, identify) with the loop structure of
-// kernels/src/conv_layer.hpp, pool_layer.hpp and reorg_layer.hpp. A sequencer walks the output tiles
-// (Tr x Tc), the output-map groups (Tm; maxpool: min(Tm, Tn) lanes) and the input-map groups (Tn);
-// for each group a loader reads the input tile (one burst per map row, only the part inside the
-// tensor: padding is substituted when the tile is read) and the (Tm, Tn) weight block (one burst),
-// the compute pipeline runs every tap over the tile through the multiplier array into the int32
-// accumulators, and at the end of a map group the store path requantizes the tile and writes one
-// burst per map row. Buffers are one memory per lane (generate loops) with registered reads.
-// This controller runs the phases one after another (no overlap yet).
+// kernels/src/conv_layer.hpp, pool_layer.hpp and reorg_layer.hpp. Three engines work on a stream of
+// jobs, one job = one input-map group (Tn maps) of one output-map group (Tm maps; maxpool:
+// min(Tm, Tn) lanes) of one output tile (Tr x Tc):
+//   loader:  walks tiles, map groups and input groups; reads the bias of a map group, the input tile
+//            (one burst per map row, only the part inside the tensor: padding is substituted when the
+//            tile is read) and the (Tm, Tn) weight block (one burst) into bank job % 2;
+//   compute: runs every tap over the tile through the multiplier array into the int32 accumulators
+//            of bank map-group % 2;
+//   store:   requantizes a finished map group's accumulators and writes one burst per map row.
+// Input tiles and weight blocks are ping-ponged (the loader fills job n+1 while compute runs job n)
+// and so are the accumulators (map group m is stored while m+1 is computed), as conv_layer.hpp
+// describes. Buffers are one memory per lane (generate loops) with registered reads.
 module fpgacnn_core #(
     parameter int TM = 8,
     parameter int TN = 4,
@@ -116,6 +120,16 @@ module fpgacnn_core #(
       .reorg_maps(reorg_maps)
   );
 
+  // ---------------------------------------------------------------- small products without DSPs
+  // x * y for a y of at most MAX_S / MAX_K (strides, kernel sizes): a few shifted adds.
+  localparam int SMALL_BITS = $clog2((MAX_S > MAX_K ? MAX_S : MAX_K) + 1);
+  function automatic logic [31:0] mul_small(input logic [31:0] x, input logic [31:0] y);
+    logic [31:0] sum;
+    sum = 32'd0;
+    for (int i = 0; i < SMALL_BITS; i++) if (y[i]) sum = sum + (x << i);
+    mul_small = sum;
+  endfunction
+
   // ---------------------------------------------------------------- buffers
   // Input tile: TN lanes x two banks, two read ports (pair mode reads two columns a cycle).
   logic [IN_AW-1:0] in_waddr[TN];
@@ -130,15 +144,17 @@ module fpgacnn_core #(
   logic w_we[LANES];
   logic [W_AW-1:0] w_raddr;
   logic [LANES*16-1:0] w_rdata;
-  // Accumulators: TM lanes x column parity.
-  logic [ACC_AW-1:0] acc_waddr, acc_raddr;
+  // Accumulators: TM lanes x two banks (ping-pong between compute and store) x column parity (pair
+  // mode writes two columns a cycle). Compute reads and writes one bank, store reads the other.
+  logic [ACC_AW-1:0] acc_waddr;
+  logic [ACC_AW-1:0] acc_raddr[2];
   logic acc_we0, acc_we1;
+  logic c_acc_bank, st_bank;
   logic [31:0] acc_wdata0[TM];
   logic [31:0] acc_wdata1[TM];
-  logic [31:0] acc_rdata0[TM];
-  logic [31:0] acc_rdata1[TM];
+  logic [31:0] acc_rdata[TM][2][2];  // [lane][bank][parity]
 
-  genvar gi;
+  genvar gi, gb;
   for (gi = 0; gi < TN; gi++) begin : g_input_lanes
     fpgacnn_ram #(
         .WIDTH(16),
@@ -181,113 +197,154 @@ module fpgacnn_core #(
     );
   end
   for (gi = 0; gi < TM; gi++) begin : g_acc_lanes
-    fpgacnn_ram #(
-        .WIDTH(32),
-        .DEPTH(ACC_DEPTH)
-    ) even (
-        .clk(clk),
-        .we(acc_we0),
-        .waddr(acc_waddr),
-        .wdata(acc_wdata0[gi]),
-        .raddr(acc_raddr),
-        .rdata(acc_rdata0[gi])
-    );
-    fpgacnn_ram #(
-        .WIDTH(32),
-        .DEPTH(ACC_DEPTH)
-    ) odd (
-        .clk(clk),
-        .we(acc_we1),
-        .waddr(acc_waddr),
-        .wdata(acc_wdata1[gi]),
-        .raddr(acc_raddr),
-        .rdata(acc_rdata1[gi])
-    );
+    for (gb = 0; gb < 2; gb++) begin : g_banks
+      fpgacnn_ram #(
+          .WIDTH(32),
+          .DEPTH(ACC_DEPTH)
+      ) even (
+          .clk(clk),
+          .we(acc_we0 && c_acc_bank == gb[0]),
+          .waddr(acc_waddr),
+          .wdata(acc_wdata0[gi]),
+          .raddr(acc_raddr[gb]),
+          .rdata(acc_rdata[gi][gb][0])
+      );
+      fpgacnn_ram #(
+          .WIDTH(32),
+          .DEPTH(ACC_DEPTH)
+      ) odd (
+          .clk(clk),
+          .we(acc_we1 && c_acc_bank == gb[0]),
+          .waddr(acc_waddr),
+          .wdata(acc_wdata1[gi]),
+          .raddr(acc_raddr[gb]),
+          .rdata(acc_rdata[gi][gb][1])
+      );
+    end
   end
 
-  // ---------------------------------------------------------------- per-command and per-tile values
-  logic [31:0] in_plane, out_plane;  // h*w
-  logic [31:0] map_step;  // output maps per group: TM (conv) or PL (maxpool)
+  // ---------------------------------------------------------------- per-command values
+  logic is_pool;
+  assign is_pool = op == OP_MAXPOOL;
+  logic [31:0] map_step;  // output maps per map group: TM (conv) or PL (maxpool)
   logic [31:0] block_words;  // parameter words of one weight block
-  logic [31:0] groups;  // input-map groups (conv)
-  logic [31:0] row0, col0, map0, group;
-  logic [31:0] rows, cols, win_rows, win_cols;
-  logic signed [31:0] first_row, first_col, col_begin, col_end;
-  logic [31:0] row_len;  // elements of one input row inside the tensor
-  logic [31:0] tile_in_off;  // first_row * in_w + col_begin (wrapping, as the C++'s uint32)
-  logic [31:0] dest_col;  // col_begin - first_col
-  logic [31:0] out_tile_off;  // out_off + row0 * out_w + col0
-  logic [31:0] out_map_off;  // map0 * out_plane
-  logic [31:0] chan_base;  // in_off + first input map * in_plane
-  logic [31:0] valid_maps;  // input lanes of the group that exist
-  logic [31:0] store_maps;  // output lanes of the group that exist
-  logic [31:0] w_ptr;  // parameter word of the next weight block
-  logic bank;  // input / weight bank the loader fills and compute reads
-  logic first_group;
+  logic [31:0] block_elements;  // weights of one block
+  logic [31:0] s_cols;  // s * IN_COLS: one output row further in the input buffer
+  logic [31:0] in_plane, out_plane, in_step, out_step, tr_s_inw, tr_outw, pad_inw;
+  logic [31:0] tr_s, tc_s;  // tile_rows * s, tile_cols * s
+  always_comb begin
+    block_elements = 32'(LANES);
+    s_cols = 32'(IN_COLS);
+    for (int i = 2; i <= MAX_K; i++) if (k == 32'(i)) block_elements = 32'(LANES * i * i);
+    for (int i = 2; i <= MAX_S; i++) if (s == 32'(i)) s_cols = 32'(IN_COLS * i);
+  end
 
-  // ---------------------------------------------------------------- sequencer
+  // The per-command products, one after another through one serial multiplier.
+  logic mul_start, mul_busy;
+  logic [31:0] mul_a, mul_product;
+  logic [15:0] mul_b;
+  fpgacnn_serial_mul multiplier (
+      .clk(clk),
+      .rst_n(rst_n),
+      .start(mul_start),
+      .a(mul_a),
+      .b(mul_b),
+      .busy(mul_busy),
+      .product(mul_product)
+  );
+
+  // ---------------------------------------------------------------- sequencer and loader
   typedef enum logic [4:0] {
     S_IDLE,
     S_CHECK,
     S_SETUP,
-    S_SETUP2,
+    S_SETUP_WAIT,
     S_TILE,
     S_TILE2,
     S_TILE3,
     S_MAP,
+    S_GROUP,
+    S_WAIT_BANK,
     S_BIAS,
-    S_BIAS_WAIT,
     S_LOAD,
     S_LOAD_WAIT,
-    S_COMPUTE,
-    S_COMPUTE_WAIT,
-    S_STORE,
-    S_STORE_WAIT,
+    S_HANDOFF,
     S_NEXT,
+    S_FINISH,
+    S_REORG_SETUP,
     S_REORG,
     S_IDENTIFY,
     S_DRAIN,
     S_DONE
   } state_t;
   state_t state;
+  logic [2:0] setup_step;
+  logic [31:0] rg_hsws;  // reorg: in_h * s * in_w * s
+
+  // Loop state of the loader (the job it loads).
+  logic [31:0] row0, col0, row0_s, row0_s_inw, col0_s, out_row_base;
+  logic [31:0] rows, cols, win_rows, win_cols;
+  logic signed [31:0] first_row, first_col, col_begin, col_end;
+  logic [31:0] row_len;  // elements of one input row inside the tensor
+  logic [31:0] tile_in_off;  // first_row * in_w + col_begin (wrapping, as the C++'s uint32)
+  logic [31:0] dest_col;  // col_begin - first_col
+  logic [31:0] map0, out_map_off, map_chan;  // map group: first map, its output offset, its input maps
+  logic [31:0] group_map, chan_base;  // input group: first input map, its offset
+  logic [31:0] valid_maps, store_maps;
+  logic last_group, first_group;
+  logic [31:0] w_ptr;  // parameter word of the next weight block
+  logic [31:0] jobs_loaded, jobs_computed, groups_loaded, groups_stored;
+  logic bank;  // input / weight bank of the job being loaded: jobs_loaded % 2
+  logic map_bank;  // bias / accumulator bank of the map group being loaded
+
+  // The job handed to compute (one register: the loader is at most one job ahead).
+  logic jd_valid, jd_take;
+  logic [31:0] jd_rows, jd_cols, jd_valid_maps, jd_store_off, jd_store_maps, jd_group;
+  logic signed [31:0] jd_first_row, jd_first_col;
+  logic jd_first, jd_last, jd_bank, jd_map_bank;
 
   logic load_start, load_busy;
-  logic compute_start, compute_busy;
-  logic store_start, store_busy;
   logic reorg_start, reorg_busy;
   logic ident_start, ident_busy;
-  logic is_pool;
-  assign is_pool = op == OP_MAXPOOL;
+  logic compute_idle, store_idle, sd_valid;
+  logic [4:0] inflight;
   assign busy = state != S_IDLE;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state <= S_IDLE;
+      setup_step <= '0;
       done <= 1'b0;
       check_start <= 1'b0;
       load_start <= 1'b0;
-      compute_start <= 1'b0;
-      store_start <= 1'b0;
       reorg_start <= 1'b0;
       ident_start <= 1'b0;
+      mul_start <= 1'b0;
+      mul_a <= '0;
+      mul_b <= '0;
       {op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad} <= '0;
       {bias_shift, output_shift, tile_rows, tile_cols} <= '0;
       {leaky, out_narrow, w_narrow, in_narrow, pair} <= '0;
       {base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write} <= '0;
-      {in_plane, out_plane, map_step, block_words, groups} <= '0;
-      {row0, col0, map0, group, rows, cols, win_rows, win_cols} <= '0;
+      {map_step, block_words, in_plane, out_plane, in_step, out_step, tr_s_inw, tr_outw, pad_inw} <= '0;
+      {tr_s, tc_s, rg_hsws} <= '0;
+      {row0, col0, row0_s, row0_s_inw, col0_s, out_row_base, rows, cols, win_rows, win_cols} <= '0;
       {first_row, first_col, col_begin, col_end, row_len, tile_in_off, dest_col} <= '0;
-      {out_tile_off, out_map_off, chan_base, valid_maps, store_maps, w_ptr} <= '0;
-      bank <= 1'b0;
-      first_group <= 1'b0;
+      {map0, out_map_off, map_chan, group_map, chan_base, valid_maps, store_maps, w_ptr} <= '0;
+      {jobs_loaded, groups_loaded} <= '0;
+      {last_group, first_group, bank, map_bank} <= '0;
+      jd_valid <= 1'b0;
+      {jd_rows, jd_cols, jd_valid_maps, jd_store_off, jd_store_maps, jd_group} <= '0;
+      {jd_first_row, jd_first_col} <= '0;
+      {jd_first, jd_last, jd_bank, jd_map_bank} <= '0;
     end else begin
       done <= 1'b0;
       check_start <= 1'b0;
       load_start <= 1'b0;
-      compute_start <= 1'b0;
-      store_start <= 1'b0;
       reorg_start <= 1'b0;
       ident_start <= 1'b0;
+      mul_start <= 1'b0;
+      if (jd_take) jd_valid <= 1'b0;
       case (state)
         S_IDLE:
         if (start) begin
@@ -327,111 +384,168 @@ module fpgacnn_core #(
         if (check_done) begin
           if (!check_ok) state <= S_DONE;
           else if (op == OP_REORG) begin
-            reorg_start <= 1'b1;
-            state <= S_REORG;
+            mul_start <= 1'b1;
+            mul_a <= mul_small(in_w, s);
+            mul_b <= 16'(mul_small(in_h, s));
+            state <= S_REORG_SETUP;
           end else if (op != OP_CONV && op != OP_MAXPOOL) begin
             ident_start <= 1'b1;
             state <= S_IDENTIFY;
-          end else state <= S_SETUP;
+          end else begin
+            map_step <= is_pool ? 32'(PL) : 32'(TM);
+            block_words <= w_narrow ? (block_elements + 1) >> 1 : block_elements;
+            tr_s <= mul_small(tile_rows, s);
+            tc_s <= mul_small(tile_cols, s);
+            pad_inw <= mul_small(in_w, pad);
+            setup_step <= '0;
+            state <= S_SETUP;
+          end
         end
+        // Products of the command, each through the serial multiplier (the operands fit 16 bits:
+        // dimensions <= MAX_DIMENSION, maps <= TM).
         S_SETUP: begin
-          in_plane <= in_h * in_w;
-          out_plane <= out_h * out_w;
-          map_step <= is_pool ? 32'(PL) : 32'(TM);
-          groups <= (in_c + 32'(TN) - 1) / 32'(TN);
-          block_words <= w_narrow ? (32'(LANES) * k * k + 1) >> 1 : 32'(LANES) * k * k;
-          row0 <= 0;
-          state <= S_SETUP2;
+          mul_start <= 1'b1;
+          case (setup_step)
+            3'd0: {mul_a, mul_b} <= {in_h, 16'(in_w)};
+            3'd1: {mul_a, mul_b} <= {out_h, 16'(out_w)};
+            3'd2: {mul_a, mul_b} <= {in_plane, 16'(is_pool ? PL : TN)};
+            3'd3: {mul_a, mul_b} <= {out_plane, 16'(map_step)};
+            3'd4: {mul_a, mul_b} <= {in_w, 16'(tr_s)};
+            default: {mul_a, mul_b} <= {out_w, 16'(tile_rows)};
+          endcase
+          state <= S_SETUP_WAIT;
         end
-        S_SETUP2: begin
-          col0 <= 0;
-          state <= S_TILE;
+        S_SETUP_WAIT:
+        if (!mul_start && !mul_busy) begin
+          case (setup_step)
+            3'd0: in_plane <= mul_product;
+            3'd1: out_plane <= mul_product;
+            3'd2: in_step <= mul_product;
+            3'd3: out_step <= mul_product;
+            3'd4: tr_s_inw <= mul_product;
+            default: tr_outw <= mul_product;
+          endcase
+          if (setup_step == 3'd5) begin
+            {row0, row0_s, row0_s_inw, col0, col0_s} <= '0;
+            out_row_base <= out_off;
+            {jobs_loaded, groups_loaded, bank, map_bank} <= '0;
+            w_ptr <= w_off;
+            state <= S_TILE;
+          end else begin
+            setup_step <= setup_step + 1'b1;
+            state <= S_SETUP;
+          end
         end
         // A new output tile at (row0, col0).
         S_TILE: begin
           rows <= tile_rows < out_h - row0 ? tile_rows : out_h - row0;
           cols <= tile_cols < out_w - col0 ? tile_cols : out_w - col0;
-          first_row <= $signed(row0 * s) - $signed(pad);
-          first_col <= $signed(col0 * s) - $signed(pad);
-          out_tile_off <= out_off + row0 * out_w + col0;
+          first_row <= $signed(row0_s) - $signed(pad);
+          first_col <= $signed(col0_s) - $signed(pad);
           state <= S_TILE2;
         end
         S_TILE2: begin
-          win_rows <= (rows - 1) * s + k;
-          win_cols <= (cols - 1) * s + k;
+          win_rows <= mul_small(rows - 1, s) + k;
+          win_cols <= mul_small(cols - 1, s) + k;
           col_begin <= first_col > 0 ? first_col : 0;
           state <= S_TILE3;
         end
         S_TILE3: begin
           col_end <= first_col + $signed(win_cols) < $signed(in_w) ? first_col + $signed(win_cols) : $signed(in_w);
-          tile_in_off <= first_row * $signed(in_w) + col_begin;
+          tile_in_off <= row0_s_inw - pad_inw + col_begin;
           dest_col <= col_begin - first_col;
           map0 <= 0;
           out_map_off <= 0;
+          map_chan <= in_off;
           w_ptr <= w_off;
           state <= S_MAP;
         end
         // A new output-map group at map0.
         S_MAP: begin
           row_len <= col_end > col_begin ? col_end - col_begin : 0;
-          group <= 0;
-          first_group <= 1'b1;
-          bank <= 1'b0;
           store_maps <= map_step < out_c - map0 ? map_step : out_c - map0;
+          group_map <= 0;
+          chan_base <= map_chan;
+          first_group <= 1'b1;
+          state <= S_GROUP;
+        end
+        // A new job: input-map group at group_map (maxpool: the map group's own maps).
+        S_GROUP: begin
           if (is_pool) begin
-            chan_base <= in_off + map0 * in_plane;
             valid_maps <= map_step < out_c - map0 ? map_step : out_c - map0;
-            state <= S_LOAD;
+            last_group <= 1'b1;
           end else begin
-            chan_base <= in_off;
-            valid_maps <= 32'(TN) < in_c ? 32'(TN) : in_c;
-            state <= S_BIAS;
+            valid_maps <= 32'(TN) < in_c - group_map ? 32'(TN) : in_c - group_map;
+            last_group <= group_map + 32'(TN) >= in_c;
           end
+          state <= S_WAIT_BANK;
         end
-        S_BIAS: begin
-          state <= S_BIAS_WAIT;
+        // The job's input and weight bank is free once compute finished the job before the last.
+        S_WAIT_BANK:
+        if (jobs_loaded <= jobs_computed + 1) begin
+          state <= !is_pool && first_group ? S_BIAS : S_LOAD;
         end
-        S_BIAS_WAIT: if (par_cmd_valid && par_cmd_ready) state <= S_LOAD;
+        S_BIAS: if (par_cmd_valid && par_cmd_ready) state <= S_LOAD;
         S_LOAD: begin
           load_start <= 1'b1;
           state <= S_LOAD_WAIT;
         end
-        S_LOAD_WAIT:
-        if (!load_start && !load_busy) begin
-          compute_start <= 1'b1;
-          state <= S_COMPUTE_WAIT;
-        end
-        S_COMPUTE_WAIT:
-        if (!compute_start && !compute_busy) begin
-          if (!is_pool && group + 1 < groups) begin
-            group <= group + 1;
-            first_group <= 1'b0;
-            chan_base <= chan_base + 32'(TN) * in_plane;
-            valid_maps <= 32'(TN) < in_c - (group + 1) * 32'(TN) ? 32'(TN) : in_c - (group + 1) * 32'(TN);
-            w_ptr <= w_ptr + block_words;
-            state <= S_LOAD;
-          end else begin
-            if (!is_pool) w_ptr <= w_ptr + block_words;
-            store_start <= 1'b1;
-            state <= S_STORE_WAIT;
-          end
-        end
-        S_STORE_WAIT:
-        if (!store_start && !store_busy) begin
+        S_LOAD_WAIT: if (!load_start && !load_busy) state <= S_HANDOFF;
+        S_HANDOFF:
+        if (!jd_valid) begin
+          jd_valid <= 1'b1;
+          jd_rows <= rows;
+          jd_cols <= cols;
+          jd_first_row <= first_row;
+          jd_first_col <= first_col;
+          jd_valid_maps <= valid_maps;
+          jd_first <= first_group;
+          jd_last <= last_group;
+          jd_bank <= bank;
+          jd_map_bank <= map_bank;
+          jd_group <= groups_loaded;
+          jd_store_off <= out_row_base + col0 + out_map_off;
+          jd_store_maps <= store_maps;
+          jobs_loaded <= jobs_loaded + 1;
+          bank <= !bank;
+          if (!is_pool) w_ptr <= w_ptr + block_words;
           state <= S_NEXT;
         end
         S_NEXT: begin
-          if (map0 + map_step < out_c) begin
-            map0 <= map0 + map_step;
-            out_map_off <= out_map_off + map_step * out_plane;
-            state <= S_MAP;
-          end else if (col0 + tile_cols < out_w) begin
-            col0 <= col0 + tile_cols;
-            state <= S_TILE;
-          end else if (row0 + tile_rows < out_h) begin
-            row0 <= row0 + tile_rows;
-            state <= S_SETUP2;
-          end else state <= S_DRAIN;
+          if (!last_group) begin
+            group_map <= group_map + 32'(TN);
+            chan_base <= chan_base + in_step;
+            first_group <= 1'b0;
+            state <= S_GROUP;
+          end else begin
+            groups_loaded <= groups_loaded + 1;
+            map_bank <= !map_bank;
+            if (map0 + map_step < out_c) begin
+              map0 <= map0 + map_step;
+              out_map_off <= out_map_off + out_step;
+              if (is_pool) map_chan <= map_chan + in_step;  // conv: every map group reads all inputs
+              state <= S_MAP;
+            end else if (col0 + tile_cols < out_w) begin
+              col0 <= col0 + tile_cols;
+              col0_s <= col0_s + tc_s;
+              state <= S_TILE;
+            end else if (row0 + tile_rows < out_h) begin
+              row0 <= row0 + tile_rows;
+              row0_s <= row0_s + tr_s;
+              row0_s_inw <= row0_s_inw + tr_s_inw;
+              out_row_base <= out_row_base + tr_outw;
+              col0 <= 0;
+              col0_s <= 0;
+              state <= S_TILE;
+            end else state <= S_FINISH;
+          end
+        end
+        S_FINISH: if (!jd_valid && compute_idle && !sd_valid && store_idle) state <= S_DRAIN;
+        S_REORG_SETUP:
+        if (!mul_start && !mul_busy) begin
+          rg_hsws <= mul_product;
+          reorg_start <= 1'b1;
+          state <= S_REORG;
         end
         S_REORG: if (!reorg_start && !reorg_busy) state <= S_DRAIN;
         S_IDENTIFY: if (!ident_start && !ident_busy) state <= S_DRAIN;
@@ -445,15 +559,16 @@ module fpgacnn_core #(
     end
   end
 
-  // ---------------------------------------------------------------- loader (input tile + weight block)
-  // Issues one read per input map row inside the tensor, then the weight block (conv); busy until
-  // every beat has landed. The bias is read by the sequencer's S_BIAS state through the same reader.
+  // ---------------------------------------------------------------- loader: reads of one job
+  // One read per input map row inside the tensor, then the weight block (conv); busy until every
+  // beat has landed. The bias of a map group is read in S_BIAS through the same parameter reader.
   logic [31:0] ld_n, ld_r, ld_lane_off, ld_row_off;
-  logic [IN_AW-1:0] ld_dest;
+  logic [IN_AW-1:0] ld_dest, ld_dest_row0;
   logic signed [31:0] ld_y;
-  logic ld_rows_active, ld_weights_pending, ld_issued;
+  logic ld_rows_active, ld_weights_pending;
   logic ld_row_inside;
   assign ld_row_inside = ld_y >= 0 && ld_y < $signed(in_h) && row_len != 0;
+  assign ld_dest_row0 = IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(dest_col);
 
   logic fm_cmd_fire;
   assign fm_cmd_fire = (fm_cmd_valid && fm_cmd_ready) || (fm8_cmd_valid && fm8_cmd_ready);
@@ -488,17 +603,17 @@ module fpgacnn_core #(
   logic [31:0] bias_word;  // uint32 arithmetic, as the C++ index
   assign bias_word = b_off + map0;
 
-  // Parameter reads: the bias of a map group (S_BIAS_WAIT) or a weight block (loader).
+  // Parameter reads: the bias of a map group (S_BIAS) or a weight block (loader).
   always_comb begin
     par_cmd_valid = 1'b0;
     par_cmd_addr = '0;
     par_cmd_beats = '0;
     par_cmd_tag = '0;
-    if (state == S_BIAS_WAIT) begin
+    if (state == S_BIAS) begin
       par_cmd_valid = 1'b1;
       par_cmd_addr = base_params + (ADDR_BITS'(bias_word) << 1);
       par_cmd_beats = 16'(TM);
-      par_cmd_tag = 2'b00;
+      par_cmd_tag = {1'b0, map_bank};
     end else if (ld_weights_pending && !ld_rows_active) begin
       par_cmd_valid = 1'b1;
       par_cmd_addr = base_params + (ADDR_BITS'(w_ptr) << 1);
@@ -526,7 +641,7 @@ module fpgacnn_core #(
       ld_r <= 0;
       ld_lane_off <= chan_base;
       ld_row_off <= chan_base + tile_in_off;
-      ld_dest <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(dest_col);
+      ld_dest <= ld_dest_row0;
       ld_y <= first_row;
     end else begin
       if (ld_rows_active && (!ld_row_inside || fm_cmd_fire)) begin
@@ -535,7 +650,7 @@ module fpgacnn_core #(
           ld_n <= ld_n + 1;
           ld_lane_off <= ld_lane_off + in_plane;
           ld_row_off <= ld_lane_off + in_plane + tile_in_off;
-          ld_dest <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(dest_col);
+          ld_dest <= ld_dest_row0;
           ld_y <= first_row;
           if (ld_n + 1 == valid_maps) ld_rows_active <= 1'b0;
         end else begin
@@ -545,7 +660,7 @@ module fpgacnn_core #(
           ld_y <= ld_y + 1;
         end
       end
-      if (ld_weights_pending && !ld_rows_active && par_cmd_valid && par_cmd_ready && state != S_BIAS_WAIT)
+      if (ld_weights_pending && !ld_rows_active && par_cmd_valid && par_cmd_ready && state != S_BIAS)
         ld_weights_pending <= 1'b0;
     end
   end
@@ -570,11 +685,9 @@ module fpgacnn_core #(
 
   // Parameter beats: the bias (aligned to the accumulator's exponent) or the weight block, whose
   // element e goes to (tap e / LANES, lane e % LANES); 8-bit weights arrive two per word.
-  logic [31:0] bias_q[TM];
+  logic [31:0] bias_q[2][TM];
   logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
   logic [31:0] wl_tap0, wl_lane0, wl_tap1, wl_lane1;
-  logic [31:0] block_elements;
-  assign block_elements = 32'(LANES) * k * k;
   always_comb begin
     wl_tap0 = par_beat_index == 0 ? 0 : wl_tap;
     wl_lane0 = par_beat_index == 0 ? 0 : wl_lane;
@@ -596,7 +709,7 @@ module fpgacnn_core #(
             w_we[l] = 1'b1;
             w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap0);
             w_wdata[l] = {{8{par_beat_data[7]}}, par_beat_data[7:0]};
-          end else if (wl_lane1 == 32'(l) && 32'(par_beat_index) * 2 + 1 < block_elements) begin
+          end else if (wl_lane1 == 32'(l) && {15'd0, par_beat_index, 1'b1} < block_elements) begin
             w_we[l] = 1'b1;
             w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap1);
             w_wdata[l] = {{8{par_beat_data[15]}}, par_beat_data[15:8]};
@@ -618,35 +731,124 @@ module fpgacnn_core #(
     end
     if (par_beat_valid && !par_beat_tag[1]) begin
       for (int m = 0; m < TM; m++) begin
-        if (par_beat_index == 16'(m)) bias_q[m] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
+        if (par_beat_index == 16'(m))
+          bias_q[par_beat_tag[0]][m] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
       end
     end
   end
 
-  // ---------------------------------------------------------------- compute pipeline
-  // Iterations: for each tap (ky, kx), each tile row r, each column c (two in pair mode).
+  // ---------------------------------------------------------------- compute
+  // A job starts when it is loaded and, for the first input group of a map group, when its
+  // accumulator bank has been stored (map group m - 2 done). Iterations: for each tap (ky, kx), each
+  // tile row r, each column c (two in pair mode):
   //   G:  counters -> buffer addresses and padding masks (registered: S0)
   //   S0: input / weight buffers read -> S1
   //   S1: padding substituted, multipliers -> S2 (products)
   //   S2: adder trees -> S3 (sums); accumulators read
   //   S3: accumulate (or bias / max), accumulators written; a read of the address S3 writes in the
   //       same cycle is forwarded, so taps of one-pixel tiles follow each other without bubbles.
+  logic c_busy, c_finish;
+  logic [31:0] c_rows, c_cols, c_valid_maps, c_store_off, c_store_maps;
+  logic signed [31:0] c_first_row, c_first_col;
+  logic c_first, c_last, c_bank;
   logic g_active;
-  logic [31:0] g_r, g_c, g_ky, g_kx, g_tap;
-  logic [31:0] g_step;
-  logic g_pair;
-  assign g_step = pair ? 2 : 1;
+  logic [31:0] g_r, g_c, g_ky, g_kx, g_tap, g_rs, g_cs, g_rowa, g_kya, g_acc_row;
+  logic pipe_busy;
+  logic sd_take;
+  logic [31:0] sd_rows, sd_cols, sd_store_off, sd_store_maps;
+  logic sd_bank;
+  logic [31:0] c_step_s;  // columns an iteration advances, times s
+  assign c_step_s = pair ? s << 1 : s;
 
-  logic [31:0] g_in_row, g_in_col;
+  assign jd_take = jd_valid && !c_busy && (!jd_first || jd_group <= groups_stored + 1);
+  assign compute_idle = !c_busy;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      c_busy <= 1'b0;
+      c_finish <= 1'b0;
+      {c_rows, c_cols, c_valid_maps, c_store_off, c_store_maps, c_first_row, c_first_col} <= '0;
+      {c_first, c_last, c_bank, c_acc_bank} <= '0;
+      g_active <= 1'b0;
+      {g_r, g_c, g_ky, g_kx, g_tap, g_rs, g_cs, g_rowa, g_kya, g_acc_row} <= '0;
+      jobs_computed <= '0;
+      sd_valid <= 1'b0;
+      {sd_rows, sd_cols, sd_store_off, sd_store_maps, sd_bank} <= '0;
+    end else begin
+      if (sd_take) sd_valid <= 1'b0;
+      if (state == S_CHECK) jobs_computed <= '0;
+      if (jd_take) begin
+        c_busy <= 1'b1;
+        c_rows <= jd_rows;
+        c_cols <= jd_cols;
+        c_first_row <= jd_first_row;
+        c_first_col <= jd_first_col;
+        c_valid_maps <= jd_valid_maps;
+        c_first <= jd_first;
+        c_last <= jd_last;
+        c_bank <= jd_bank;
+        c_acc_bank <= jd_map_bank;
+        c_store_off <= jd_store_off;
+        c_store_maps <= jd_store_maps;
+        g_active <= 1'b1;
+        {g_r, g_c, g_ky, g_kx, g_tap, g_rs, g_cs, g_rowa, g_kya, g_acc_row} <= '0;
+      end else if (g_active) begin
+        if (g_c + (pair ? 2 : 1) < c_cols) begin
+          g_c <= g_c + (pair ? 2 : 1);
+          g_cs <= g_cs + c_step_s;
+        end else begin
+          g_c <= 0;
+          g_cs <= 0;
+          if (g_r + 1 < c_rows) begin
+            g_r <= g_r + 1;
+            g_rs <= g_rs + s;
+            g_rowa <= g_rowa + s_cols;
+            g_acc_row <= g_acc_row + 32'(TCH);
+          end else begin
+            g_r <= 0;
+            g_rs <= 0;
+            g_acc_row <= 0;
+            g_tap <= g_tap + 1;
+            if (g_kx + 1 < k) begin
+              g_kx <= g_kx + 1;
+              g_rowa <= g_kya;
+            end else begin
+              g_kx <= 0;
+              g_kya <= g_kya + 32'(IN_COLS);
+              g_rowa <= g_kya + 32'(IN_COLS);
+              if (g_ky + 1 < k) g_ky <= g_ky + 1;
+              else g_active <= 1'b0;
+            end
+          end
+        end
+      end else if (c_busy && !pipe_busy) begin
+        // The job's last iteration has left the pipeline: hand a finished map group to the store.
+        if (!c_last) begin
+          c_busy <= 1'b0;
+          jobs_computed <= jobs_computed + 1;
+        end else if (!sd_valid) begin
+          c_busy <= 1'b0;
+          jobs_computed <= jobs_computed + 1;
+          sd_valid <= 1'b1;
+          sd_rows <= c_rows;
+          sd_cols <= c_cols;
+          sd_store_off <= c_store_off;
+          sd_store_maps <= c_store_maps;
+          sd_bank <= c_acc_bank;
+        end
+      end
+    end
+  end
+
+  logic [31:0] g_in_col;
   logic signed [31:0] g_ty, g_tx0, g_tx1;
   logic g_row_ok, g_ok0, g_ok1, g_second;
   always_comb begin
-    g_in_row = g_r * s + g_ky;
-    g_in_col = g_c * s + g_kx;
-    g_ty = first_row + $signed(g_in_row);
-    g_tx0 = first_col + $signed(g_in_col);
+    g_in_col = g_cs + g_kx;
+    g_ty = c_first_row + $signed(g_rs + g_ky);
+    g_tx0 = c_first_col + $signed(g_in_col);
     g_tx1 = g_tx0 + $signed(s);
-    g_second = pair && g_c + 1 < cols;
+    g_second = pair && g_c + 1 < c_cols;
     g_row_ok = g_ty >= 0 && g_ty < $signed(in_h);
     g_ok0 = g_row_ok && g_tx0 >= 0 && g_tx0 < $signed(in_w);
     g_ok1 = g_row_ok && g_second && g_tx1 >= 0 && g_tx1 < $signed(in_w);
@@ -662,49 +864,21 @@ module fpgacnn_core #(
   logic s0_first, s1_first, s2_first, s3_first;
 
   always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      g_active <= 1'b0;
-      {g_r, g_c, g_ky, g_kx, g_tap} <= '0;
-      {s0_v, s1_v, s2_v, s3_v} <= '0;
-    end else begin
-      if (compute_start) begin
-        g_active <= 1'b1;
-        {g_r, g_c, g_ky, g_kx, g_tap} <= '0;
-      end else if (g_active) begin
-        if (g_c + g_step < cols) g_c <= g_c + g_step;
-        else begin
-          g_c <= 0;
-          if (g_r + 1 < rows) g_r <= g_r + 1;
-          else begin
-            g_r <= 0;
-            g_tap <= g_tap + 1;
-            if (g_kx + 1 < k) g_kx <= g_kx + 1;
-            else begin
-              g_kx <= 0;
-              if (g_ky + 1 < k) g_ky <= g_ky + 1;
-              else g_active <= 1'b0;
-            end
-          end
-        end
-      end
-      s0_v <= g_active;
-      s1_v <= s0_v;
-      s2_v <= s1_v;
-      s3_v <= s2_v;
-    end
+    if (!rst_n) {s0_v, s1_v, s2_v, s3_v} <= '0;
+    else {s0_v, s1_v, s2_v, s3_v} <= {g_active, s0_v, s1_v, s2_v};
   end
-  assign compute_busy = g_active || s0_v || s1_v || s2_v || s3_v;
+  assign pipe_busy = s0_v || s1_v || s2_v || s3_v;
 
   always_ff @(posedge clk) begin
-    s0_addr0 <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(g_in_row * IN_COLS + g_in_col);
-    s0_addr1 <= IN_AW'(bank ? IN_SIZE : 0) + IN_AW'(g_in_row * IN_COLS + g_in_col + s);
-    s0_wtap <= W_AW'(bank ? TAPS : 0) + W_AW'(g_tap);
+    s0_addr0 <= IN_AW'(c_bank ? IN_SIZE : 0) + IN_AW'(g_rowa + g_in_col);
+    s0_addr1 <= IN_AW'(c_bank ? IN_SIZE : 0) + IN_AW'(g_rowa + g_in_col + s);
+    s0_wtap <= W_AW'(c_bank ? TAPS : 0) + W_AW'(g_tap);
     s0_ok0 <= g_ok0;
     s0_ok1 <= g_ok1;
     s0_second <= g_second;
-    s0_acc <= ACC_AW'(g_r * TCH + (g_c >> 1));
+    s0_acc <= ACC_AW'(g_acc_row + (g_c >> 1));
     s0_odd <= g_c[0];
-    s0_first <= first_group && g_tap == 0;
+    s0_first <= c_first && g_tap == 0;
     {s1_ok0, s1_ok1, s1_second, s1_acc, s1_odd, s1_first} <= {s0_ok0, s0_ok1, s0_second, s0_acc, s0_odd, s0_first};
     {s2_second, s2_acc, s2_odd, s2_first} <= {s1_second, s1_acc, s1_odd, s1_first};
     {s3_second, s3_acc, s3_odd, s3_first} <= {s2_second, s2_acc, s2_odd, s2_first};
@@ -717,8 +891,8 @@ module fpgacnn_core #(
   assign fill = is_pool ? 16'h8000 : 16'h0000;
   always_comb begin
     for (int n = 0; n < TN; n++) begin
-      x0_lanes[16*n+:16] = 32'(n) < valid_maps ? (s1_ok0 ? in_rdata0[n] : fill) : 16'd0;
-      x1_lanes[16*n+:16] = 32'(n) < valid_maps && s1_ok1 ? in_rdata1[n] : 16'd0;
+      x0_lanes[16*n+:16] = 32'(n) < c_valid_maps ? (s1_ok0 ? in_rdata0[n] : fill) : 16'd0;
+      x1_lanes[16*n+:16] = 32'(n) < c_valid_maps && s1_ok1 ? in_rdata1[n] : 16'd0;
     end
   end
 
@@ -752,24 +926,25 @@ module fpgacnn_core #(
   assign s3_we0 = s3_v && (pair || !s3_odd);
   assign s3_we1 = s3_v && (pair ? s3_second : s3_odd);
   for (gi = 0; gi < TM; gi++) begin : g_accumulate
-    logic [31:0] add0, add1, old0, old1, pool_value;
+    logic [31:0] add0, add1, old0, old1, pool_value, bias;
     if (gi < PL) begin : g_pool_lane
       assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
     end else begin : g_no_pool_lane
       assign pool_value = 32'd0;
     end
+    assign bias = bias_q[c_acc_bank][gi];
     always_comb begin
       add0 = sum0[32*gi+:32];
       if (is_pool) add0 = pool_value;
       add1 = pair ? sum1[32*gi+:32] : add0;
-      old0 = fwd0 ? fwd_data0[gi] : acc_rdata0[gi];
-      old1 = fwd1 ? fwd_data1[gi] : acc_rdata1[gi];
+      old0 = fwd0 ? fwd_data0[gi] : acc_rdata[gi][c_acc_bank][0];
+      old1 = fwd1 ? fwd_data1[gi] : acc_rdata[gi][c_acc_bank][1];
       if (is_pool) begin
         acc_wdata0[gi] = s3_first || $signed(add0) > $signed(old0) ? add0 : old0;
         acc_wdata1[gi] = s3_first || $signed(add1) > $signed(old1) ? add1 : old1;
       end else begin
-        acc_wdata0[gi] = (s3_first ? bias_q[gi] : old0) + add0;
-        acc_wdata1[gi] = (s3_first ? bias_q[gi] : old1) + add1;
+        acc_wdata0[gi] = (s3_first ? bias : old0) + add0;
+        acc_wdata1[gi] = (s3_first ? bias : old1) + add1;
       end
     end
   end
@@ -794,19 +969,20 @@ module fpgacnn_core #(
   logic st_odd;
   logic [IN_AW-1:0] rg_line_addr;
   logic rg_issue;
-  logic [4:0] inflight;
   logic [4:0] queue_count;
   logic credit;
   assign queue_count = out_narrow && op != 32'(fpgacnn_contract_pkg::OP_IDENTIFY) ? wr8_count : wr_count;
   assign credit = 6'(inflight) + 6'(queue_count) < 6'(WRITE_DEPTH - 1);
 
-  assign acc_raddr = store_busy ? st_acc_addr : s2_acc;
+  logic st_active;
+  assign acc_raddr[0] = st_active && !st_bank ? st_acc_addr : s2_acc;
+  assign acc_raddr[1] = st_active && st_bank ? st_acc_addr : s2_acc;
   assign in_raddr0 = reorg_busy ? rg_line_addr : s0_addr0;
   assign in_raddr1 = s0_addr1;
   assign w_raddr = s0_wtap;
 
   // Element pipeline: P1 buffer read, P2 lane select, then the requantizer.
-  logic p1_v, p1_reorg, p2_v;
+  logic p1_v, p1_reorg, p2_v, p1_bank;
   logic [31:0] p1_lane;
   logic p1_odd;
   logic [31:0] p2_value;
@@ -823,10 +999,11 @@ module fpgacnn_core #(
     p1_reorg <= rg_issue;
     p1_lane <= st_lane;
     p1_odd <= st_odd;
+    p1_bank <= st_bank;
     p2_value <= {{16{in_rdata0[0][15]}}, in_rdata0[0]};
     if (!p1_reorg) begin
       for (int m = 0; m < TM; m++) begin
-        if (p1_lane == 32'(m)) p2_value <= p1_odd ? acc_rdata1[m] : acc_rdata0[m];
+        if (p1_lane == 32'(m)) p2_value <= acc_rdata[m][p1_bank][p1_odd];
       end
     end
   end
@@ -889,47 +1066,69 @@ module fpgacnn_core #(
   assign wr_fire = (wr_cmd_valid && wr_cmd_ready) || (wr8_cmd_valid && wr8_cmd_ready);
 
   // Store: for each output map of the group and each tile row, a write command, then the row's
-  // elements read from the accumulators.
-  logic [31:0] st_m, st_r, st_c, st_row_off;
-  logic st_active, st_in_row;
-  assign store_busy = st_active;
+  // elements read from the accumulators. The bank is free again once its last element is read.
+  logic [31:0] st_m, st_r, st_c, st_row_off, st_rows, st_cols, st_maps, st_acc_row;
+  logic st_in_row;
+  assign sd_take = sd_valid && !st_active;
+  assign store_idle = !st_active;
   assign st_cmd_valid = st_active && !st_in_row;
   assign st_cmd_off = st_row_off;
-  assign st_cmd_beats = cols;
+  assign st_cmd_beats = st_cols;
   assign st_issue = st_active && st_in_row && credit;
-  assign st_acc_addr = ACC_AW'(st_r * TCH + (st_c >> 1));
+  assign st_acc_addr = ACC_AW'(st_acc_row + (st_c >> 1));
   assign st_lane = st_m;
   assign st_odd = st_c[0];
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       st_active <= 1'b0;
       st_in_row <= 1'b0;
-      {st_m, st_r, st_c, st_row_off} <= '0;
-    end else if (store_start) begin
-      st_active <= 1'b1;
-      st_in_row <= 1'b0;
-      {st_m, st_r, st_c} <= '0;
-      st_row_off <= out_tile_off + out_map_off;
-    end else if (st_active) begin
-      if (!st_in_row) begin
-        if (wr_fire) st_in_row <= 1'b1;
-      end else if (st_issue) begin
-        if (st_c + 1 < cols) st_c <= st_c + 1;
-        else begin
-          st_c <= 0;
-          st_in_row <= 1'b0;
-          if (st_r + 1 < rows) begin
-            st_r <= st_r + 1;
-            st_row_off <= st_row_off + out_w;
-          end else begin
-            st_r <= 0;
-            st_row_off <= st_row_off + out_plane - (rows - 1) * out_w;
-            if (st_m + 1 < store_maps) st_m <= st_m + 1;
-            else st_active <= 1'b0;
+      st_bank <= 1'b0;
+      {st_m, st_r, st_c, st_row_off, st_rows, st_cols, st_maps, st_acc_row} <= '0;
+      groups_stored <= '0;
+    end else begin
+      if (state == S_CHECK) groups_stored <= '0;
+      if (sd_take) begin
+        st_active <= 1'b1;
+        st_in_row <= 1'b0;
+        {st_m, st_r, st_c, st_acc_row} <= '0;
+        st_row_off <= sd_store_off;
+        st_rows <= sd_rows;
+        st_cols <= sd_cols;
+        st_maps <= sd_store_maps;
+        st_bank <= sd_bank;
+      end else if (st_active) begin
+        if (!st_in_row) begin
+          if (wr_fire) st_in_row <= 1'b1;
+        end else if (st_issue) begin
+          if (st_c + 1 < st_cols) st_c <= st_c + 1;
+          else begin
+            st_c <= 0;
+            st_in_row <= 1'b0;
+            if (st_r + 1 < st_rows) begin
+              st_r <= st_r + 1;
+              st_acc_row <= st_acc_row + 32'(TCH);
+              st_row_off <= st_row_off + out_w;
+            end else begin
+              st_r <= 0;
+              st_acc_row <= 0;
+              st_row_off <= st_row_off + out_plane - mul_small_rows_w;
+              if (st_m + 1 < st_maps) st_m <= st_m + 1;
+              else begin
+                st_active <= 1'b0;
+                groups_stored <= groups_stored + 1;
+              end
+            end
           end
         end
       end
     end
+  end
+  // (rows - 1) * out_w, kept as a running sum: how far the last row is from the first.
+  logic [31:0] mul_small_rows_w;
+  always_ff @(posedge clk) begin
+    if (sd_take) mul_small_rows_w <= 0;
+    else if (st_active && st_issue && st_c + 1 >= st_cols)
+      mul_small_rows_w <= st_r + 1 < st_rows ? mul_small_rows_w + out_w : 0;
   end
 
   // Identify: the fingerprint words as one burst of 16-bit words at output_offset.
@@ -977,10 +1176,10 @@ module fpgacnn_core #(
 
   // Reorg (reorg_layer.hpp): for k = offset * oc + source_map, each input row j, each segment of
   // tile_cols elements: read span = (count - 1) * s + 1 elements into input lane 0, then write
-  // every s-th one, requantized (linear).
+  // every s-th one, requantized (linear). rg_hsws = in_h * s * in_w * s comes from the sequencer's
+  // serial multiplier.
   typedef enum logic [2:0] {
     R_IDLE,
-    R_SETUP,
     R_SEGMENT,
     R_READ,
     R_READ_WAIT,
@@ -989,44 +1188,40 @@ module fpgacnn_core #(
     R_NEXT
   } reorg_state_t;
   reorg_state_t rg_state;
-  logic [31:0] rg_oc, rg_ws, rg_sws, rg_hsws, rg_seg_s;
+  logic [31:0] rg_oc, rg_ws, rg_sws, rg_seg_s;
   logic [31:0] rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_tgt;
-  logic [31:0] rg_i0, rg_src, rg_count, rg_i;
+  logic [31:0] rg_i0, rg_i0s, rg_src, rg_count, rg_i, rg_is;
   assign reorg_busy = rg_state != R_IDLE;
   assign reorg_read_valid = rg_state == R_READ;
   assign reorg_read_off = rg_src;
-  assign reorg_read_beats = (rg_count - 1) * s + 1;
+  assign reorg_read_beats = mul_small(rg_count - 1, s) + 1;
   assign rg_cmd_valid = rg_state == R_WRITE_CMD;
   assign rg_cmd_off = rg_tgt + rg_i0;
   assign rg_cmd_beats = rg_count;
   assign rg_issue = rg_state == R_WRITE && credit;
-  assign rg_line_addr = IN_AW'(rg_i * s);
+  assign rg_line_addr = IN_AW'(rg_is);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       rg_state <= R_IDLE;
-      {rg_oc, rg_ws, rg_sws, rg_hsws, rg_seg_s} <= '0;
+      {rg_oc, rg_ws, rg_sws, rg_seg_s} <= '0;
       {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_tgt} <= '0;
-      {rg_i0, rg_src, rg_count, rg_i} <= '0;
+      {rg_i0, rg_i0s, rg_src, rg_count, rg_i, rg_is} <= '0;
     end else begin
       case (rg_state)
         R_IDLE:
         if (reorg_start) begin
           rg_oc <= 32'(reorg_maps);
-          rg_ws <= in_w * s;
-          rg_seg_s <= tile_cols * s;
-          {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_i0} <= '0;
+          rg_ws <= mul_small(in_w, s);
+          rg_sws <= mul_small(mul_small(in_w, s), s);
+          rg_seg_s <= mul_small(tile_cols, s);
+          {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_i0, rg_i0s} <= '0;
           rg_tgt <= out_off;
-          rg_state <= R_SETUP;
-        end
-        R_SETUP: begin
-          rg_sws <= rg_ws * s;
-          rg_hsws <= in_h * s * rg_ws;
           rg_state <= R_SEGMENT;
         end
         R_SEGMENT: begin
           rg_count <= in_w - rg_i0 < tile_cols ? in_w - rg_i0 : tile_cols;
-          rg_src <= in_off + rg_map_term + rg_j_term + rg_offset_base + rg_off_mod + rg_i0 * s;
+          rg_src <= in_off + rg_map_term + rg_j_term + rg_offset_base + rg_off_mod + rg_i0s;
           rg_state <= R_READ;
         end
         R_READ: if (fm_cmd_fire) rg_state <= R_READ_WAIT;
@@ -1034,18 +1229,23 @@ module fpgacnn_core #(
         R_WRITE_CMD:
         if (wr_fire) begin
           rg_i <= 0;
+          rg_is <= 0;
           rg_state <= R_WRITE;
         end
         R_WRITE:
         if (rg_issue) begin
           rg_i <= rg_i + 1;
+          rg_is <= rg_is + s;
           if (rg_i + 1 == rg_count) rg_state <= R_NEXT;
         end
         R_NEXT: begin
           rg_state <= R_SEGMENT;
-          if (rg_i0 + tile_cols < in_w) rg_i0 <= rg_i0 + tile_cols;
-          else begin
+          if (rg_i0 + tile_cols < in_w) begin
+            rg_i0 <= rg_i0 + tile_cols;
+            rg_i0s <= rg_i0s + rg_seg_s;
+          end else begin
             rg_i0 <= 0;
+            rg_i0s <= 0;
             rg_tgt <= rg_tgt + in_w;
             if (rg_j + 1 < in_h) begin
               rg_j <= rg_j + 1;
