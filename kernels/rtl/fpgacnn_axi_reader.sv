@@ -70,6 +70,10 @@ module fpgacnn_axi_reader #(
     if (burst > BEAT_BITS'(to_boundary)) burst = BEAT_BITS'(to_boundary);
   end
 
+  // Beats are counted against the command (RLAST is implied); responses are OKAY on these memories.
+  logic unused_inputs;
+  assign unused_inputs = &{1'b0, rlast, rresp};
+
   logic pushed, retired, started;
   assign pushed = cmd_valid && cmd_ready;
   assign retired = rvalid && (r_count + 1'b1 == q_beats[r_ptr]);

@@ -39,6 +39,11 @@ module fpgacnn_command_check #(
   assign weight_bits = command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32];
   assign input_bits = command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32];
 
+  // The offsets and the leaky flag are not part of the check.
+  logic unused_fields;
+  assign unused_fields = &{1'b0, command[32*fpgacnn_contract_pkg::CMD_INPUT_OFFSET+:32*4],
+                           command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32]};
+
   localparam logic [31:0] DATA = 32'(fpgacnn_contract_pkg::DATA_BITS);
   localparam logic [31:0] NARROW = 32'(fpgacnn_contract_pkg::NARROW_BITS);
   localparam logic [31:0] MAX_DIM = 32'(fpgacnn_contract_pkg::MAX_DIMENSION);
@@ -61,7 +66,7 @@ module fpgacnn_command_check #(
     logic signed [35:0] span;
     logic [35:0] low, high;
     span = 36'(in) + 36'(2 * pp) - 36'(kk);
-    low = 36'(out - 1) * 36'(ss);
+    low = (36'(out) - 36'd1) * 36'(ss);
     high = 36'(out) * 36'(ss);
     extent_ok = !span[35] && low <= 36'(span) && 36'(span) < high;
   endfunction

@@ -89,7 +89,6 @@ module fpgacnn_core #(
   localparam int ACC_AW = ACC_DEPTH > 1 ? $clog2(ACC_DEPTH) : 1;
   localparam int PL = TN < TM ? TN : TM;  // maxpool lanes (kPoolLanes)
   localparam int WRITE_DEPTH = 16;  // the writers' data queues
-  localparam int STORE_PIPE = 6;  // acc read -> lane mux -> requantize (3) -> queue
 
   localparam logic [31:0] OP_CONV = 32'(fpgacnn_contract_pkg::OP_CONV);
   localparam logic [31:0] OP_MAXPOOL = 32'(fpgacnn_contract_pkg::OP_MAXPOOL);
@@ -119,6 +118,10 @@ module fpgacnn_core #(
       .ok(check_ok),
       .reorg_maps(reorg_maps)
   );
+
+  // Bits wider than the buffers and shifts need: indices stay inside the tile buffers.
+  logic unused_bits;
+  assign unused_bits = &{1'b0, fm_beat_index, fm8_beat_index, bias_shift[31:5], dest_col, reorg_read_beats[31:16]};
 
   // ---------------------------------------------------------------- small products without DSPs
   // x * y for a y of at most MAX_S / MAX_K (strides, kernel sizes): a few shifted adds.
@@ -180,6 +183,8 @@ module fpgacnn_core #(
           .rdata(in_rdata1[gi])
       );
     end else begin : g_no_second_port
+      logic unused_second_address;  // no pair mode: the second column is never read
+      assign unused_second_address = &{1'b0, in_raddr1};
       assign in_rdata1[gi] = 16'd0;
     end
   end
@@ -747,7 +752,7 @@ module fpgacnn_core #(
   //   S2: adder trees -> S3 (sums); accumulators read
   //   S3: accumulate (or bias / max), accumulators written; a read of the address S3 writes in the
   //       same cycle is forwarded, so taps of one-pixel tiles follow each other without bubbles.
-  logic c_busy, c_finish;
+  logic c_busy;
   logic [31:0] c_rows, c_cols, c_valid_maps, c_store_off, c_store_maps;
   logic signed [31:0] c_first_row, c_first_col;
   logic c_first, c_last, c_bank;
@@ -766,7 +771,6 @@ module fpgacnn_core #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       c_busy <= 1'b0;
-      c_finish <= 1'b0;
       {c_rows, c_cols, c_valid_maps, c_store_off, c_store_maps, c_first_row, c_first_col} <= '0;
       {c_first, c_last, c_bank, c_acc_bank} <= '0;
       g_active <= 1'b0;

@@ -21,6 +21,12 @@ module fpgacnn_mac_array #(
   localparam int PROD_BITS = 41;
 
   logic signed [PROD_BITS-1:0] product[TM*TN];
+  // x1 holds 8-bit values (sign-extended): nine bits carry them.
+  logic unused_x1_bits;
+  always_comb begin
+    unused_x1_bits = 1'b0;
+    for (int n = 0; n < TN; n++) unused_x1_bits = unused_x1_bits | (&x1[16*n+9+:7]);
+  end
   logic pair_q;
 
   // Stage 1: the multipliers.

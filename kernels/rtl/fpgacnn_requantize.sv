@@ -12,6 +12,10 @@ module fpgacnn_requantize (
     output logic        out_valid,
     output logic [15:0] value
 );
+  // The shift is within [-16, 46]: eight bits carry it.
+  logic unused_shift_bits;
+  assign unused_shift_bits = &{1'b0, shift[31:8]};
+
   // Stage 1: the activation picks the value and the total shift.
   logic               s1_valid;
   logic signed [63:0] s1_value;
