@@ -565,8 +565,8 @@ module fpgacnn_core #(
   end
 
   // ---------------------------------------------------------------- loader: reads of one job
-  // One read per input map row inside the tensor, then the weight block (conv); busy until every
-  // beat has landed. The bias of a map group is read in S_BIAS through the same parameter reader.
+  // One read per input map row inside the tensor and, on the parameter master at the same time, the
+  // weight block (conv); busy until every beat has landed. The bias of a map group is read in S_BIAS through the same parameter reader.
   logic [31:0] ld_n, ld_r, ld_lane_off, ld_row_off;
   logic [IN_AW-1:0] ld_dest, ld_dest_row0;
   logic signed [31:0] ld_y;
@@ -619,7 +619,7 @@ module fpgacnn_core #(
       par_cmd_addr = base_params + (ADDR_BITS'(bias_word) << 1);
       par_cmd_beats = 16'(TM);
       par_cmd_tag = {1'b0, map_bank};
-    end else if (ld_weights_pending && !ld_rows_active) begin
+    end else if (ld_weights_pending) begin  // on its own master: in parallel with the input rows
       par_cmd_valid = 1'b1;
       par_cmd_addr = base_params + (ADDR_BITS'(w_ptr) << 1);
       par_cmd_beats = 16'(block_words);
@@ -665,7 +665,7 @@ module fpgacnn_core #(
           ld_y <= ld_y + 1;
         end
       end
-      if (ld_weights_pending && !ld_rows_active && par_cmd_valid && par_cmd_ready && state != S_BIAS)
+      if (ld_weights_pending && par_cmd_valid && par_cmd_ready && state != S_BIAS)
         ld_weights_pending <= 1'b0;
     end
   end
