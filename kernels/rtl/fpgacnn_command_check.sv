@@ -60,14 +60,22 @@ module fpgacnn_command_check #(
   logic [SB-1:0] s_small;
   assign s_small = SB'(s);
 
+  // x * y for a y of SB bits (the stride): shifted adds, no DSP.
+  function automatic logic [35:0] times_stride(input logic [35:0] x, input logic [SB-1:0] y);
+    logic [35:0] sum;
+    sum = 36'd0;
+    for (int i = 0; i < SB; i++) if (y[i]) sum = sum + (x << i);
+    times_stride = sum;
+  endfunction
+
   // Conv extent: out == (in + 2 pad - k) / s + 1 <=> span >= 0 and (out-1)*s <= span < out*s.
   function automatic logic extent_ok(input logic [31:0] in, input logic [31:0] out, input logic [31:0] kk,
                                      input logic [31:0] pp, input logic [SB-1:0] ss);
     logic signed [35:0] span;
     logic [35:0] low, high;
-    span = 36'(in) + 36'(2 * pp) - 36'(kk);
-    low = (36'(out) - 36'd1) * 36'(ss);
-    high = 36'(out) * 36'(ss);
+    span = 36'(in) + (36'(pp) << 1) - 36'(kk);
+    low = times_stride(36'(out) - 36'd1, ss);
+    high = times_stride(36'(out), ss);
     extent_ok = !span[35] && low <= 36'(span) && 36'(span) < high;
   endfunction
 
@@ -87,8 +95,8 @@ module fpgacnn_command_check #(
       basic_ok = 1'b0;
     if (tile_cols < 1 || tile_cols > 32'(TC)) basic_ok = 1'b0;
     if (is_reorg) begin
-      if (out_c != in_c * 32'(s_small) * 32'(s_small) || out_h * 32'(s_small) != in_h ||
-          out_w * 32'(s_small) != in_w)
+      if (36'(out_c) != times_stride(times_stride(36'(in_c), s_small), s_small) ||
+          times_stride(36'(out_h), s_small) != 36'(in_h) || times_stride(36'(out_w), s_small) != 36'(in_w))
         basic_ok = 1'b0;
     end else begin
       if (k < 1 || k > 32'(MAX_K)) basic_ok = 1'b0;
@@ -134,7 +142,7 @@ module fpgacnn_command_check #(
           running <= 1'b1;
           step <= 5'd16;
           dividend <= 16'(in_c);
-          divisor <= 8'(s_small) * 8'(s_small);
+          divisor <= 8'(times_stride(36'(s_small), s_small));
           remainder <= '0;
           quotient <= '0;
         end else begin

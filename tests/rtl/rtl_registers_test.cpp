@@ -171,6 +171,14 @@ TEST(RtlRegisters, RefusedCommandsCauseNoTrafficButStillFinish) {
     bad[9].output_bits = 12;
     bad[10].weight_bits = 8;
     bad[11].op = kernel::kOpReorg, bad[11].in_c = 6, bad[11].out_c = 24;  // 6 % 4 != 0
+    // Conv: an output extent that does not follow from the window, a negative bias shift.
+    kernel::LayerCommand conv = good;
+    conv.op = kernel::kOpConv;
+    conv.in_c = conv.out_c = 1, conv.in_h = conv.in_w = 5, conv.out_h = conv.out_w = 4;
+    conv.kernel_size = 3, conv.stride = 1, conv.pad = 1;
+    bad.push_back(conv);  // (5 + 2 - 3) / 1 + 1 = 5
+    conv.out_h = conv.out_w = 5, conv.bias_shift = -1;
+    bad.push_back(conv);
     for (std::size_t i = 0; i < bad.size(); ++i) {
         ASSERT_NE(kernel::check_command(bad[i]), kernel::kCommandOk) << i;
         const RtlRun run = run_rtl_command(s.lib, s.sim, bad[i], kArenaBusAddress, kParamsBusAddress);
