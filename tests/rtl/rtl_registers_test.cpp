@@ -216,5 +216,35 @@ TEST(RtlRegisters, CyclesArePositiveAndDeterministic) {
     EXPECT_EQ(cycles[0], cycles[1]);
 }
 
+TEST(RtlRegisters, TheMemoryModelsLatencyAndBandwidthCostCycles) {
+    kernel::LayerCommand c{};
+    c.op = kernel::kOpMaxPool;
+    c.in_c = c.out_c = 4, c.in_h = c.in_w = 16, c.out_h = c.out_w = 8;
+    c.kernel_size = 2, c.stride = 2, c.tile_rows = 8, c.tile_cols = 8;
+    c.output_bits = c.weight_bits = c.input_bits = 16;
+    c.input_offset = 0, c.output_offset = 4 * 16 * 16;
+    const auto cycles = [&](uint32_t read_latency, uint32_t bytes_per_cycle) {
+        const RtlSimLibrary& lib = small_rtl_library();
+        fpgacnn_rtl_memory_model model = test_memory_model();
+        model.read_latency = read_latency;
+        model.bytes_per_cycle = bytes_per_cycle;
+        fpgacnn_rtl_sim* sim = lib.create(&model);
+        std::vector<int16_t> arena(5 * 16 * 16, 3);
+        std::vector<int16_t> params(8, 0);
+        EXPECT_EQ(lib.map(sim, kArenaBusAddress, arena.data(), 2 * arena.size()), 0);
+        EXPECT_EQ(lib.map(sim, kParamsBusAddress, params.data(), 2 * params.size()), 0);
+        const RtlRun run = run_rtl_command(lib, sim, c, kArenaBusAddress, kParamsBusAddress);
+        lib.destroy(sim);
+        EXPECT_EQ(run.status, 0) << run.error;
+        EXPECT_EQ(run.counters.port[regs::kFmRead].bytes, 2u * 4 * 16 * 16);
+        EXPECT_EQ(run.counters.port[regs::kFmWrite].bytes, 2u * 4 * 8 * 8);
+        return run.counters.cycles;
+    };
+    const uint64_t fast = cycles(1, 0);
+    EXPECT_GT(cycles(100, 0), fast + 100);  // at least one waited-for first beat
+    // One byte a cycle: every 16-bit beat takes two cycles of the shared budget.
+    EXPECT_GT(cycles(1, 1), 2u * (4 * 16 * 16 + 4 * 8 * 8));
+}
+
 }  // namespace
 }  // namespace fpgacnn::test
