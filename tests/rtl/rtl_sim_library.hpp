@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -65,8 +66,12 @@ private:
     }
 };
 
-/// The small build the tests run (CMake passes its path).
-inline const RtlSimLibrary& small_rtl_library() { return RtlSimLibrary::load(FPGACNN_RTL_SMALL_LIBRARY); }
+/// The small build the tests run (CMake passes its path). FPGACNN_RTL_LIBRARY names another build of the
+/// same maxima instead (e.g. one with 32-bit addresses, fpgacnn_add_rtl_sim(... ADDR64 0)).
+inline const RtlSimLibrary& small_rtl_library() {
+    const char* other = std::getenv("FPGACNN_RTL_LIBRARY");
+    return RtlSimLibrary::load(other != nullptr && *other != 0 ? other : FPGACNN_RTL_SMALL_LIBRARY);
+}
 
 /// A Zedboard-like HP port: 30 cycles to the first beat, 4 reads in flight, 8 bytes a cycle.
 inline fpgacnn_rtl_memory_model test_memory_model() {
