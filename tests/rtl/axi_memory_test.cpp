@@ -37,7 +37,7 @@ TEST_F(AxiRules, EveryBrokenRuleIsNamed) {
     EXPECT_NE(check(0x10F00, 129).find("crosses a 4 KiB boundary"), std::string::npos);
     EXPECT_NE(check(0x10001, 1).find("not aligned"), std::string::npos);
     EXPECT_NE(check(0x20000, 4).find("nothing is mapped"), std::string::npos);
-    EXPECT_EQ(check(0x12FFE, 1), "");  // the last word of the range
+    EXPECT_EQ(check(0x12FFE, 1), "");                                           // the last word of the range
     EXPECT_NE(check(0x13000, 1).find("nothing is mapped"), std::string::npos);  // one past the end
     EXPECT_NE(check(0x10000, 1, 0).find("data width"), std::string::npos);
     EXPECT_NE(check(0x10000, 1, 1, 2).find("not INCR"), std::string::npos);

@@ -3,6 +3,7 @@
 // faults reported with a sentence, and deterministic cycle counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -206,7 +207,8 @@ TEST(RtlRegisters, CyclesArePositiveAndDeterministic) {
     kernel::LayerCommand c{};
     c.op = kernel::kOpMaxPool;
     c.in_c = c.out_c = 5, c.in_h = c.in_w = 13, c.out_h = c.out_w = 13;
-    c.kernel_size = 2, c.stride = 1, c.pad = 0, c.tile_rows = 8, c.tile_cols = 8;
+    c.kernel_size = 2, c.stride = 1, c.pad = 0, c.tile_rows = std::min(8, kernel::kTr);
+    c.tile_cols = std::min(8, kernel::kTc);
     c.output_bits = c.weight_bits = c.input_bits = 16;
     c.input_offset = 0, c.output_offset = 5 * 13 * 13;
     uint64_t cycles[2] = {0, 0};
@@ -228,7 +230,8 @@ TEST(RtlRegisters, TheMemoryModelsLatencyAndBandwidthCostCycles) {
     kernel::LayerCommand c{};
     c.op = kernel::kOpMaxPool;
     c.in_c = c.out_c = 4, c.in_h = c.in_w = 16, c.out_h = c.out_w = 8;
-    c.kernel_size = 2, c.stride = 2, c.tile_rows = 8, c.tile_cols = 8;
+    c.kernel_size = 2, c.stride = 2, c.tile_rows = std::min(8, kernel::kTr),
+    c.tile_cols = std::min(8, kernel::kTc);
     c.output_bits = c.weight_bits = c.input_bits = 16;
     c.input_offset = 0, c.output_offset = 4 * 16 * 16;
     const auto cycles = [&](uint32_t read_latency, uint32_t bytes_per_cycle) {
