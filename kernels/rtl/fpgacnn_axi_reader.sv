@@ -77,7 +77,15 @@ module fpgacnn_axi_reader #(
   logic pushed, retired, started;
   assign pushed = cmd_valid && cmd_ready;
   assign retired = rvalid && (r_count + 1'b1 == q_beats[r_ptr]);
-  assign started = !ar_active && unissued != 0;
+  // The next command starts as soon as the last burst of the current one is accepted, so a burst
+  // can be issued every cycle.
+  logic ar_fire, last_burst;
+  assign ar_fire = arvalid && arready;
+  assign last_burst = ar_left == burst;
+  assign started = (!ar_active || (ar_fire && last_burst)) && unissued != 0;
+  assign arvalid = ar_active;
+  assign araddr = ar_next;
+  assign arlen = 8'(burst - 1'b1);
 
   assign beat_valid = rvalid;
   assign beat_data = rdata;
@@ -103,26 +111,18 @@ module fpgacnn_axi_reader #(
       ar_next <= '0;
       ar_left <= '0;
       r_count <= '0;
-      arvalid <= 1'b0;
-      araddr <= '0;
-      arlen <= '0;
     end else begin
       if (pushed) wr_ptr <= wr_ptr + 1'b1;
-      // AR side: load the next command, then one burst at a time.
-      if (!ar_active && unissued != 0) begin
+      // AR side: load a command, then one burst per accepted AR.
+      if (started) begin
         ar_active <= 1'b1;
         ar_next <= q_addr[ar_ptr];
         ar_left <= q_beats[ar_ptr];
         ar_ptr <= ar_ptr + 1'b1;
-      end else if (ar_active && !arvalid) begin
-        arvalid <= 1'b1;
-        araddr <= ar_next;
-        arlen <= 8'(burst - 1'b1);
+      end else if (ar_fire) begin
         ar_next <= ar_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
         ar_left <= ar_left - burst;
-      end else if (arvalid && arready) begin
-        arvalid <= 1'b0;
-        if (ar_left == 0) ar_active <= 1'b0;
+        if (last_burst) ar_active <= 1'b0;
       end
       unissued <= unissued + 3'(pushed) - 3'(started);
       // R side: count beats of the oldest command.

@@ -119,8 +119,15 @@ module fpgacnn_axi_writer #(
 
   assign awsize = 3'(BYTE_SHIFT);
   assign awburst = 2'b01;
+  // AWVALID only rises with room to remember the burst's length (the queue cannot fill while it is
+  // high, so it never drops before AWREADY); the next command starts with the last burst's handshake.
+  logic last_burst;
+  assign awvalid = aw_active && !bursts_full;
+  assign awaddr = aw_next;
+  assign awlen = 8'(burst - 1'b1);
+  assign last_burst = aw_left == burst;
   assign aw_done = awvalid && awready;
-  assign cmd_pop = !aw_active && !cmd_empty;
+  assign cmd_pop = (!aw_active || (aw_done && last_burst)) && !cmd_empty;
   assign wvalid = !bursts_empty && !data_empty;
   assign wdata = data_head;
   assign wstrb = '1;
@@ -128,16 +135,13 @@ module fpgacnn_axi_writer #(
   assign data_pop = wvalid && wready;
   assign w_last_beat = data_pop && wlast;
   assign bready = 1'b1;
-  assign idle = cmd_empty && !aw_active && !awvalid && bursts_empty && b_pending == 0;
+  assign idle = cmd_empty && !aw_active && bursts_empty && b_pending == 0;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       aw_active <= 1'b0;
       aw_next <= '0;
       aw_left <= '0;
-      awvalid <= 1'b0;
-      awaddr <= '0;
-      awlen <= '0;
       w_beat <= '0;
       b_pending <= '0;
     end else begin
@@ -145,15 +149,10 @@ module fpgacnn_axi_writer #(
         aw_active <= 1'b1;
         aw_next <= cmd_head[BEAT_BITS+:ADDR_BITS];
         aw_left <= cmd_head[BEAT_BITS-1:0];
-      end else if (aw_active && !awvalid && !bursts_full) begin
-        awvalid <= 1'b1;
-        awaddr <= aw_next;
-        awlen <= 8'(burst - 1'b1);
+      end else if (aw_done) begin
         aw_next <= aw_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
         aw_left <= aw_left - burst;
-      end else if (aw_done) begin
-        awvalid <= 1'b0;
-        if (aw_left == 0) aw_active <= 1'b0;
+        if (last_burst) aw_active <= 1'b0;
       end
       if (data_pop) w_beat <= wlast ? 8'd0 : w_beat + 1'b1;
       b_pending <= b_pending + 10'(aw_done) - 10'(bvalid);
