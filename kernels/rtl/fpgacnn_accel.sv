@@ -100,6 +100,14 @@ module fpgacnn_accel #(
     output logic m_fm8_write_bready,
     input logic [1:0] m_fm8_write_bresp
 );
+  // rst_n may come from anywhere (a processor's reset, a button): two flip-flops bring it into the
+  // clock domain, and everything inside resets synchronously on the active-high rst (so each
+  // flip-flop's reset is its own FDRE input, not an inverter per flip-flop in front of an FDCE).
+  logic [1:0] reset_sync;
+  logic rst;
+  always_ff @(posedge clk) reset_sync <= {reset_sync[0], !rst_n};
+  assign rst = reset_sync[1];
+
   logic [WORDS*32-1:0] command;
   logic [PTRS*64-1:0] pointers;
   logic start, busy, done;
@@ -108,7 +116,7 @@ module fpgacnn_accel #(
       .ADDR64(ADDR64)
   ) regs (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .s_axi_awvalid(s_axi_control_awvalid),
       .s_axi_awready(s_axi_control_awready),
       .s_axi_awaddr(s_axi_control_awaddr),
@@ -176,7 +184,7 @@ module fpgacnn_accel #(
       .ADDR_BITS(AXI_ADDR_BITS)
   ) core (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .start(start),
       .command(command),
       .pointers(pointers),
@@ -230,7 +238,7 @@ module fpgacnn_accel #(
       .TAG_BITS(24)
   ) fm_reader (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .cmd_valid(fm_cmd_valid),
       .cmd_ready(fm_cmd_ready),
       .cmd_addr(fm_cmd_addr_bus),
@@ -260,7 +268,7 @@ module fpgacnn_accel #(
       .TAG_BITS(2)
   ) params_reader (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .cmd_valid(par_cmd_valid),
       .cmd_ready(par_cmd_ready),
       .cmd_addr(par_cmd_addr_bus),
@@ -290,7 +298,7 @@ module fpgacnn_accel #(
       .TAG_BITS(24)
   ) fm8_reader (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .cmd_valid(fm8_cmd_valid),
       .cmd_ready(fm8_cmd_ready),
       .cmd_addr(fm8_cmd_addr_bus),
@@ -319,7 +327,7 @@ module fpgacnn_accel #(
       .ADDR_BITS(AXI_ADDR_BITS)
   ) fm_writer (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .cmd_valid(wr_cmd_valid),
       .cmd_ready(wr_cmd_ready),
       .cmd_addr(wr_cmd_addr),
@@ -349,7 +357,7 @@ module fpgacnn_accel #(
       .ADDR_BITS(AXI_ADDR_BITS)
   ) fm8_writer (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .cmd_valid(wr8_cmd_valid),
       .cmd_ready(wr8_cmd_ready),
       .cmd_addr(wr_cmd_addr),

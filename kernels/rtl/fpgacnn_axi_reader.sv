@@ -11,7 +11,7 @@ module fpgacnn_axi_reader #(
     localparam int QUEUE = 4
 ) (
     input  logic                 clk,
-    input  logic                 rst_n,
+    input  logic                 rst,  // synchronous, active high
     // commands
     input  logic                 cmd_valid,
     output logic                 cmd_ready,
@@ -100,8 +100,8 @@ module fpgacnn_axi_reader #(
     end
   end
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       wr_ptr <= '0;
       ar_ptr <= '0;
       r_ptr <= '0;

@@ -11,7 +11,7 @@ module fpgacnn_axi_writer #(
     localparam int DATA_COUNT_BITS = $clog2(DATA_DEPTH) + 1
 ) (
     input  logic                       clk,
-    input  logic                       rst_n,
+    input  logic                       rst,  // synchronous, active high
     input  logic                       cmd_valid,
     output logic                       cmd_ready,
     input  logic [      ADDR_BITS-1:0] cmd_addr,
@@ -52,7 +52,7 @@ module fpgacnn_axi_writer #(
       .DEPTH(4)
   ) commands (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .push(cmd_valid),
       .push_data({cmd_addr, cmd_beats}),
       .pop(cmd_pop),
@@ -72,7 +72,7 @@ module fpgacnn_axi_writer #(
       .DEPTH(DATA_DEPTH)
   ) elements (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .push(data_valid),
       .push_data(data),
       .pop(data_pop),
@@ -92,7 +92,7 @@ module fpgacnn_axi_writer #(
       .DEPTH(4)
   ) bursts (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .push(aw_done),
       .push_data(awlen),
       .pop(w_last_beat),
@@ -137,8 +137,8 @@ module fpgacnn_axi_writer #(
   assign bready = 1'b1;
   assign idle = cmd_empty && !aw_active && bursts_empty && b_pending == 0;
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       aw_active <= 1'b0;
       aw_next <= '0;
       aw_left <= '0;

@@ -8,7 +8,7 @@ module fpgacnn_axil_regs #(
     localparam int PTRS = fpgacnn_contract_pkg::POINTER_COUNT
 ) (
     input  logic              clk,
-    input  logic              rst_n,
+    input  logic              rst,  // synchronous, active high
     // AXI4-Lite
     input  logic              s_axi_awvalid,
     output logic              s_axi_awready,
@@ -57,11 +57,11 @@ module fpgacnn_axil_regs #(
   logic [7:0] aw_addr;
   logic [31:0] w_data;
   logic [ 3:0] w_strb;
-  assign s_axi_awready = !aw_held && !s_axi_bvalid;
-  assign s_axi_wready = !w_held && !s_axi_bvalid;
+  assign s_axi_awready = !rst && !aw_held && !s_axi_bvalid;  // no handshake is lost in reset
+  assign s_axi_wready = !rst && !w_held && !s_axi_bvalid;
   assign s_axi_bresp = 2'b00;
   assign s_axi_rresp = 2'b00;
-  assign s_axi_arready = !s_axi_rvalid;
+  assign s_axi_arready = !rst && !s_axi_rvalid;
 
   logic do_write;
   logic [7:0] write_addr;
@@ -103,8 +103,8 @@ module fpgacnn_axil_regs #(
   assign read_control = s_axi_arvalid && s_axi_arready &&
       s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_CONTROL);
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       aw_held <= 1'b0;
       w_held <= 1'b0;
       aw_addr <= '0;

@@ -11,7 +11,7 @@ module fpgacnn_command_check #(
     localparam int WORDS = fpgacnn_contract_pkg::COMMAND_WORDS
 ) (
     input  logic                clk,
-    input  logic                rst_n,
+    input  logic                rst,  // synchronous, active high
     input  logic                start,
     input  logic [WORDS*32-1:0] command,
     output logic                done,
@@ -124,8 +124,8 @@ module fpgacnn_command_check #(
   logic [16:0] trial;
   assign trial = {remainder[15:0], dividend[15]} - 17'(divisor);
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       done <= 1'b0;
       ok <= 1'b0;
       running <= 1'b0;

@@ -24,7 +24,7 @@ module fpgacnn_core #(
     localparam int PTRS = fpgacnn_contract_pkg::POINTER_COUNT
 ) (
     input  logic                 clk,
-    input  logic                 rst_n,
+    input  logic                 rst,  // synchronous, active high
     input  logic                 start,
     input  logic [ WORDS*32-1:0] command,
     input  logic [  PTRS*64-1:0] pointers,
@@ -111,7 +111,7 @@ module fpgacnn_core #(
       .MAX_S(MAX_S)
   ) command_check (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .start(check_start),
       .command(command),
       .done(check_done),
@@ -250,7 +250,7 @@ module fpgacnn_core #(
   logic [15:0] mul_b;
   fpgacnn_serial_mul multiplier (
       .clk(clk),
-      .rst_n(rst_n),
+      .rst(rst),
       .start(mul_start),
       .a(mul_a),
       .b(mul_b),
@@ -315,8 +315,8 @@ module fpgacnn_core #(
   logic [4:0] inflight;
   assign busy = state != S_IDLE;
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       state <= S_IDLE;
       setup_step <= '0;
       done <= 1'b0;
@@ -629,8 +629,8 @@ module fpgacnn_core #(
 
   assign load_busy = ld_rows_active || ld_weights_pending || !fm_idle || !fm8_idle || !par_idle;
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       ld_rows_active <= 1'b0;
       ld_weights_pending <= 1'b0;
       ld_n <= '0;
@@ -768,8 +768,8 @@ module fpgacnn_core #(
   assign jd_take = jd_valid && !c_busy && (!jd_first || jd_group <= groups_stored + 1);
   assign compute_idle = !c_busy;
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       c_busy <= 1'b0;
       {c_rows, c_cols, c_valid_maps, c_store_off, c_store_maps, c_first_row, c_first_col} <= '0;
       {c_first, c_last, c_bank, c_acc_bank} <= '0;
@@ -867,8 +867,8 @@ module fpgacnn_core #(
   logic s0_odd, s1_odd, s2_odd, s3_odd;
   logic s0_first, s1_first, s2_first, s3_first;
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) {s0_v, s1_v, s2_v, s3_v} <= '0;
+  always_ff @(posedge clk) begin
+    if (rst) {s0_v, s1_v, s2_v, s3_v} <= '0;
     else {s0_v, s1_v, s2_v, s3_v} <= {g_active, s0_v, s1_v, s2_v};
   end
   assign pipe_busy = s0_v || s1_v || s2_v || s3_v;
@@ -990,8 +990,8 @@ module fpgacnn_core #(
   logic [31:0] p1_lane;
   logic p1_odd;
   logic [31:0] p2_value;
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       p1_v <= 1'b0;
       p2_v <= 1'b0;
     end else begin
@@ -1040,8 +1040,8 @@ module fpgacnn_core #(
     end
   end
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) inflight <= '0;
+  always_ff @(posedge clk) begin
+    if (rst) inflight <= '0;
     else inflight <= inflight + 5'(st_issue || rg_issue) - 5'(rq_valid);
   end
 
@@ -1082,8 +1082,8 @@ module fpgacnn_core #(
   assign st_acc_addr = ACC_AW'(st_acc_row + (st_c >> 1));
   assign st_lane = st_m;
   assign st_odd = st_c[0];
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       st_active <= 1'b0;
       st_in_row <= 1'b0;
       st_bank <= 1'b0;
@@ -1158,8 +1158,8 @@ module fpgacnn_core #(
       default: id_value = 16'd0;
     endcase
   end
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       id_active <= 1'b0;
       id_in_data <= 1'b0;
       id_index <= '0;
@@ -1205,8 +1205,8 @@ module fpgacnn_core #(
   assign rg_issue = rg_state == R_WRITE && credit;
   assign rg_line_addr = IN_AW'(rg_is);
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       rg_state <= R_IDLE;
       {rg_oc, rg_ws, rg_sws, rg_seg_s} <= '0;
       {rg_off_div, rg_off_mod, rg_offset_base, rg_sm, rg_map_term, rg_j, rg_j_term, rg_tgt} <= '0;

@@ -5,7 +5,7 @@ module fpgacnn_fifo #(
     localparam int AW = $clog2(DEPTH)
 ) (
     input  logic             clk,
-    input  logic             rst_n,
+    input  logic             rst,  // synchronous, active high
     input  logic             push,
     input  logic [WIDTH-1:0] push_data,
     input  logic             pop,
@@ -25,8 +25,8 @@ module fpgacnn_fifo #(
     if (push && !full) slots[wr] <= push_data;
   end
 
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       rd <= '0;
       wr <= '0;
       count <= '0;

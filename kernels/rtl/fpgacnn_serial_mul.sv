@@ -3,7 +3,7 @@
 // The product is modulo 2^32, as the C++ kernel's uint32 arithmetic.
 module fpgacnn_serial_mul (
     input  logic        clk,
-    input  logic        rst_n,
+    input  logic        rst,  // synchronous, active high
     input  logic        start,
     input  logic [31:0] a,
     input  logic [15:0] b,
@@ -13,8 +13,8 @@ module fpgacnn_serial_mul (
   logic [31:0] shifted;
   logic [15:0] rest;
   assign busy = rest != 0;
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
+  always_ff @(posedge clk) begin
+    if (rst) begin
       shifted <= '0;
       rest <= '0;
       product <= '0;

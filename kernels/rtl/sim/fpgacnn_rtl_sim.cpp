@@ -188,7 +188,8 @@ fpgacnn_rtl_sim* fpgacnn_rtl_create(const fpgacnn_rtl_memory_model* model) {
     t->s_axi_control_rready = 0;
     for (int i = 0; i < kResetCycles; ++i) sim->tick();
     t->rst_n = 1;
-    sim->tick();
+    // The IP brings rst_n into its clock domain through two flip-flops: a few more cycles.
+    for (int i = 0; i < kResetCycles; ++i) sim->tick();
     fpgacnn_rtl_reset_counters(sim);
     return sim;
 }
