@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds fpgacnn for a Debian ARM target into build/cross-<arch>/: Debian's cross compiler,
 # the target sysroot (made first by scripts/make-sysroot.sh) and cmake/toolchains/<triplet>.cmake.
-# The XRT driver is left out: Debian 12 has libxrt-dev for amd64 only.
+# The XRT driver is left out: Debian 12 has libxrt-dev for amd64 only; so is the kernel's Verilator
+# model (FPGACNN_BUILD_RTL: its tests run in the native release build, and the legs test what ships).
 # Usage: scripts/cross-build.sh arm64|armhf [--target T]... [extra cmake args...]
 #   no --target: everything (library, drivers, apps, tests, benchmarks); run the tests with
 #   ctest --test-dir build/cross-<arch> (through qemu, scripts/cross-run.sh).
@@ -34,4 +35,5 @@ command -v "$triplet-g++" >/dev/null || {
 bash scripts/make-sysroot.sh "$arch"
 
 FPGACNN_BUILD_TARGETS="${targets[*]}" bash scripts/build.sh "cross-$arch" \
-  -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/$triplet.cmake" -DFPGACNN_WITH_XRT=OFF -DFPGACNN_WITH_SERVE=OFF "${cmake_args[@]}"
+  -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/$triplet.cmake" -DFPGACNN_WITH_XRT=OFF -DFPGACNN_WITH_SERVE=OFF \
+  -DFPGACNN_BUILD_RTL=OFF "${cmake_args[@]}"

@@ -21,7 +21,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 start=$(date +%s)
 cmake -S . -B build/fuzz "${generator[@]}" "${launcher[@]}" -DFPGACNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DFPGACNN_BUILD_TESTS=OFF \
-  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_WITH_XRT=OFF >/dev/null
+  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_WITH_XRT=OFF -DFPGACNN_BUILD_RTL=OFF >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build build/fuzz --parallel "$(nproc)" --target "${targets[@]}"
