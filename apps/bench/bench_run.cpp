@@ -21,6 +21,8 @@
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
+#include "fpgacnn/drivers/rtl_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/plan.hpp"
 #include "fpgacnn/progress_bar.hpp"
@@ -229,12 +231,17 @@ struct PlannerEstimate {
     double cycles = 0;
 };
 
-std::vector<std::optional<PlannerEstimate>> planner_estimates(const Network& network, const Device* device,
+std::vector<std::optional<PlannerEstimate>> planner_estimates(const Network& network,
+                                                              const std::string& device_spec,
+                                                              const Device* device,
                                                               const QuantizedNetwork* quantized) {
     std::vector<std::optional<PlannerEstimate>> estimates(network.layers.size());
     try {
         PlanOptions plan;
         plan.maxima = device != nullptr ? device->maxima() : kernel::native_build_maxima();
+        // The rtl device's memory model sets the clock, bandwidth and latencies its cycles come from.
+        if (device != nullptr && device_driver(device_spec).prefix == "rtl")
+            plan = rtl_plan_options(parse_rtl_spec(device_spec).memory, plan.maxima);
         if (quantized != nullptr) plan_widths_of(*quantized, plan);
         for (const LayerPlan& layer : plan_network(network, plan).layers) {
             if (layer.on_device) {
@@ -259,8 +266,10 @@ struct LayerSums {
 };
 
 std::vector<LayerRow> layer_rows(const Network& network, const LayerSums& sums, int frames, int element_bytes,
-                                 const Device* device, const QuantizedNetwork* quantized) {
-    const std::vector<std::optional<PlannerEstimate>> planner = planner_estimates(network, device, quantized);
+                                 const std::string& device_spec, const Device* device,
+                                 const QuantizedNetwork* quantized) {
+    const std::vector<std::optional<PlannerEstimate>> planner =
+        planner_estimates(network, device_spec, device, quantized);
     std::vector<LayerRow> rows;
     double total = 0;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
@@ -426,8 +435,8 @@ BenchResult run_benchmark(const BenchOptions& options) {
     // device's counters below see its 8-bit conv weights packed two per word.
     const int element_bytes = is_fixed_point(result.precision) ? 2 : 4;
     const std::shared_ptr<const QuantizedNetwork>& quantized = detector_options.backend.quantized;
-    result.layers =
-        layer_rows(network, sums, options.frames, element_bytes, detector.device(), quantized.get());
+    result.layers = layer_rows(network, sums, options.frames, element_bytes,
+                               resolve_device(result.device_spec), detector.device(), quantized.get());
     result.timing_basis = device_timed ? "device time per command (host layers: 0)"
                                        : "wall clock per layer on the host, single-frame runs";
     result.bytes_basis = device_timed ? "device AXI traffic counters"

@@ -63,6 +63,9 @@ int run_explore(const Options& options, const fpgacnn::Network& network, const C
     o.fm_read_ports = options.plan.fm_read_ports;
     o.fm_write_ports = options.plan.fm_write_ports;
     o.burst_overhead_cycles = options.plan.burst_overhead_cycles;
+    o.read_latency_cycles = options.plan.read_latency_cycles;
+    o.outstanding_reads = options.plan.outstanding_reads;
+    o.write_latency_cycles = options.plan.write_latency_cycles;
     o.int8_pairs = !options.no_int8_pairs;
     const ex::Workload workload =
         ex::workload_from_network(network, ex::parse_groups(options.groups), options.conv_only);
@@ -137,7 +140,21 @@ int plan_main(int argc, char** argv) {
     app.add_option("--write-ports", p.fm_write_ports, "feature-map write ports in parallel (Chen et al.: 2)")
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
-    app.add_option("--burst-overhead", p.burst_overhead_cycles, "cycles lost per AXI burst")
+    app.add_option("--burst-overhead", p.burst_overhead_cycles,
+                   "cycles each AXI burst costs on top of its beats and the read latency (this kernel: 0)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    app.add_option("--read-latency", p.read_latency_cycles,
+                   "cycles from a read burst's address to its first beat (Zedboard HP port: 30)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    app.add_option(
+           "--reads-in-flight", p.outstanding_reads,
+           "read bursts the memory accepts in flight per master (this kernel's masters keep at most 4)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 256));
+    app.add_option("--write-latency", p.write_latency_cycles,
+                   "cycles from a write burst's last beat to its response")
         ->capture_default_str()
         ->check(CLI::Range(0, 100000));
     app.add_option("--tm", p.maxima.tm, "output maps in parallel (kernel build)")

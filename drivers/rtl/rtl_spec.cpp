@@ -78,6 +78,17 @@ const std::vector<RtlMemoryModel>& rtl_memory_models() {
     return models;
 }
 
+PlanOptions rtl_plan_options(const RtlMemoryModel& memory, const KernelMaxima& maxima) {
+    PlanOptions options;
+    options.maxima = maxima;
+    options.clock_mhz = memory.clock_mhz;
+    options.bandwidth_gbs = memory.bytes_per_cycle * memory.clock_mhz * 1e6 / 1e9;
+    options.read_latency_cycles = static_cast<int>(memory.read_latency);
+    options.write_latency_cycles = static_cast<int>(memory.write_latency);
+    options.outstanding_reads = static_cast<int>(memory.outstanding_reads);
+    return options;
+}
+
 RtlOptions parse_rtl_spec(const std::string& spec) {
     if (spec.rfind("rtl", 0) != 0 || (spec.size() > 3 && spec[3] != ':'))
         malformed(spec, "not an rtl device");

@@ -60,6 +60,28 @@ std::unique_ptr<Device> open_small(const std::string& options = "") {
     return open_device(std::string("rtl:") + FPGACNN_TEST_RTL_BUILD + options);
 }
 
+// The planner's latency model against the cycles the RTL counted, command by command (issue 32: within
+// 10 % per layer and 5 % per frame, with the memory model the simulation ran on).
+void expect_model_predicts(const std::vector<CommandStats>& measured, const QuantizedNetwork& q,
+                           const std::string& memory, const std::string& name) {
+    PlanOptions options = rtl_plan_options(parse_rtl_spec("rtl:mem=" + memory).memory, kSmall);
+    plan_widths_of(q, options);
+    const NetworkPlan plan = plan_network(q.network, options);
+    double predicted_total = 0, measured_total = 0;
+    for (const CommandStats& stats : measured) {
+        const LayerPlan& layer = plan.layers.at(static_cast<std::size_t>(stats.layer));
+        const double predicted = layer.estimate.total_cycles;
+        const double cycles = static_cast<double>(stats.cycles);
+        EXPECT_NEAR(predicted / cycles, 1.0, 0.10)
+            << name << ": layer " << stats.layer << " (" << layer_type_name(layer.type) << "): predicted "
+            << predicted << " cycles, the RTL took " << cycles;
+        predicted_total += predicted;
+        measured_total += cycles;
+    }
+    EXPECT_NEAR(predicted_total / measured_total, 1.0, 0.05)
+        << name << ": predicted " << predicted_total << " cycles a frame, the RTL took " << measured_total;
+}
+
 TEST(RtlDevice, ReadsTheFingerprintFromTheRtl) {
     const auto device = open_small();
     const KernelFingerprint fingerprint = device->fingerprint();
@@ -95,6 +117,7 @@ TEST(RtlBitExact, Yolov2TinyAt64CountsCyclesPerCommand) {
     const std::vector<CommandStats> stats =
         expect_device_bit_exact(*device, q, "yolov2-tiny 64", {best_int16_isa()});
     ASSERT_FALSE(stats.empty());
+    expect_model_predicts(stats, *q, "zedboard", "yolov2-tiny 64");
     for (const CommandStats& s : stats) {
         EXPECT_GT(s.cycles, 0u) << "layer " << s.layer;
         EXPECT_GT(s.fm_write_bytes, 0u) << "layer " << s.layer;
@@ -110,7 +133,9 @@ TEST(RtlBitExact, MixedWidthsYolov2TinyAt64RunsPairMode) {
     int narrow = 0;
     const auto q = mixed_widths(synthetic_network("cfg/yolov2-tiny.cfg", 64), &narrow);
     EXPECT_GE(narrow, 3) << "the model must really have 8-bit layers";
-    expect_device_bit_exact(*device, q, "yolov2-tiny 64, mixed 16/8 bits", {best_int16_isa()});
+    const std::vector<CommandStats> stats =
+        expect_device_bit_exact(*device, q, "yolov2-tiny 64, mixed 16/8 bits", {best_int16_isa()});
+    expect_model_predicts(stats, *q, "alveo", "yolov2-tiny 64, mixed 16/8 bits, alveo");
 }
 
 TEST(RtlBitExact, YoloLiteTrainedWeights) {

@@ -233,6 +233,9 @@ PlanOptions plan_options_for(const ExploreOptions& o, const kernel::Maxima& maxi
     p.fm_read_ports = o.fm_read_ports;
     p.fm_write_ports = o.fm_write_ports;
     p.burst_overhead_cycles = o.burst_overhead_cycles;
+    p.read_latency_cycles = o.read_latency_cycles;
+    p.outstanding_reads = o.outstanding_reads;
+    p.write_latency_cycles = o.write_latency_cycles;
     p.element_bits = data_bits(o.type);
     return p;
 }

@@ -61,7 +61,11 @@ struct ExploreOptions {
     int port_bits = 0;      // 0: one element per beat (the kernel as written)
     int fm_read_ports = 1;
     int fm_write_ports = 1;
-    int burst_overhead_cycles = 8;
+    // The memory's timing (PlanOptions' defaults: the Zedboard's HP port) and any cost per burst.
+    int burst_overhead_cycles = PlanOptions{}.burst_overhead_cycles;
+    int read_latency_cycles = PlanOptions{}.read_latency_cycles;
+    int outstanding_reads = PlanOptions{}.outstanding_reads;
+    int write_latency_cycles = PlanOptions{}.write_latency_cycles;
     int min_tile = 4;  // smallest Tr / Tc considered
     int max_tn = 64;
     int max_tm = 1024;

@@ -36,9 +36,17 @@ struct PlanOptions {
     // Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
     // float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
     int element_bits = arith::kDataBits;
-    int burst_overhead_cycles = 8;  // cycles per burst not hidden by outstanding transactions
-    int pipeline_depth = 12;        // fill/drain cycles of each pipelined compute loop
-    int alignment_elements = 32;    // arena / parameter offsets are multiples of this (64 bytes)
+    // The memory the masters see (the rtl device's memory models, drivers.md): cycles from a read
+    // burst's address to its first beat, read bursts a master keeps in flight, cycles from a write
+    // burst's last beat to its response. The defaults are the Zedboard's HP port (mem=zedboard).
+    int read_latency_cycles = 30;
+    int outstanding_reads = 8;
+    int write_latency_cycles = 20;
+    // Cycles each burst costs on top of its beats and the latency: 0 for this kernel, whose RTL issues
+    // bursts back to back (measured, docs/kernel.md "The latency model"); a design that waits for each
+    // burst (Chen et al. 2019) is outstanding_reads = 1 and, there, a round trip of 48 cycles.
+    int burst_overhead_cycles = 0;
+    int alignment_elements = 32;  // arena / parameter offsets are multiples of this (64 bytes)
     // Storage width of each conv layer's weights, by network layer index (QuantizedLayer::weight_bits;
     // conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
     // 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).

@@ -1,11 +1,17 @@
 // The latency model: walks the kernel's own loops (kernels/src/*_layer.hpp) for one command,
-// counting every burst exactly as the native kernel counts it, and charges cycles per step:
-//   transfer = max(bytes / port width + bursts * overhead per port, all bytes / DDR bandwidth), the
-//              feature-map bytes and bursts spread over the design's read (write) ports
-//   conv:    per output-map group, load(0) + sum max(compute, load(next)) + compute, and the store of
-//            the previous group overlapped with it (ping-pong on inputs/weights and on outputs)
-//   maxpool: load + compare + store per tile (no overlap)
-//   reorg:   read + shuffle + write per row segment (no overlap)
+// counting every burst exactly as the native kernel counts it, and times them as the kernel's RTL
+// (kernels/rtl, docs/kernel.md "The RTL twin") executes them, against the RTL's measured cycles
+// (docs/kernel.md "The latency model"):
+//   conv and maxpool run as a pipeline of jobs (one input-map group of one output-map group of one
+//   tile): the loader fills bank job % 2 (input rows on the feature-map master while the weight block
+//   arrives on the parameter master) while compute runs the previous job; a job waits for its bank
+//   (compute of job n-2 done) and a map group's first job for its accumulator bank (store of group
+//   m-2 done); a map group is stored while the next is computed. The recurrence below follows these
+//   rules job by job.
+//   reorg: one row segment at a time, read then written.
+//   A stream of n read bursts of L beats takes latency + n * max(L + overhead, (latency + L) / in
+//   flight): the first beat after the latency, then one beat a cycle while enough bursts are in
+//   flight to hide it. Every transfer is also bounded by the DDR's bytes per cycle.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -51,6 +57,26 @@ double elements_per_port_cycle(const PlanOptions& o) {
     return static_cast<double>(port_bytes) / static_cast<double>(element_bytes);
 }
 
+/// Cycles the RTL's control adds to the data it moves, measured on its cycles (docs/kernel.md "The
+/// latency model"): per job (the loader's states between jobs), per compute pass (the pipeline's
+/// depth: G, S0, S1, S2, S3 and the hand-off), per stored map group (requantize pipeline, credit),
+/// per command (check, the serial multiplier's per-command products, the last write response).
+struct ControlCycles {
+    double job = 6;
+    double compute = 8;
+    double store_group = 8;
+    double store_burst = 1;  // per map-row burst written
+    /// Cycles a read slot stays taken beyond the latency and the burst's beats: the queue entry retires
+    /// with the last beat, then the loader's next row address and the AR handshake.
+    double read_slot = 7;
+    double command = 40;
+    double reorg_segment = 8;
+    /// Read bursts a master of the RTL keeps in flight at most: its command queue
+    /// (fpgacnn_axi_reader.sv QUEUE), whatever more the memory would accept.
+    double reads_in_flight = 4;
+};
+const ControlCycles kControl;
+
 class Model {
 public:
     explicit Model(const PlanOptions& o)
@@ -59,30 +85,82 @@ public:
           read_ports_(std::max(1, o.fm_read_ports)),
           write_ports_(std::max(1, o.fm_write_ports)),
           ddr_bytes_per_cycle_(o.bandwidth_gbs * 1e9 / (o.clock_mhz * 1e6)),
-          overhead_(o.burst_overhead_cycles),
-          depth_(o.pipeline_depth) {}
+          latency_(std::max(0, o.read_latency_cycles)),
+          in_flight_(
+              std::min(static_cast<double>(std::max(1, o.outstanding_reads)), kControl.reads_in_flight)),
+          write_latency_(std::max(0, o.write_latency_cycles)),
+          overhead_(o.burst_overhead_cycles) {}
 
-    /// Cycles of one step; `write`: its feature-map bytes go out over the write ports.
-    double cycles(const Transfer& t, bool write = false) const {
-        const double ports = write ? write_ports_ : read_ports_;
-        const double fm = (static_cast<double>(t.fm_elements) / port_elements_per_cycle_ +
-                           static_cast<double>(t.fm_bursts) * overhead_) /
-                          ports;
-        const double params = static_cast<double>(t.param_bytes) / port_bytes_per_cycle_ +
-                              static_cast<double>(t.param_bursts) * overhead_;
-        const double ddr = static_cast<double>(t.fm_bytes + t.param_bytes) / ddr_bytes_per_cycle_;
-        return std::max({fm, params, ddr});
+    /// Cycles of a stream of read bursts: `bursts` bursts of `beats` beats in all. The first beat comes
+    /// `latency` cycles after the first address; then the beats follow back to back, unless too few
+    /// bursts fit in flight to hide the latency: each holds its slot from its address to its last beat
+    /// and read_slot cycles more, so ceil(n / in flight) rounds of latency + length + read_slot cycles.
+    double read_stream(double bursts, double beats) const {
+        if (bursts <= 0) return 0;
+        const double length = beats / bursts;
+        const double beat_bound = bursts * (length + overhead_);
+        const double rounds = std::ceil(bursts / in_flight_);
+        const double slot_bound = (rounds - 1) * (latency_ + length + kControl.read_slot) +
+                                  std::min(bursts, in_flight_) - 1 + length;
+        return latency_ + std::max(beat_bound, slot_bound);
     }
-    double depth() const { return depth_; }
+    /// Cycles of a read step: the feature-map rows on their port(s) while the parameters arrive on
+    /// theirs, and never faster than the DDR.
+    double read(const Transfer& t) const {
+        const double fm =
+            read_stream(static_cast<double>(t.fm_bursts) / read_ports_,
+                        static_cast<double>(t.fm_elements) / port_elements_per_cycle_ / read_ports_);
+        const double params = read_stream(static_cast<double>(t.param_bursts),
+                                          static_cast<double>(t.param_bytes) / port_bytes_per_cycle_);
+        return std::max({fm, params, ddr(t)});
+    }
+    /// Cycles of a write step: the beats, the per-burst overhead, and the DDR.
+    double write(const Transfer& t) const {
+        const double fm = (static_cast<double>(t.fm_elements) / port_elements_per_cycle_ +
+                           static_cast<double>(t.fm_bursts) * (overhead_ + kControl.store_burst)) /
+                          write_ports_;
+        return std::max(fm, ddr(t));
+    }
+    double write_latency() const { return write_latency_; }
 
 private:
+    double ddr(const Transfer& t) const {
+        return static_cast<double>(t.fm_bytes + t.param_bytes) / ddr_bytes_per_cycle_;
+    }
+
     double port_bytes_per_cycle_;
     double port_elements_per_cycle_;
     double read_ports_;
     double write_ports_;
     double ddr_bytes_per_cycle_;
+    double latency_;
+    double in_flight_;
+    double write_latency_;
     double overhead_;
-    double depth_;
+};
+
+/// The job pipeline of conv and maxpool (the recurrence in the header comment).
+class JobPipeline {
+public:
+    /// A job: its load, its compute, whether it is its map group's first / last.
+    void job(double load, double compute, bool first_of_group, bool last_of_group, double store) {
+        const double load_start = std::max(load_end_, compute_end_[1]);  // its bank: job n-2 computed
+        load_end_ = load_start + load;
+        double compute_start = std::max(load_end_, compute_end_[0]);
+        if (first_of_group) compute_start = std::max(compute_start, store_end_[1]);  // accumulator bank
+        compute_end_[1] = compute_end_[0];
+        compute_end_[0] = compute_start + compute;
+        if (!last_of_group) return;
+        const double store_start = std::max(compute_end_[0], store_end_[0]);
+        store_end_[1] = store_end_[0];
+        store_end_[0] = store_start + store;
+    }
+    double end() const { return std::max(store_end_[0], compute_end_[0]); }
+
+private:
+    double load_end_ = 0;
+    double compute_end_[2] = {0, 0};  // jobs n-1, n-2
+    double store_end_[2] = {0, 0};    // map groups m-1, m-2
 };
 
 void count(LayerEstimate& e, const Transfer& t, bool write) {
@@ -146,16 +224,25 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
         element_bytes *
         arith::storage_words(static_cast<uint32_t>(tm * tn * k * k), static_cast<int>(c.weight_bits));
     e.macs = static_cast<std::uint64_t>(out_c) * out_h * out_w * in_c * k * k;
+    // Pair mode (8-bit input and weights, in a build that has it): two output columns per multiplier
+    // and cycle.
+    const bool pairs = o.maxima.int8_pairs && kernel::conv_runs_in_pairs(c);
+    Transfer bias;
+    bias.param_bytes = element_bytes * static_cast<std::uint64_t>(tm);
+    bias.param_bursts = 1;
 
-    double pending_store = 0;
+    JobPipeline pipeline;
     for (int row0 = 0; row0 < out_h; row0 += static_cast<int>(c.tile_rows)) {
         const int rows = std::min(static_cast<int>(c.tile_rows), out_h - row0);
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(c.tile_cols)) {
             const int cols = std::min(static_cast<int>(c.tile_cols), out_w - col0);
             const int win_rows = (rows - 1) * s + k, win_cols = (cols - 1) * s + k;
             // The input tile bursts are the same for every output-map group of this tile.
-            std::vector<double> load(static_cast<std::size_t>(groups));
+            // A map group's first job also reads the biases: one more burst on the parameter master,
+            // ahead of the weight block.
             std::vector<Transfer> loads(static_cast<std::size_t>(groups));
+            std::vector<double> load(static_cast<std::size_t>(groups));
+            double first_load = 0;
             for (int g = 0; g < groups; ++g) {
                 Transfer t =
                     input_tile(input_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
@@ -163,36 +250,32 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
                 t.param_bytes = block_bytes;
                 t.param_bursts = 1;
                 loads[static_cast<std::size_t>(g)] = t;
-                load[static_cast<std::size_t>(g)] = model.cycles(t);
-            }
-            // Pair mode (8-bit input and weights, in a build that has it): two output columns per
-            // multiplier and cycle.
-            const bool pairs = o.maxima.int8_pairs && kernel::conv_runs_in_pairs(c);
-            const int column_steps = pairs ? (cols + 1) / 2 : cols;
-            const double compute = static_cast<double>(k) * k * rows * column_steps + model.depth();
-            for (int map0 = 0; map0 < out_c; map0 += tm) {
-                Transfer bias;
-                bias.param_bytes = element_bytes * static_cast<std::uint64_t>(tm);
-                bias.param_bursts = 1;
-                count(e, bias, false);
-                double group_loop = model.cycles(bias) + load[0];
-                for (int g = 0; g < groups; ++g) {
-                    count(e, loads[static_cast<std::size_t>(g)], false);
-                    e.load_cycles += load[static_cast<std::size_t>(g)];
-                    e.compute_cycles += compute;
-                    const double next = g + 1 < groups ? load[static_cast<std::size_t>(g) + 1] : 0.0;
-                    group_loop += std::max(compute, next);
+                load[static_cast<std::size_t>(g)] = model.read(t) + kControl.job;
+                if (g == 0) {
+                    t.param_bytes += bias.param_bytes;
+                    t.param_bursts += bias.param_bursts;
+                    first_load = model.read(t) + kControl.job;
                 }
+            }
+            const int column_steps = pairs ? (cols + 1) / 2 : cols;
+            const double compute = static_cast<double>(k) * k * rows * column_steps + kControl.compute;
+            for (int map0 = 0; map0 < out_c; map0 += tm) {
+                count(e, bias, false);
                 const Transfer store = output_tile(output_bytes, std::min(tm, out_c - map0), rows, cols);
                 count(e, store, true);
-                const double store_cycles = model.cycles(store, true);
+                const double store_cycles = model.write(store) + kControl.store_group;
                 e.store_cycles += store_cycles;
-                e.total_cycles += std::max(group_loop, pending_store);
-                pending_store = store_cycles;
+                for (int g = 0; g < groups; ++g) {
+                    count(e, loads[static_cast<std::size_t>(g)], false);
+                    const double job_load = g == 0 ? first_load : load[static_cast<std::size_t>(g)];
+                    e.load_cycles += job_load;
+                    e.compute_cycles += compute;
+                    pipeline.job(job_load, compute, g == 0, g + 1 == groups, store_cycles);
+                }
             }
         }
     }
-    e.total_cycles += pending_store;
+    e.total_cycles = pipeline.end() + model.write_latency() + kControl.command;
     return e;
 }
 
@@ -204,8 +287,8 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
               maps = static_cast<int>(c.in_c);
     const int k = static_cast<int>(c.kernel_size), s = static_cast<int>(c.stride),
               pad = static_cast<int>(c.pad);
-    // K*K taps per output from a dual-port buffer: ceil(K*K / 2) cycles per output pixel.
-    const double taps_per_cycle = 2.0;
+    // The conv engine with max for the sum: one tap of every lane a cycle, each job its own map group.
+    JobPipeline pipeline;
     for (int row0 = 0; row0 < out_h; row0 += static_cast<int>(c.tile_rows)) {
         const int rows = std::min(static_cast<int>(c.tile_rows), out_h - row0);
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(c.tile_cols)) {
@@ -217,14 +300,17 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
                 const Transfer store = output_tile(element_bytes, std::min(lanes, maps - map0), rows, cols);
                 count(e, load, false);
                 count(e, store, true);
-                const double compute = std::ceil(k * k / taps_per_cycle) * rows * cols + model.depth();
-                e.load_cycles += model.cycles(load);
-                e.store_cycles += model.cycles(store, true);
+                const double load_cycles = model.read(load) + kControl.job;
+                const double compute = static_cast<double>(k) * k * rows * cols + kControl.compute;
+                const double store_cycles = model.write(store) + kControl.store_group;
+                e.load_cycles += load_cycles;
+                e.store_cycles += store_cycles;
                 e.compute_cycles += compute;
-                e.total_cycles += model.cycles(load) + compute + model.cycles(store, true);
+                pipeline.job(load_cycles, compute, true, true, store_cycles);
             }
         }
     }
+    e.total_cycles = pipeline.end() + model.write_latency() + kControl.command;
     return e;
 }
 
@@ -246,13 +332,15 @@ LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const PlanOptions& o
             count(e, read, false);
             count(e, write, true);
         }
-        const double per_row_load = model.cycles(read), per_row_store = model.cycles(write, true);
-        const double per_row_compute = static_cast<double>(n) + model.depth();
+        // A segment is read whole, then written: nothing overlaps.
+        const double per_row_load = model.read(read), per_row_store = model.write(write);
+        const double per_row_control = kControl.reorg_segment;
         e.load_cycles += per_row_load * static_cast<double>(rows);
         e.store_cycles += per_row_store * static_cast<double>(rows);
-        e.compute_cycles += per_row_compute * static_cast<double>(rows);
-        e.total_cycles += (per_row_load + per_row_compute + per_row_store) * static_cast<double>(rows);
+        e.compute_cycles += per_row_control * static_cast<double>(rows);
+        e.total_cycles += (per_row_load + per_row_control + per_row_store) * static_cast<double>(rows);
     }
+    e.total_cycles += model.write_latency() + kControl.command;
     return e;
 }
 

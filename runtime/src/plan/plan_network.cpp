@@ -27,10 +27,12 @@ void check_options(const PlanOptions& o) {
                     " Tc=" + std::to_string(m.tc) + ")");
     }
     if (!(o.clock_mhz > 0) || !(o.bandwidth_gbs > 0) || o.port_bits < 8 || o.burst_overhead_cycles < 0 ||
-        o.fm_read_ports < 1 || o.fm_write_ports < 1 || o.element_bits < 8 || o.element_bits % 8 != 0) {
+        o.fm_read_ports < 1 || o.fm_write_ports < 1 || o.element_bits < 8 || o.element_bits % 8 != 0 ||
+        o.read_latency_cycles < 0 || o.outstanding_reads < 1 || o.write_latency_cycles < 0) {
         throw Error(
-            "plan: clock (MHz), bandwidth (GB/s), port width (>= 8 bits), port counts (>= 1) and element "
-            "width (whole bytes) must be positive");
+            "plan: clock (MHz), bandwidth (GB/s), port width (>= 8 bits), port counts (>= 1), element "
+            "width (whole bytes) and reads in flight (>= 1) must be positive, latencies and burst overhead "
+            "not negative");
     }
 }
 

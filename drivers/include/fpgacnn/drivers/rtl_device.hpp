@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/plan.hpp"
 
 namespace fpgacnn {
 
@@ -29,6 +30,10 @@ struct RtlMemoryModel {
 /// The named memory models, the first being the default: a Zynq-7000 HP port onto the Zedboard's
 /// DDR3 at the seed's 150 MHz, and an Alveo DDR4 bank at 300 MHz.
 const std::vector<RtlMemoryModel>& rtl_memory_models();
+
+/// The planner's options for a kernel build with `maxima` on `memory`: its clock, DDR bandwidth,
+/// latencies and reads in flight, so the planner predicts the cycles the simulation counts.
+PlanOptions rtl_plan_options(const RtlMemoryModel& memory, const KernelMaxima& maxima);
 
 struct RtlOptions {
     /// A build name (libfpgacnn_rtl_<build>.so in the search folders: $FPGACNN_RTL_DIR, the build
