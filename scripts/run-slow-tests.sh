@@ -6,6 +6,8 @@
 #                   them (nothing lost or mixed up, RSS bounded, exit 0 on SIGTERM)
 #   CameraLoad.*    50 MJPEG readers and one silent client for 30 s against fpgacnn-camera (RSS
 #                   bounded, every reader served, the silent client's frames dropped and counted)
+#   RtlZedboard.*   YOLO-LITE on the RTL twin's Zedboard build (Tm=35 Tn=4 Tr=Tc=22, Verilator):
+#                   every layer bit-exact with the CPU, the latency model within 10 % / 5 %
 # Measured on 2 cores (AMD EPYC): 61 s + 31 s of tests, both cores busy; the build is the release
 # build's (incremental after scripts/run-tests.sh). Installs what it needs, like scripts/run-tests.sh.
 # Usage: scripts/run-slow-tests.sh [build-name]     (default release: build/release)

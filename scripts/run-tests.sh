@@ -92,12 +92,15 @@ leg_done "ASan+UBSan build + fast tests"
 # fpgacnn-serve's front ends (gRPC's handler threads, REST's I/O and inference threads, over the model
 # pools; Debian's gRPC, Abseil and OpenSSL are uninstrumented, so tests/serve/tsan-suppressions.txt lists
 # their internals). clang, as the ASan build.
+# The rtl device's worker thread beside DeviceQueue's, against the release build's (uninstrumented)
+# Verilated model, which it loads with dlopen (FPGACNN_TEST_RTL_DIR).
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFPGACNN_SANITIZE=thread \
-  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF "${sanitizer_compilers[@]}" "${no_rtl[@]}" >/dev/null
+  -DFPGACNN_BUILD_BENCHMARKS=OFF -DFPGACNN_BUILD_SLOW_TESTS=OFF "${sanitizer_compilers[@]}" "${no_rtl[@]}" \
+  -DFPGACNN_TEST_RTL_DIR="$PWD/build/release/rtl" >/dev/null
 cmake --build build/tsan --parallel "$jobs" --target test_int16 test_float test_emu test_uio test_pipeline test_power \
-  test_serve
+  test_serve test_rtl_device
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/serve/tsan-suppressions.txt" ctest --test-dir build/tsan \
-  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.|Grpc|Rest)' \
+  -R '^(Int16|ThreadPool\.|FloatEngine\.|ConvForward\.|MaxPoolForward\.|DeviceQueuePipeline|KernelFingerprint|UioDevice|UioFaults|Pipeline\.|PowerReaders\.|GoldenTwin\.|EmuFaults\.|Grpc|Rest|RtlDevice\.|RtlBitExact\.Yolov2Tiny)' \
   --output-on-failure -j "$jobs"
 leg_done "TSan build + threaded tests"
 

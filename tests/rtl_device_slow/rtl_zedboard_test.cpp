@@ -1,0 +1,31 @@
+// The explorer's Zedboard build of the RTL (Tm=35 Tn=4 Tr=Tc=22, 32-bit addresses; kernels/rtl/
+// CMakeLists.txt) on YOLO-LITE with its trained weights: every layer bit-exact with the CPU int16
+// backend and the latency model within its tolerances. Label slow (scripts/run-slow-tests.sh): the
+// simulation of 140 multipliers takes minutes.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "device_bitexact.hpp"
+#include "fpgacnn/drivers/device_registry.hpp"
+#include "rtl_model_check.hpp"
+
+namespace fpgacnn::test {
+namespace {
+
+TEST(RtlZedboard, YoloLiteBitExactAndPredicted) {
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const auto device = open_device("rtl:zedboard");
+    const KernelMaxima maxima = device->maxima();
+    EXPECT_EQ(maxima.tm, 35);
+    EXPECT_EQ(maxima.tn, 4);
+    EXPECT_EQ(maxima.tr, 22);
+    EXPECT_EQ(maxima.tc, 22);
+    const auto q = std::make_shared<const QuantizedNetwork>(naive_quantize(yolo_lite_network()));
+    const std::vector<CommandStats> stats =
+        expect_device_bit_exact(*device, q, "yolo-lite-voc on the Zedboard build", {best_int16_isa()});
+    expect_model_predicts(stats, *q, maxima, "zedboard", "yolo-lite-voc on the Zedboard build");
+}
+
+}  // namespace
+}  // namespace fpgacnn::test
