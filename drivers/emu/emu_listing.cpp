@@ -1,9 +1,9 @@
 // The emu driver's --device values (kEmuSpecGrammar) and its list_devices() line.
 #include <cstdlib>
 #include <limits>
-#include <sstream>
 #include <vector>
 
+#include "common/spec_fields.hpp"
 #include "fpgacnn/drivers/emu_device.hpp"
 #include "fpgacnn/error.hpp"
 
@@ -31,17 +31,8 @@ long long parse_count(const std::string& spec, const std::string& what, const st
     return value;
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream stream(text);
-    while (std::getline(stream, part, separator)) parts.push_back(part);
-    if (!text.empty() && text.back() == separator) parts.emplace_back();
-    return parts;
-}
-
 EmuBitFlip parse_flip(const std::string& spec, const std::string& value) {
-    const std::vector<std::string> fields = split(value, '/');
+    const std::vector<std::string> fields = split_spec_fields(value, '/');
     if (fields.size() != 4) malformed(spec, "flip= takes LAYER/CHANNEL/TILE/BIT, got '" + value + "'");
     const long long int_max = std::numeric_limits<int>::max();
     EmuBitFlip flip;
@@ -61,7 +52,7 @@ EmuOptions parse_emu_spec(const std::string& spec) {
     bool lenient = false;
     if (spec.size() == 3) return options;
     if (spec.size() == 4) malformed(spec, "nothing after 'emu:'");
-    for (const std::string& option : split(spec.substr(4), ':')) {
+    for (const std::string& option : split_spec_fields(spec.substr(4), ':')) {
         const std::size_t equals = option.find('=');
         const std::string name = option.substr(0, equals);
         const std::string value = equals == std::string::npos ? "" : option.substr(equals + 1);

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 
+#include "common/spec_fields.hpp"
 #include "fpgacnn/drivers/rtl_device.hpp"
 #include "fpgacnn/error.hpp"
 #include "rtl/rtl_library.hpp"
@@ -25,15 +25,6 @@ const char* const kLibrarySuffix = ".so";
     throw Error("device '" + spec + "': " + problem + "; expected " + kRtlSpecGrammar +
                 " (BUILD: a Verilated kernel build such as 'small'; mem: the AXI memory model, one of " +
                 models + ")");
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream stream(text);
-    while (std::getline(stream, part, separator)) parts.push_back(part);
-    if (!text.empty() && text.back() == separator) parts.emplace_back();
-    return parts;
 }
 
 bool is_build_name(const std::string& text) {
@@ -97,7 +88,7 @@ RtlOptions parse_rtl_spec(const std::string& spec) {
     if (spec.size() == 4) malformed(spec, "nothing after 'rtl:'");
     bool build_given = false;
     bool memory_given = false;
-    for (const std::string& option : split(spec.substr(4), ':')) {
+    for (const std::string& option : split_spec_fields(spec.substr(4), ':')) {
         if (option.rfind("mem=", 0) == 0 && !memory_given) {
             const std::string name = option.substr(4);
             const auto& models = rtl_memory_models();
