@@ -224,13 +224,14 @@ std::uint64_t tensor_bytes(const Layer& layer, int element_bytes) {
     return elements * static_cast<std::uint64_t>(element_bytes);
 }
 
-// `quantized`: the network's widths (8-bit weights move half the bytes, 8-bit input and weights run
-// in pairs), or null for 16 everywhere.
+/// The planner's prediction for one device layer: at the kernel's clock, and in its cycles.
 struct PlannerEstimate {
     double milliseconds = 0;
     double cycles = 0;
 };
 
+// `quantized`: the network's widths (8-bit weights move half the bytes, 8-bit input and weights run
+// in pairs), or null for 16 everywhere.
 std::vector<std::optional<PlannerEstimate>> planner_estimates(const Network& network,
                                                               const std::string& device_spec,
                                                               const Device* device,

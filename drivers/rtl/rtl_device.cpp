@@ -17,6 +17,7 @@
 
 #include "common/command_registers.hpp"
 #include "common/owned_memory.hpp"
+#include "common/sync_check.hpp"
 #include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/rtl_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -135,16 +136,9 @@ public:
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto memory = owned_memory<RtlMemory>(buffer, token_, name() + ": sync", name());
-        const ByteSpan span{offset, offset + bytes};
-        if (span.end > memory->bytes) {
-            throw Error(name() + ": sync of bytes " + span.text() + " of '" + memory->purpose +
-                        "', which has " + std::to_string(memory->bytes) + " bytes");
-        }
-        if (job_ && job_->arena == memory && span.overlaps(job_->footprint.output)) {
-            throw Error(name() + ": sync of '" + memory->purpose + "' bytes " + span.text() + " while " +
-                        job_->command.description + " is writing " + job_->footprint.output.text() +
-                        "; wait() for the command first");
-        }
+        RunningWrite running;
+        if (job_) running = {job_->arena.get(), job_->footprint.output, job_->command.description};
+        check_sync(name(), *memory, offset, bytes, running);
     }
 
     void start(const DeviceCommand& command, const DeviceBuffer& arena,
@@ -249,9 +243,9 @@ private:
     CommandStats simulate(const Job& job, bool& stopped) {
         CommandStats stats;
         stats.layer = job.command.layer;
+        fpgacnn_rtl_counters counters{};  // as the interrupt rose: the traffic and cycles of the command
         for (;;) {
             int status = 0;
-            fpgacnn_rtl_counters counters{};
             std::string fault;
             {
                 std::lock_guard<std::mutex> sim_lock(simulation_->mutex);
@@ -271,10 +265,8 @@ private:
             if (status == 0) break;
         }
         std::uint32_t control = 0;
-        fpgacnn_rtl_counters counters{};
         {
             std::lock_guard<std::mutex> sim_lock(simulation_->mutex);
-            simulation_->library->read_counters(simulation_->sim, &counters);
             control = read_register(regs::kControl);                       // clears ap_done
             write_register(regs::kInterruptStatus, regs::kInterruptDone);  // toggle-on-write: clears it
         }

@@ -16,6 +16,7 @@
 
 #include "common/command_registers.hpp"
 #include "common/owned_memory.hpp"
+#include "common/sync_check.hpp"
 #include "fpgacnn/drivers/command_footprint.hpp"
 #include "fpgacnn/drivers/uio_device.hpp"
 #include "fpgacnn/error.hpp"
@@ -124,16 +125,9 @@ public:
               std::size_t bytes) override {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto a = own(buffer, name_text() + ": sync");
-        const ByteSpan span{offset, offset + bytes};
-        if (span.end > a->bytes) {
-            throw Error(name_text() + ": sync of bytes " + span.text() + " of '" + a->purpose +
-                        "', which has " + std::to_string(a->bytes) + " bytes");
-        }
-        if (job_ && job_->arena == a && span.overlaps(job_->output)) {
-            throw Error(name_text() + ": sync of '" + a->purpose + "' bytes " + span.text() + " while " +
-                        job_->command.description + " is writing " + job_->output.text() +
-                        "; wait() for the command first");
-        }
+        RunningWrite running;
+        if (job_) running = {job_->arena.get(), job_->output, job_->command.description};
+        check_sync(name_text(), *a, offset, bytes, running);
         dma_->sync(direction, a->offset + offset, bytes);
     }
 
