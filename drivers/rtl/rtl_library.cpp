@@ -28,6 +28,7 @@ void resolve_all(void* handle, RtlLibrary& fields) {
     decltype(&fpgacnn_rtl_abi_version) abi_version = nullptr;
     resolve(handle, path, "fpgacnn_rtl_abi_version", abi_version);
     const int version = abi_version();
+    library->abi_version = version;
     if (version != FPGACNN_RTL_SIM_ABI_VERSION) {
         throw Error("rtl: " + path + " implements simulation interface version " + std::to_string(version) +
                     ", this library needs " + std::to_string(FPGACNN_RTL_SIM_ABI_VERSION) +

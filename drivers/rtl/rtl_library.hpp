@@ -11,6 +11,7 @@ namespace fpgacnn::rtl {
 
 struct RtlLibrary {
     std::string path;
+    int abi_version = 0;     // fpgacnn_rtl_abi_version(): FPGACNN_RTL_SIM_ABI_VERSION once loaded
     std::string build_text;  // fpgacnn_rtl_build_text()
     bool address64 = true;   // fpgacnn_rtl_address64()
     decltype(&fpgacnn_rtl_create) create = nullptr;

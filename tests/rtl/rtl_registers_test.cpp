@@ -45,21 +45,21 @@ kernel::LayerCommand identify_at(uint32_t output_offset) {
 
 TEST(RtlRegisters, TheLibraryDescribesItsBuild) {
     const RtlSimLibrary& lib = small_rtl_library();
-    EXPECT_EQ(lib.abi_version(), FPGACNN_RTL_SIM_ABI_VERSION);
+    EXPECT_EQ(lib.abi_version, FPGACNN_RTL_SIM_ABI_VERSION);
     // The maxima this test binary is compiled with; the address width is the build's own.
     const std::string expected = "Tm=" + std::to_string(kernel::kTm) + " Tn=" + std::to_string(kernel::kTn) +
                                  " Tr=" + std::to_string(kernel::kTr) + " Tc=" + std::to_string(kernel::kTc) +
                                  " K<=" + std::to_string(kernel::kMaxK) +
                                  " S<=" + std::to_string(kernel::kMaxS) +
                                  " pairs=" + std::to_string(kernel::kInt8Pairs ? 1 : 0) +
-                                 " word=16 addr=" + (lib.address64() != 0 ? "64" : "32");
-    EXPECT_EQ(std::string(lib.build_text()), expected);
+                                 " word=16 addr=" + (lib.address64 ? "64" : "32");
+    EXPECT_EQ(lib.build_text, expected);
 }
 
 TEST(RtlRegisters, EveryCommandAndPointerRegisterReadsBackWhatWasWritten) {
     Sim s;
     for (int i = 0; i < kernel::kCommandWords; ++i) s.write(regs::kCommandOffsets[i], 0x01020304u * (i + 1));
-    const bool address64 = s.lib.address64() != 0;
+    const bool address64 = s.lib.address64;
     for (int p = 0; p < regs::kPointerCount; ++p) {
         const uint32_t at = regs::pointer_offset(static_cast<regs::Pointer>(p), address64);
         s.write(at, 0xA0000000u + 0x1000u * p);
@@ -70,7 +70,9 @@ TEST(RtlRegisters, EveryCommandAndPointerRegisterReadsBackWhatWasWritten) {
     for (int p = 0; p < regs::kPointerCount; ++p) {
         const uint32_t at = regs::pointer_offset(static_cast<regs::Pointer>(p), address64);
         EXPECT_EQ(s.read(at), 0xA0000000u + 0x1000u * p) << regs::kPointerNames[p];
-        if (address64) EXPECT_EQ(s.read(at + 4), 0x50u + p) << regs::kPointerNames[p];
+        if (address64) {
+            EXPECT_EQ(s.read(at + 4), 0x50u + p) << regs::kPointerNames[p];
+        }
     }
     // Control registers: idle at reset, enables read back, an unknown offset reads 0.
     EXPECT_EQ(s.read(regs::kControl) & (regs::kApIdle | regs::kApDone | regs::kApStart), regs::kApIdle);
@@ -107,8 +109,7 @@ TEST(RtlRegisters, DoneClearsOnReadAndTheStatusRegisterTogglesOnWrite) {
     uint32_t words[kernel::kCommandWords];
     regs::command_words(identify_at(0), words);
     for (int i = 0; i < kernel::kCommandWords; ++i) s.write(regs::kCommandOffsets[i], words[i]);
-    s.write(regs::pointer_offset(regs::kFmWrite, s.lib.address64() != 0),
-            static_cast<uint32_t>(kArenaBusAddress));
+    s.write(regs::pointer_offset(regs::kFmWrite, s.lib.address64), static_cast<uint32_t>(kArenaBusAddress));
     s.write(regs::kGlobalInterruptEnable, 1);
     s.write(regs::kInterruptEnable, regs::kInterruptDone);
     EXPECT_EQ(s.lib.run(s.sim, 0), 1) << "the interrupt line is low before a call";
