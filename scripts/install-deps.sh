@@ -13,6 +13,7 @@ packages=(build-essential cmake ninja-build pkg-config ccache
           # fpgacnn-serve: the inference protocol's gRPC service, its .proto compiled at build time,
           # the Prometheus metrics
           libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc prometheus-cpp-dev
+          python3-dev pybind11-dev python3-numpy  # the Python package (python/, docs/python.md)
           darknet)  # darknet: sample images/cfgs for the main job, reference implementation for tests
 for option in "$@"; do
   case "$option" in
@@ -25,7 +26,9 @@ for option in "$@"; do
                  clang  # libFuzzer harnesses (scripts/run-fuzzers.sh)
                  # fpgacnn-serve's conformance tests: a Python client generated from the .proto,
                  # curl for REST, the Kubernetes manifests parsed
-                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl)
+                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl
+                 # the Python package's tests (tests/python), its OpenCV examples and notebook
+                 python3-pytest python3-opencv jupyter-nbconvert python3-ipykernel)
       ;;
     --with-cross)
       # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.

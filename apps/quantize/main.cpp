@@ -1,35 +1,22 @@
 // fpgacnn-quantize: calibrates a darknet model to int16 dynamic fixed point and writes the
 // quantized model file that fpgacnn-detect --precision int16 --quantized FILE runs.
 // Exit codes: apps/common/exit_codes.hpp.
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
-#include <memory>
-#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "../common/exit_codes.hpp"
 #include "../common/guarded_main.hpp"
 #include "../common/json_text.hpp"
-#include "../common/output_paths.hpp"
 #include "../common/parse_then_run.hpp"
-#include "../detect/result_writers.hpp"
-#include "fpgacnn/calibration.hpp"
-#include "fpgacnn/darknet.hpp"
-#include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/logging.hpp"
-#include "fpgacnn/quant_accuracy.hpp"
-#include "fpgacnn/quantized_file.hpp"
-#include "image_list.hpp"
 #include "quantize_options.hpp"
+#include "quantize_run.hpp"
 #include "report_writers.hpp"
-#include "width_plot.hpp"
 
 using namespace fpgacnn;
 using namespace fpgacnn::quantize;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -39,62 +26,8 @@ LogLevel log_level(const QuantizeOptions& options) {
         LogLevel::Warn);  // the notes are printed in the result; info would repeat them
 }
 
-// The float reference against the CPU int16 backend running `quantized`, on the calibration images.
-AccuracyReport accuracy_report(const QuantizedNetwork& quantized, const std::vector<std::string>& images,
-                               bool progress) {
-    const Network& network = quantized.network;
-    BackendOptions cpu;
-    cpu.device = "cpu";
-    cpu.precision = Precision::Float;
-    const std::unique_ptr<Backend> reference = make_backend(network, cpu);
-    cpu.precision = Precision::Mixed;  // the widths just chosen
-    cpu.keep_layer_outputs = true;     // the report compares every layer
-    cpu.quantized =
-        std::shared_ptr<const QuantizedNetwork>(std::shared_ptr<void>(), &quantized);  // non-owning
-    const std::unique_ptr<Backend> fixed_point = make_backend(network, cpu);
-    AccuracyOptions accuracy;
-    accuracy.progress = progress;
-    return evaluate_quantization(network, *reference, *fixed_point, images, accuracy);
-}
-
 int run(const QuantizeOptions& options) {
-    apps::check_output_file(options.out, "--out");  // before minutes of calibration
-    if (!options.plot.empty()) apps::check_output_file(options.plot, "--plot");
-    std::optional<InputSizeOverride> input_override;
-    if (!options.input_size.empty()) input_override = parse_input_size(options.input_size);
-    const Network network = load_darknet_model(options.cfg, options.weights, input_override);
-
-    QuantizeOutcome outcome;
-    outcome.out_path = options.out;
-    outcome.images =
-        options.images.empty() ? default_calibration_images() : expand_image_arguments(options.images);
-
-    CalibrationOptions calibration;
-    calibration.percentile = options.percentile;
-    calibration.activation_margin_bits = options.activation_margin_bits;
-    calibration.accumulator_margin_bits = options.accumulator_margin_bits;
-    calibration.progress = !options.quiet;
-    if (options.explore) {
-        ExploreOptions explore;
-        explore.max_loss_percent = options.max_loss_percent;
-        explore.progress = !options.quiet;
-        calibration.progress = false;  // the exploration's own bar follows the one float pass
-        outcome.exploration =
-            explore_widths(network, outcome.images, calibration, explore, outcome.calibration);
-        outcome.accuracy = outcome.exploration->points[outcome.exploration->chosen].accuracy;
-    } else {
-        calibration.widths = widths_from_flags(network, options.bits, options.widths);
-        outcome.calibration = calibrate(network, outcome.images, calibration);
-    }
-    save_quantized_network(outcome.calibration.quantized, options.out);
-    if (!options.plot.empty()) {
-        detect::write_image_file(options.plot,
-                                 draw_width_plot(*outcome.exploration, fs::path(options.cfg).stem().string()),
-                                 "the width plot");
-    }
-
-    if (options.report && !outcome.accuracy)
-        outcome.accuracy = accuracy_report(outcome.calibration.quantized, outcome.images, !options.quiet);
+    const QuantizeOutcome outcome = quantize_model(options);
     if (options.json) {
         std::cout << apps::json_text(outcome_to_json(outcome), 2) << std::endl;
     } else {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
@@ -62,6 +64,24 @@ INSTANTIATE_TEST_SUITE_P(Sizes, LetterboxRgbMatchesFloatPath,
                              return std::to_string(c.width) + "x" + std::to_string(c.height) + "_into_" +
                                     std::to_string(c.net_w) + "x" + std::to_string(c.net_h);
                          });
+
+// A BGR view (RgbPixelsView::bgr, what the Python package passes for a cv2 frame) reads the same
+// values as the RGB bytes with each pixel's first and last byte swapped.
+TEST(LetterboxRgb, BgrViewMatchesSwappedRgb) {
+    const RgbPixels rgb = random_pixels(97, 61, 5);
+    std::vector<std::uint8_t> bgr = rgb.data;
+    for (std::size_t i = 0; i < bgr.size(); i += 3) std::swap(bgr[i], bgr[i + 2]);
+    RgbPixelsView view(bgr.data(), bgr.size(), rgb.width, rgb.height);
+    view.bgr = true;
+    const Image expected = letterbox_rgb(rgb, 64, 48);
+    const Image actual = letterbox_rgb(view, 64, 48);
+    ASSERT_EQ(actual.data.size(), expected.data.size());
+    EXPECT_EQ(std::memcmp(actual.data.data(), expected.data.data(), expected.data.size() * sizeof(float)), 0);
+    view.bgr = false;  // and the flag matters: read as RGB, red and blue trade places
+    EXPECT_NE(std::memcmp(letterbox_rgb(view, 64, 48).data.data(), expected.data.data(),
+                          expected.data.size() * sizeof(float)),
+              0);
+}
 
 TEST(LetterboxRgb, RejectsEmptyOrShortPixels) {
     EXPECT_THROW(letterbox_rgb(RgbPixels{}, 416, 416), Error);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fpgacnn/backend.hpp"
@@ -134,6 +135,13 @@ public:
 
     /// The [region] layer's activated output of the last detect(), darknet's l.output.
     const std::vector<float>& region_output() const { return region_output_; }
+    /// region_output() handed over instead of copied, for a caller that keeps it (the Python
+    /// package's forward() returns it as a numpy array); region_output() is empty until the next
+    /// detect(). Call it on the thread that called detect(), before any other detect().
+    std::vector<float> take_region_output() {
+        std::lock_guard<std::mutex> lock(calls_);
+        return std::move(region_output_);
+    }
     /// Layer i's output of the last detect() (needs keep_layer_outputs on a device).
     std::vector<float> layer_output(int i) const { return backend_->layer_output(i); }
     /// Per-layer times of the last detect().

@@ -71,6 +71,10 @@ struct RgbPixelsView {
     std::size_t size = 0;  // bytes at data; valid views have width * height * 3
     int width = 0;
     int height = 0;
+    /// The bytes are B, G, R for each pixel (an OpenCV frame, a numpy array from cv2) instead of R, G,
+    /// B: letterbox_rgb reads each channel from its own place, so such a frame is read where it lies,
+    /// with the values of converting it to RGB first.
+    bool bgr = false;
 
     RgbPixelsView() = default;
     RgbPixelsView(const std::uint8_t* bytes, std::size_t byte_count, int pixels_wide, int pixels_high)

@@ -144,7 +144,8 @@ Image resize_rgb(const RgbPixelsView& pixels, int w, int h) {
     return resize_two_passes(
         pixels.width, pixels.height, 3,
         [&](int k, int r) {
-            return RgbRow{pixels.data + row_bytes * static_cast<std::size_t>(r) + k, unit};
+            const int byte_of_channel = pixels.bgr ? 2 - k : k;  // channel k of the RGB result
+            return RgbRow{pixels.data + row_bytes * static_cast<std::size_t>(r) + byte_of_channel, unit};
         },
         w, h);
 }
