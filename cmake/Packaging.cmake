@@ -4,6 +4,7 @@
 #   libfpgacnn-dev  dev      headers, libfpgacnn.so, the CMake package, fpgacnn.pc
 #   fpgacnn-tools   tools    the command-line tools; fpgacnn-serve with its systemd unit (where gRPC is)
 #   fpgacnn-camera  camera   the camera server, its systemd unit and udev rules, the fpgacnn user
+#   python3-fpgacnn python   the Python package fpgacnn (python/; where the build has it)
 # Depends come from dpkg-shlibdeps plus the packages' own relations; docs/install.md shows them.
 set(FPGACNN_PACKAGE_MAINTAINER "fpgacnn developers <fpgacnn@example.org>" CACHE STRING
     "The packages' Maintainer field (Name <address>); set it when publishing packages")
@@ -37,10 +38,14 @@ execute_process(COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/debian/changel
                 OUTPUT_FILE ${fpgacnn_changelog_gz} COMMAND_ERROR_IS_FATAL ANY)
 
 set(fpgacnn_deb_components lib dev tools camera)
+if(TARGET fpgacnn_python)
+  list(APPEND fpgacnn_deb_components python)
+endif()
 set(fpgacnn_deb_name_lib libfpgacnn${PROJECT_VERSION_MAJOR})  # the SONAME's number
 set(fpgacnn_deb_name_dev libfpgacnn-dev)
 set(fpgacnn_deb_name_tools fpgacnn-tools)
 set(fpgacnn_deb_name_camera fpgacnn-camera)
+set(fpgacnn_deb_name_python python3-fpgacnn)
 foreach(component IN LISTS fpgacnn_deb_components)
   string(TOUPPER ${component} upper)
   set(CPACK_DEBIAN_${upper}_PACKAGE_NAME ${fpgacnn_deb_name_${component}})
@@ -159,5 +164,18 @@ accelerator's /dev/uio* and /dev/udmabuf* nodes. The service is not started
 until configured: edit /etc/default/fpgacnn-camera, then
 systemctl enable --now fpgacnn-camera.")
 fpgacnn_deb_maintainer_files(camera fpgacnn-camera)
+if(TARGET fpgacnn_python)
+  # The extension is built for one interpreter version (its file name and folder say which).
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "${fpgacnn_lib_exact}, python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}), python3 (<< ${Python_VERSION_MAJOR}.${fpgacnn_next_python_minor}), python3-numpy")
+  set(CPACK_DEBIAN_PYTHON_DESCRIPTION "Darknet CNNs on FPGA accelerators - Python package
+import fpgacnn: darknet YOLOv2 detectors on FPGA accelerators or the CPU
+from Python (Jupyter / PYNQ notebooks, OpenCV camera loops). numpy arrays
+are read in place, detections come back as objects, frames can be submitted
+asynchronously (concurrent.futures), and the GIL is released while the
+runtime works. fpgacnn.quantize() and fpgacnn.plan() return what the tools'
+--json prints.")
+endif()
 
 include(CPack)

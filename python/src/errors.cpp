@@ -29,6 +29,7 @@ void register_errors(py::module_& module) {
         new_exception(module, "DeviceError", error,
                       "The accelerator failed: it cannot be opened, does not answer, times out or vanished "
                       "(fallback_cpu=True continues on the CPU after one).");
+    // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11 takes a translator of this type
     py::register_exception_translator([](std::exception_ptr raised) {
         try {
             if (raised) std::rethrow_exception(raised);

@@ -83,7 +83,12 @@ public:
         detector_ = make_detector(arguments);
         precision_ = precision_name(detector_->options().backend.precision);
     }
-    ~NativeDetector() { close(); }
+    ~NativeDetector() {
+        try {
+            close();
+        } catch (...) {  // a destructor must not throw; close() only fails if the GIL cannot be released
+        }
+    }
     NativeDetector(const NativeDetector&) = delete;
     NativeDetector& operator=(const NativeDetector&) = delete;
 

@@ -13,6 +13,8 @@ build="$(cd "${1:-$repo/build/release}" && pwd)"
 test_name=deb_test
 source "$repo/tests/install/common.sh"
 packages=(libfpgacnn0 libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
+# python3-fpgacnn where the build has the Python package (python/CMakeLists.txt).
+[[ -d "$build/python/fpgacnn" ]] && packages+=(python3-fpgacnn)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
   say "SKIP: needs root and apt-get (installs packages on this machine; CI runs it as root)"
@@ -73,6 +75,21 @@ choose_model /usr/bin/fpgacnn-synth-weights "$work"
 diff -u <(without_time <"$work/built.txt") <(without_time <"$work/packaged.txt") ||
   fail "/usr/bin/fpgacnn-detect's detections differ from the build tree's (diff above)"
 say "/usr/bin/fpgacnn-detect: $(($(wc -l <"$work/packaged.txt") - 1)) detections, as the build tree's"
+
+# python3-fpgacnn: Debian's python3 imports the package from /usr/lib/python3/dist-packages and detects
+# what /usr/bin/fpgacnn-detect does.
+if [[ " ${packages[*]} " == *" python3-fpgacnn "* ]]; then
+  (cd "$work" && env -u PYTHONPATH -u LD_LIBRARY_PATH /usr/bin/python3 -c "
+import fpgacnn, sys
+assert fpgacnn.__file__.startswith('/usr/lib/python3/dist-packages/'), fpgacnn.__file__
+det = fpgacnn.Detector(sys.argv[1], sys.argv[2], names=sys.argv[3], device='cpu')
+for d in det.detect(sys.argv[4]):
+    print(f'{d.label}: {d.score * 100:.0f}%  (left {d.left}, top {d.top}, right {d.right}, bottom {d.bottom})')
+" "$cfg" "$weights" "$names" "$image" >"$work/python.txt") || fail "import fpgacnn from python3-fpgacnn failed"
+  diff -u <(tail -n +2 "$work/packaged.txt") "$work/python.txt" ||
+    fail "python3-fpgacnn's detections differ from /usr/bin/fpgacnn-detect's (diff above)"
+  say "python3-fpgacnn: /usr/bin/python3 -c 'import fpgacnn' detects what fpgacnn-detect does"
+fi
 
 # libfpgacnn-dev: the example builds against /usr with plain pkg-config and runs without a RUNPATH.
 cp -r "$repo/examples/detect-minimal" "$work/example"

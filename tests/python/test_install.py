@@ -1,4 +1,4 @@
-# The package as `cmake --install` puts it under a prefix (components lib and python): it imports from
+# The package as `cmake --install` puts it under a prefix (components lib and python_site): it imports from
 # there, finds libfpgacnn by its run path (no LD_LIBRARY_PATH), and detects.
 import os
 import pathlib
@@ -15,7 +15,7 @@ def test_installed_package_imports_and_detects(model, tmp_path):
     if not build:
         pytest.skip("FPGACNN_BUILD_DIR (the build folder to install from) is not set")
     prefix = tmp_path / "prefix"
-    for component in ("lib", "python"):
+    for component in ("lib", "python_site"):
         subprocess.run(["cmake", "--install", build, "--prefix", str(prefix), "--component", component], check=True,
                        capture_output=True)
     packages = list(prefix.glob("lib/python3*/dist-packages/fpgacnn"))
