@@ -147,6 +147,11 @@ class Detector:
         return self._native.layer_times()
 
     @property
+    def last_timing(self):
+        """Times of the last detect() inside the runtime, in ms: ms (all), pre_ms (letterbox), device_ms, post_ms."""
+        return self._native.last_timing()
+
+    @property
     def info(self):
         """network (cfg), layers, input_size (w, h), device, precision, gop (per frame), thresh, nms."""
         return self._native.info()

@@ -1,5 +1,7 @@
 #include "native_detector.hpp"
 
+#include <chrono>
+#include <deque>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -106,11 +108,48 @@ public:
 
     std::vector<Detection> detect_array(const py::handle& image, bool rgb) {
         FrameInput frame = frame_of_array(image, rgb, "Detector.detect");
-        return run_released([&](Detector& d) { return d.detect(frame).detections; });
+        return run_released([&](Detector& d) { return kept(d.detect(frame)); });
     }
 
     std::vector<Detection> detect_path(const std::string& path) {
-        return run_released([&](Detector& d) { return d.detect(load_image(path)).detections; });
+        return run_released([&](Detector& d) { return kept(d.detect(load_image(path))); });
+    }
+
+    // The C++ API's loops that benchmarks/python_overhead.py compares the Python ones with, in the same
+    // process on the same arrays: `frames` detect() calls, or submit() calls with at most `in_flight`
+    // futures waited on oldest first (Detector.submit's pattern in a camera loop). Seconds taken.
+    double time_cpp_loop(const py::list& images, int frames, int in_flight) {
+        std::vector<FrameInput> inputs;
+        for (const py::handle image : images) inputs.push_back(frame_of_array(image, false, "time_cpp_loop"));
+        if (inputs.empty() || frames <= 0) throw Error("time_cpp_loop: needs images and frames > 0");
+        return run_released(
+            [&](Detector& d) {
+                const auto start = std::chrono::steady_clock::now();
+                std::deque<std::future<DetectionResult>> futures;
+                for (int i = 0; i < frames; ++i) {
+                    const FrameInput& input = inputs[static_cast<std::size_t>(i) % inputs.size()];
+                    if (in_flight <= 0) {
+                        d.detect(input);
+                        continue;
+                    }
+                    if (static_cast<int>(futures.size()) == in_flight) {
+                        futures.front().get();
+                        futures.pop_front();
+                    }
+                    futures.push_back(d.submit(input));
+                }
+                for (auto& future : futures) future.get();
+                return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            },
+            in_flight <= 0);
+    }
+
+    // The C++ Detector::detect's own times of the last detect(): what the binding adds is the
+    // caller's wall time minus `ms` (benchmarks/python_overhead.py).
+    py::dict last_timing() {
+        std::lock_guard<std::mutex> lock(calls_);
+        return py::dict(py::arg("ms") = last_.milliseconds, py::arg("pre_ms") = last_.pre_ms,
+                        py::arg("device_ms") = last_.device_ms, py::arg("post_ms") = last_.post_ms);
     }
 
     PendingFrame submit_array(const py::handle& image, bool rgb) {
@@ -179,6 +218,13 @@ public:
     }
 
 private:
+    // Keeps the times of `result` (called under calls_) and hands back its detections.
+    std::vector<Detection> kept(DetectionResult result) {
+        last_ = result;
+        last_.detections.clear();
+        return std::move(result.detections);
+    }
+
     std::shared_ptr<Detector> live() {
         std::lock_guard<std::mutex> lock(live_);
         if (!detector_) throw Error("fpgacnn.Detector: used after close()");
@@ -211,6 +257,7 @@ private:
     std::mutex live_;  // detector_ against close()
     std::shared_ptr<Detector> detector_;
     std::mutex calls_;
+    DetectionResult last_;  // the last detect()'s times (no detections), under calls_
 };
 
 }  // namespace
@@ -263,6 +310,10 @@ void register_detector(py::module_& module) {
         .def("submit_path", &NativeDetector::submit_path, py::arg("path"))
         .def("forward", &NativeDetector::forward, py::arg("image"), py::arg("rgb"), py::arg("is_path"))
         .def("layer_times", &NativeDetector::layer_times)
+        .def("last_timing", &NativeDetector::last_timing)
+        .def("time_cpp_loop", &NativeDetector::time_cpp_loop, py::arg("images"), py::arg("frames"),
+             py::arg("in_flight"),
+             "benchmarks/python_overhead.py: the C++ API's detect (in_flight 0) or submit loop")
         .def("info", &NativeDetector::info)
         .def("verification", &NativeDetector::verification)
         .def("flush", &NativeDetector::flush)
