@@ -219,13 +219,15 @@ def _close_live_detectors():
 
 
 def _flags(options):
-    """Keyword arguments as a tool's flags: name_with_underscores=value -> --name-with-underscores value;
+    """Keyword arguments as a tool's flags: name_with_underscores=value -> --name-with-underscores value
+    (input_size -> --input);
     True -> the flag alone, False / None -> left out, a list -> the flag then each value."""
     flags = []
     for name, value in options.items():
         if value is None or value is False:
             continue
-        flag = "--" + name.replace("_", "-")
+        # input_size: the tools' --input, named as Detector's argument.
+        flag = "--input" if name == "input_size" else "--" + name.replace("_", "-")
         if value is True:
             flags.append(flag)
         elif isinstance(value, (list, tuple)):

@@ -60,7 +60,7 @@ def test_notebook_executes(model, tmp_path):
     # The kernel runs in the notebook's folder: the package's folder as an absolute path.
     package_parent = str(pathlib.Path(fpgacnn.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=package_parent, FPGACNN_CFG=model["cfg"], FPGACNN_WEIGHTS=model["weights"], FPGACNN_NAMES=model["names"],
-               FPGACNN_INPUT_SIZE=model["input_size"])
+               FPGACNN_INPUT_SIZE=model["input_size"], FPGACNN_THRESH=str(model["thresh"]))
     subprocess.run([nbconvert, "--to", "notebook", "--execute", "--output-dir", str(tmp_path),
                     str(EXAMPLES / "fpgacnn.ipynb")], check=True, env=env, capture_output=True, text=True)
     executed = json.loads((tmp_path / "fpgacnn.ipynb").read_text())

@@ -27,7 +27,7 @@ def test_installed_package_imports_and_detects(model, tmp_path):
         "import fpgacnn, sys\n"
         f"assert fpgacnn.__file__.startswith({str(prefix)!r}), fpgacnn.__file__\n"
         f"det = fpgacnn.Detector({model['cfg']!r}, {model['weights']!r}, names={model['names']!r}, device='cpu',"
-        f" precision='float', input_size={model['input_size'] or None!r})\n"
+        f" precision='float', input_size={model['input_size'] or None!r}, thresh={model['thresh']!r})\n"
         f"print(len(det.detect({str(SAMPLE_IMAGES[0])!r})))\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
     env["PYTHONPATH"] = str(packages[0].parent)
