@@ -59,6 +59,22 @@ if [[ "$model_kind" == YOLO-LITE* ]] && ! grep -q '^dog: ' "$work/expected.txt";
   fail "fpgacnn-detect found no dog in $image with YOLO-LITE: $(cat "$work/expected.txt")"
 fi
 
+# The Python package (where the build has it): Debian's python3 imports it from the prefix's
+# lib/python3.N/dist-packages, finds libfpgacnn by its run path, and prints fpgacnn-detect's lines.
+python_dir="$(find "$prefix/lib" -maxdepth 3 -type d -path '*/dist-packages/fpgacnn' -print -quit)"
+if [[ -n "$python_dir" ]]; then
+  (cd "$work" && env -u LD_LIBRARY_PATH PYTHONPATH="$(dirname "$python_dir")" /usr/bin/python3 -c "
+import fpgacnn, sys
+assert fpgacnn.__file__.startswith(sys.argv[5]), fpgacnn.__file__
+det = fpgacnn.Detector(sys.argv[1], sys.argv[2], names=sys.argv[3], device='cpu')
+for d in det.detect(sys.argv[4]):
+    print(f'{d.label}: {d.score * 100:.0f}%  (left {d.left}, top {d.top}, right {d.right}, bottom {d.bottom})')
+" "$cfg" "$weights" "$names" "$image" "$prefix" >"$work/python.txt") || fail "import fpgacnn from $python_dir failed"
+  diff -u <(tail -n +2 "$work/expected.txt") "$work/python.txt" ||
+    fail "the installed Python package's detections differ from fpgacnn-detect's (diff above)"
+  say "the Python package in ${python_dir#"$prefix/"} detects what fpgacnn-detect does"
+fi
+
 # The example must be built from the prefix, not from this source tree: copy it out.
 cp -r "$repo/examples/detect-minimal" "$work/example"
 # 1. CMake: find_package(fpgacnn) through CMAKE_PREFIX_PATH.
