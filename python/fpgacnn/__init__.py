@@ -92,6 +92,8 @@ class Detector:
         self._completions = queue.SimpleQueue()
         self._completer = None
         self._completer_lock = threading.Lock()
+        # A detector dropped without close() still ends its completion thread (after the frames queued).
+        weakref.finalize(self, self._completions.put, None)
         _live_detectors.add(self)
 
     def detect(self, image, rgb=False):
