@@ -114,6 +114,10 @@ namespace {
 //         each costing its own cheapest aspect ratio (or LUTRAM when small);
 //   LUT:  each weight lane picks its element out of the beat's up to 2E (8-bit weights) by a mux
 //         of 16-bit values: kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
+// Estimated from the operator widths, not measured (no yosys run of a wide build finished yet): at
+// 64 bits a lane's 16-bit 8:1 multiplexer is two LUT6 a bit where the 16-bit build has one (the
+// narrow / wide select), plus the lane's place-in-the-beat subtract and compare: about 24 LUTs for
+// three more elements a beat.
 constexpr double kLutPerWeightLaneBeatElement = 8;
 Resources port_width_cost(const DesignShape& d, long long in_depth, int bits) {
     Resources r;
