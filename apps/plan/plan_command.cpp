@@ -66,6 +66,7 @@ PlanOutput run_plan_command(const PlanCommand& options, const CLI::App& app) {
     if (options.explore) return run_explore(options, network, app);
     fpgacnn::PlanOptions plan_options = options.plan;
     plan_options.maxima.int8_pairs = !options.no_int8_pairs;
+    plan_options.maxima.port_bits = plan_options.port_bits;
     if (!options.quantized.empty()) {
         fpgacnn::plan_widths_of(fpgacnn::load_quantized_network(options.quantized, network, nullptr,
                                                                 fpgacnn::ParameterLoading::OnDemand),

@@ -37,6 +37,8 @@ KernelFingerprint decode(const int16_t* w) {
     f.maxima.max_kernel = w[kernel::kFpMaxK];
     f.maxima.max_stride = w[kernel::kFpMaxS];
     f.maxima.int8_pairs = w[kernel::kFpInt8Pairs] != 0;
+    // Builds before the port width was a maximum wrote 0 there and had 16-bit ports.
+    f.maxima.port_bits = w[kernel::kFpPortBits] != 0 ? w[kernel::kFpPortBits] : 16;
     return f;
 }
 

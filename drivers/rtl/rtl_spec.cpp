@@ -72,6 +72,7 @@ const std::vector<RtlMemoryModel>& rtl_memory_models() {
 PlanOptions rtl_plan_options(const RtlMemoryModel& memory, const KernelMaxima& maxima) {
     PlanOptions options;
     options.maxima = maxima;
+    options.port_bits = maxima.port_bits;
     options.clock_mhz = memory.clock_mhz;
     options.bandwidth_gbs = memory.bytes_per_cycle * memory.clock_mhz * 1e6 / 1e9;
     options.read_latency_cycles = static_cast<int>(memory.read_latency);

@@ -1,8 +1,9 @@
 // The accelerator IP, as the HLS top function fpgacnn_accel is packaged (kernels/src/accel_top.cpp):
 // an AXI4-Lite slave with the command registers and ap_ctrl_hs control, an interrupt line, and five
-// AXI4 masters in the register map's pointer order (fm_read, fm_write, params: 16-bit elements, one
-// per beat; fm8_read, fm8_write: 8-bit feature maps, one byte per beat). The maxima are parameters;
-// ADDR64 selects 64-bit AXI addresses and base registers 12 bytes apart (0: 32-bit, 8 apart).
+// AXI4 masters in the register map's pointer order (fm_read, fm_write, params: PORT_BITS wide,
+// PORT_BITS / 16 int16 elements a beat; fm8_read, fm8_write: 8-bit feature maps, half as wide, the
+// same number of elements a beat). The maxima are parameters; ADDR64 selects 64-bit AXI addresses and
+// base registers 12 bytes apart (0: 32-bit, 8 apart).
 module fpgacnn_accel #(
     parameter int TM = 8,
     parameter int TN = 4,
@@ -12,6 +13,9 @@ module fpgacnn_accel #(
     parameter int MAX_S = 2,
     parameter int INT8_PAIRS = 1,
     parameter int ADDR64 = 1,
+    parameter int PORT_BITS = fpgacnn_contract_pkg::REFERENCE_PORT_BITS,  // kernel::kPortBits
+    localparam int PE = PORT_BITS / 16,  // elements a beat
+    localparam int PC = $clog2(PE + 1),
     localparam int AXI_ADDR_BITS = ADDR64 != 0 ? 64 : 32,
     localparam int WORDS = fpgacnn_contract_pkg::COMMAND_WORDS,
     localparam int PTRS = fpgacnn_contract_pkg::POINTER_COUNT
@@ -46,7 +50,7 @@ module fpgacnn_accel #(
     output logic [1:0] m_fm_read_arburst,
     input logic m_fm_read_rvalid,
     output logic m_fm_read_rready,
-    input logic [15:0] m_fm_read_rdata,
+    input logic [PORT_BITS-1:0] m_fm_read_rdata,
     input logic m_fm_read_rlast,
     input logic [1:0] m_fm_read_rresp,
     output logic m_fm_write_awvalid,
@@ -57,8 +61,8 @@ module fpgacnn_accel #(
     output logic [1:0] m_fm_write_awburst,
     output logic m_fm_write_wvalid,
     input logic m_fm_write_wready,
-    output logic [15:0] m_fm_write_wdata,
-    output logic [1:0] m_fm_write_wstrb,
+    output logic [PORT_BITS-1:0] m_fm_write_wdata,
+    output logic [PORT_BITS/8-1:0] m_fm_write_wstrb,
     output logic m_fm_write_wlast,
     input logic m_fm_write_bvalid,
     output logic m_fm_write_bready,
@@ -71,7 +75,7 @@ module fpgacnn_accel #(
     output logic [1:0] m_params_arburst,
     input logic m_params_rvalid,
     output logic m_params_rready,
-    input logic [15:0] m_params_rdata,
+    input logic [PORT_BITS-1:0] m_params_rdata,
     input logic m_params_rlast,
     input logic [1:0] m_params_rresp,
     output logic m_fm8_read_arvalid,
@@ -82,7 +86,7 @@ module fpgacnn_accel #(
     output logic [1:0] m_fm8_read_arburst,
     input logic m_fm8_read_rvalid,
     output logic m_fm8_read_rready,
-    input logic [7:0] m_fm8_read_rdata,
+    input logic [PORT_BITS/2-1:0] m_fm8_read_rdata,
     input logic m_fm8_read_rlast,
     input logic [1:0] m_fm8_read_rresp,
     output logic m_fm8_write_awvalid,
@@ -93,8 +97,8 @@ module fpgacnn_accel #(
     output logic [1:0] m_fm8_write_awburst,
     output logic m_fm8_write_wvalid,
     input logic m_fm8_write_wready,
-    output logic [7:0] m_fm8_write_wdata,
-    output logic [0:0] m_fm8_write_wstrb,
+    output logic [PORT_BITS/2-1:0] m_fm8_write_wdata,
+    output logic [PORT_BITS/16-1:0] m_fm8_write_wstrb,
     output logic m_fm8_write_wlast,
     input logic m_fm8_write_bvalid,
     output logic m_fm8_write_bready,
@@ -148,8 +152,9 @@ module fpgacnn_accel #(
   logic [15:0] fm_cmd_beats_bus, fm8_cmd_beats_bus;
   logic [23:0] fm_cmd_tag_bus, fm8_cmd_tag_bus;
   logic fm_beat_valid, fm8_beat_valid;
-  logic [15:0] fm_beat_data;
-  logic [7:0] fm8_beat_data;
+  logic [PORT_BITS-1:0] fm_beat_data;
+  logic [PORT_BITS/2-1:0] fm8_beat_data;
+  logic [PC-1:0] fm_beat_count, fm8_beat_count, par_beat_count;
   logic [23:0] fm_beat_tag, fm8_beat_tag;
   logic [15:0] fm_beat_index, fm8_beat_index;
   logic fm_idle, fm8_idle;
@@ -158,7 +163,7 @@ module fpgacnn_accel #(
   logic [15:0] par_cmd_beats_bus;
   logic [1:0] par_cmd_tag_bus;
   logic par_beat_valid;
-  logic [15:0] par_beat_data;
+  logic [PORT_BITS-1:0] par_beat_data;
   logic [1:0] par_beat_tag;
   logic [15:0] par_beat_index;
   logic par_idle;
@@ -181,7 +186,8 @@ module fpgacnn_accel #(
       .MAX_K(MAX_K),
       .MAX_S(MAX_S),
       .INT8_PAIRS(INT8_PAIRS),
-      .ADDR_BITS(AXI_ADDR_BITS)
+      .ADDR_BITS(AXI_ADDR_BITS),
+      .PORT_BITS(PORT_BITS)
   ) core (
       .clk(clk),
       .rst(rst),
@@ -201,10 +207,12 @@ module fpgacnn_accel #(
       .fm_beat_data(fm_beat_data),
       .fm_beat_tag(fm_beat_tag),
       .fm_beat_index(fm_beat_index),
+      .fm_beat_count(fm_beat_count),
       .fm8_beat_valid(fm8_beat_valid),
       .fm8_beat_data(fm8_beat_data),
       .fm8_beat_tag(fm8_beat_tag),
       .fm8_beat_index(fm8_beat_index),
+      .fm8_beat_count(fm8_beat_count),
       .fm_idle(fm_idle),
       .fm8_idle(fm8_idle),
       .par_cmd_valid(par_cmd_valid),
@@ -216,6 +224,7 @@ module fpgacnn_accel #(
       .par_beat_data(par_beat_data),
       .par_beat_tag(par_beat_tag),
       .par_beat_index(par_beat_index),
+      .par_beat_count(par_beat_count),
       .par_idle(par_idle),
       .wr_cmd_valid(wr_cmd_valid),
       .wr8_cmd_valid(wr8_cmd_valid),
@@ -233,7 +242,8 @@ module fpgacnn_accel #(
   );
 
   fpgacnn_axi_reader #(
-      .DATA_BITS(16),
+      .DATA_BITS(PORT_BITS),
+      .ELEM_BITS(16),
       .ADDR_BITS(AXI_ADDR_BITS),
       .TAG_BITS(24)
   ) fm_reader (
@@ -248,6 +258,7 @@ module fpgacnn_accel #(
       .beat_data(fm_beat_data),
       .beat_tag(fm_beat_tag),
       .beat_index(fm_beat_index),
+      .beat_count(fm_beat_count),
       .idle(fm_idle),
       .arvalid(m_fm_read_arvalid),
       .arready(m_fm_read_arready),
@@ -263,7 +274,8 @@ module fpgacnn_accel #(
   );
 
   fpgacnn_axi_reader #(
-      .DATA_BITS(16),
+      .DATA_BITS(PORT_BITS),
+      .ELEM_BITS(16),
       .ADDR_BITS(AXI_ADDR_BITS),
       .TAG_BITS(2)
   ) params_reader (
@@ -278,6 +290,7 @@ module fpgacnn_accel #(
       .beat_data(par_beat_data),
       .beat_tag(par_beat_tag),
       .beat_index(par_beat_index),
+      .beat_count(par_beat_count),
       .idle(par_idle),
       .arvalid(m_params_arvalid),
       .arready(m_params_arready),
@@ -293,7 +306,8 @@ module fpgacnn_accel #(
   );
 
   fpgacnn_axi_reader #(
-      .DATA_BITS(8),
+      .DATA_BITS(PORT_BITS / 2),
+      .ELEM_BITS(8),
       .ADDR_BITS(AXI_ADDR_BITS),
       .TAG_BITS(24)
   ) fm8_reader (
@@ -308,6 +322,7 @@ module fpgacnn_accel #(
       .beat_data(fm8_beat_data),
       .beat_tag(fm8_beat_tag),
       .beat_index(fm8_beat_index),
+      .beat_count(fm8_beat_count),
       .idle(fm8_idle),
       .arvalid(m_fm8_read_arvalid),
       .arready(m_fm8_read_arready),
@@ -323,7 +338,8 @@ module fpgacnn_accel #(
   );
 
   fpgacnn_axi_writer #(
-      .DATA_BITS(16),
+      .DATA_BITS(PORT_BITS),
+      .ELEM_BITS(16),
       .ADDR_BITS(AXI_ADDR_BITS)
   ) fm_writer (
       .clk(clk),
@@ -353,7 +369,8 @@ module fpgacnn_accel #(
   );
 
   fpgacnn_axi_writer #(
-      .DATA_BITS(8),
+      .DATA_BITS(PORT_BITS / 2),
+      .ELEM_BITS(8),
       .ADDR_BITS(AXI_ADDR_BITS)
   ) fm8_writer (
       .clk(clk),

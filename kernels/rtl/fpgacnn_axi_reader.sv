@@ -1,48 +1,69 @@
-// An AXI4 read master: takes commands "read BEATS elements from ADDR" (with an opaque TAG for the
-// consumer) and issues them as INCR bursts of at most 256 beats that never cross a 4 KiB boundary,
-// one element per beat (ARSIZE from the element width). It keeps issuing bursts while earlier ones
-// return (the slave limits how many are in flight with ARREADY) and hands every beat on with its
-// command's tag and its index in the command. The consumer always accepts, so RREADY stays high.
+// An AXI4 read master: takes commands "read ELEMENTS elements of ELEM_BITS from ADDR" (ADDR a byte
+// address aligned to the element, not to the bus; with an opaque TAG for the consumer) and issues
+// them as INCR bursts of full DATA_BITS beats from ADDR rounded down to the beat, at most 256 beats
+// and never across a 4 KiB boundary. It keeps issuing bursts while earlier ones return (the slave
+// limits how many are in flight with ARREADY) and hands every beat on as a run of consecutive
+// elements: beat_data holds element beat_index of the command in its lowest ELEM_BITS and
+// beat_count (1 .. DATA_BITS / ELEM_BITS) of them are the command's (the first beat drops what lies
+// before ADDR, the last what lies past the end). The consumer always accepts, so RREADY stays high.
 module fpgacnn_axi_reader #(
     parameter int DATA_BITS = 16,
+    parameter int ELEM_BITS = 16,
     parameter int ADDR_BITS = 64,
     parameter int TAG_BITS = 8,
     parameter int BEAT_BITS = 16,
+    localparam int PER_BEAT = DATA_BITS / ELEM_BITS,  // elements a beat
+    localparam int COUNT_BITS = $clog2(PER_BEAT + 1),
     localparam int QUEUE = 4
 ) (
-    input  logic                 clk,
-    input  logic                 rst,  // synchronous, active high
+    input  logic                  clk,
+    input  logic                  rst,  // synchronous, active high
     // commands
-    input  logic                 cmd_valid,
-    output logic                 cmd_ready,
-    input  logic [ADDR_BITS-1:0] cmd_addr,
-    input  logic [BEAT_BITS-1:0] cmd_beats,   // >= 1
-    input  logic [ TAG_BITS-1:0] cmd_tag,
-    // returned beats
-    output logic                 beat_valid,
-    output logic [DATA_BITS-1:0] beat_data,
-    output logic [ TAG_BITS-1:0] beat_tag,
-    output logic [BEAT_BITS-1:0] beat_index,
-    output logic                 idle,
+    input  logic                  cmd_valid,
+    output logic                  cmd_ready,
+    input  logic [ ADDR_BITS-1:0] cmd_addr,
+    input  logic [ BEAT_BITS-1:0] cmd_beats,   // elements, >= 1
+    input  logic [  TAG_BITS-1:0] cmd_tag,
+    // returned elements, a beat at a time
+    output logic                  beat_valid,
+    output logic [ DATA_BITS-1:0] beat_data,
+    output logic [  TAG_BITS-1:0] beat_tag,
+    output logic [ BEAT_BITS-1:0] beat_index,  // the command's element in beat_data's lowest bits
+    output logic [COUNT_BITS-1:0] beat_count,
+    output logic                  idle,
     // AXI4 read address / data channels
-    output logic                 arvalid,
-    input  logic                 arready,
-    output logic [ADDR_BITS-1:0] araddr,
-    output logic [          7:0] arlen,
-    output logic [          2:0] arsize,
-    output logic [          1:0] arburst,
-    input  logic                 rvalid,
-    output logic                 rready,
-    input  logic [DATA_BITS-1:0] rdata,
-    input  logic                 rlast,
-    input  logic [          1:0] rresp
+    output logic                  arvalid,
+    input  logic                  arready,
+    output logic [ ADDR_BITS-1:0] araddr,
+    output logic [           7:0] arlen,
+    output logic [           2:0] arsize,
+    output logic [           1:0] arburst,
+    input  logic                  rvalid,
+    output logic                  rready,
+    input  logic [ DATA_BITS-1:0] rdata,
+    input  logic                  rlast,
+    input  logic [           1:0] rresp
 );
   localparam int BYTES = DATA_BITS / 8;
   localparam int BYTE_SHIFT = $clog2(BYTES);
+  localparam logic [ADDR_BITS-1:0] BEAT_MASK = ADDR_BITS'(BYTES) - 1'b1;  // byte within a beat
+  localparam int ELEM_SHIFT = $clog2(ELEM_BITS / 8);  // element bytes, log2
+  localparam int LEAD_BITS = PER_BEAT > 1 ? $clog2(PER_BEAT) : 1;
+
+  // Elements before ADDR in its beat, and the beats the command covers.
+  logic [LEAD_BITS-1:0] cmd_lead;
+  logic [BEAT_BITS:0] cmd_span;
+  always_comb begin
+    cmd_lead = LEAD_BITS'((cmd_addr & BEAT_MASK) >> ELEM_SHIFT);
+    cmd_span = ({1'b0, cmd_beats} + (BEAT_BITS + 1)'(cmd_lead) + (BEAT_BITS + 1)'(PER_BEAT - 1)) >>
+        $clog2(PER_BEAT);
+  end
 
   // Command queue with two read pointers: the AR side walks ahead, the R side retires entries.
-  logic [ADDR_BITS-1:0] q_addr [QUEUE];
-  logic [BEAT_BITS-1:0] q_beats[QUEUE];
+  logic [ADDR_BITS-1:0] q_addr [QUEUE];  // first beat's address
+  logic [  BEAT_BITS:0] q_span [QUEUE];  // beats
+  logic [BEAT_BITS-1:0] q_elems[QUEUE];  // elements
+  logic [LEAD_BITS-1:0] q_lead [QUEUE];
   logic [ TAG_BITS-1:0] q_tag  [QUEUE];
   logic [1:0] wr_ptr, ar_ptr, r_ptr;
   logic [2:0] used;  // entries not yet retired by the R side
@@ -51,8 +72,9 @@ module fpgacnn_axi_reader #(
   // The burst being issued.
   logic                 ar_active;
   logic [ADDR_BITS-1:0] ar_next;
-  logic [BEAT_BITS-1:0] ar_left;
-  logic [BEAT_BITS-1:0] r_count;
+  logic [  BEAT_BITS:0] ar_left;
+  logic [  BEAT_BITS:0] r_count;  // beats of the oldest command returned
+  logic [BEAT_BITS-1:0] r_index;  // its next element
 
   assign cmd_ready = used != 3'(QUEUE);
   assign rready = 1'b1;
@@ -62,12 +84,12 @@ module fpgacnn_axi_reader #(
 
   // Beats to the next 4 KiB boundary and the burst length: min(left, 256, to_boundary).
   logic [12:0] to_boundary;
-  logic [BEAT_BITS-1:0] burst;
+  logic [BEAT_BITS:0] burst;
   always_comb begin
     to_boundary = (13'd4096 - {1'b0, ar_next[11:0]}) >> BYTE_SHIFT;
     burst = ar_left;
-    if (burst > BEAT_BITS'(256)) burst = BEAT_BITS'(256);
-    if (burst > BEAT_BITS'(to_boundary)) burst = BEAT_BITS'(to_boundary);
+    if (burst > (BEAT_BITS + 1)'(256)) burst = (BEAT_BITS + 1)'(256);
+    if (burst > (BEAT_BITS + 1)'(to_boundary)) burst = (BEAT_BITS + 1)'(to_boundary);
   end
 
   // Beats are counted against the command (RLAST is implied); responses are OKAY on these memories.
@@ -76,7 +98,7 @@ module fpgacnn_axi_reader #(
 
   logic pushed, retired, started;
   assign pushed = cmd_valid && cmd_ready;
-  assign retired = rvalid && (r_count + 1'b1 == q_beats[r_ptr]);
+  assign retired = rvalid && (r_count + 1'b1 == q_span[r_ptr]);
   // The next command starts as soon as the last burst of the current one is accepted, so a burst
   // can be issued every cycle.
   logic ar_fire, last_burst;
@@ -87,15 +109,31 @@ module fpgacnn_axi_reader #(
   assign araddr = ar_next;
   assign arlen = 8'(burst - 1'b1);
 
+  // The returned beat as elements: the first beat of a command shifted down past its lead.
+  logic first_beat;
+  logic [BEAT_BITS:0] room;  // elements of this beat from r_index on
+  logic [BEAT_BITS-1:0] left;
+  assign first_beat = r_count == 0;
+  assign left = q_elems[r_ptr] - r_index;
+  always_comb begin
+    beat_data = rdata;
+    room = (BEAT_BITS + 1)'(PER_BEAT);
+    if (first_beat) begin
+      beat_data = rdata >> (ELEM_BITS * 32'(q_lead[r_ptr]));
+      room = (BEAT_BITS + 1)'(PER_BEAT) - (BEAT_BITS + 1)'(q_lead[r_ptr]);
+    end
+    beat_count = {1'b0, left} < room ? COUNT_BITS'(left) : COUNT_BITS'(room);
+  end
   assign beat_valid = rvalid;
-  assign beat_data = rdata;
   assign beat_tag = q_tag[r_ptr];
-  assign beat_index = r_count;
+  assign beat_index = r_index;
 
   always_ff @(posedge clk) begin
     if (cmd_valid && cmd_ready) begin
-      q_addr[wr_ptr]  <= cmd_addr;
-      q_beats[wr_ptr] <= cmd_beats;
+      q_addr[wr_ptr]  <= cmd_addr & ~BEAT_MASK;
+      q_span[wr_ptr]  <= cmd_span;
+      q_elems[wr_ptr] <= cmd_beats;
+      q_lead[wr_ptr]  <= cmd_lead;
       q_tag[wr_ptr]   <= cmd_tag;
     end
   end
@@ -111,13 +149,14 @@ module fpgacnn_axi_reader #(
       ar_next <= '0;
       ar_left <= '0;
       r_count <= '0;
+      r_index <= '0;
     end else begin
       if (pushed) wr_ptr <= wr_ptr + 1'b1;
       // AR side: load a command, then one burst per accepted AR.
       if (started) begin
         ar_active <= 1'b1;
         ar_next <= q_addr[ar_ptr];
-        ar_left <= q_beats[ar_ptr];
+        ar_left <= q_span[ar_ptr];
         ar_ptr <= ar_ptr + 1'b1;
       end else if (ar_fire) begin
         ar_next <= ar_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
@@ -125,13 +164,15 @@ module fpgacnn_axi_reader #(
         if (last_burst) ar_active <= 1'b0;
       end
       unissued <= unissued + 3'(pushed) - 3'(started);
-      // R side: count beats of the oldest command.
+      // R side: count beats and elements of the oldest command.
       if (rvalid) begin
         if (retired) begin
           r_count <= '0;
+          r_index <= '0;
           r_ptr <= r_ptr + 1'b1;
         end else begin
           r_count <= r_count + 1'b1;
+          r_index <= r_index + BEAT_BITS'(beat_count);
         end
       end
       used <= used + 3'(pushed) - 3'(retired);

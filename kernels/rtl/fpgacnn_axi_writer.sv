@@ -1,10 +1,13 @@
-// An AXI4 write master: takes commands "write BEATS elements at ADDR" and a stream of elements (in
-// command order) and writes them as INCR bursts of at most 256 beats that never cross a 4 KiB
-// boundary, one element per beat (AWSIZE from the element width, all strobes set). Bursts are issued
-// ahead of their data; idle means every command is written and every B response has arrived, so a
-// layer may report done.
+// An AXI4 write master: takes commands "write ELEMENTS elements of ELEM_BITS at ADDR" (a byte address
+// aligned to the element, not to the bus) and a stream of elements (in command order, one a cycle),
+// packs them into DATA_BITS beats and writes them as INCR bursts from ADDR rounded down to the beat,
+// at most 256 beats and never across a 4 KiB boundary; the write strobes cover exactly the command's
+// bytes, so a row may start and end anywhere inside a beat without touching its neighbours. Bursts
+// are issued ahead of their data; idle means every command is written and every B response has
+// arrived, so a layer may report done.
 module fpgacnn_axi_writer #(
     parameter int DATA_BITS = 16,
+    parameter int ELEM_BITS = 16,
     parameter int ADDR_BITS = 64,
     parameter int BEAT_BITS = 16,
     parameter int DATA_DEPTH = 16,
@@ -15,9 +18,9 @@ module fpgacnn_axi_writer #(
     input  logic                       cmd_valid,
     output logic                       cmd_ready,
     input  logic [      ADDR_BITS-1:0] cmd_addr,
-    input  logic [      BEAT_BITS-1:0] cmd_beats,   // >= 1
+    input  logic [      BEAT_BITS-1:0] cmd_beats,   // elements, >= 1
     input  logic                       data_valid,  // never while data_count == DATA_DEPTH
-    input  logic [      DATA_BITS-1:0] data,
+    input  logic [      ELEM_BITS-1:0] data,
     output logic [DATA_COUNT_BITS-1:0] data_count,
     output logic                       idle,
     output logic                       awvalid,
@@ -37,38 +40,73 @@ module fpgacnn_axi_writer #(
 );
   localparam int BYTES = DATA_BITS / 8;
   localparam int BYTE_SHIFT = $clog2(BYTES);
+  localparam logic [ADDR_BITS-1:0] BEAT_MASK = ADDR_BITS'(BYTES) - 1'b1;  // byte within a beat
+  localparam int ELEM_BYTES = ELEM_BITS / 8;
+  localparam int ELEM_SHIFT = $clog2(ELEM_BYTES);
+  localparam int PER_BEAT = DATA_BITS / ELEM_BITS;
+  localparam int SLOT_BITS = PER_BEAT > 1 ? $clog2(PER_BEAT) : 1;
 
   // Every write is OKAY on the memories this IP talks to; the queues' counts are not needed.
-  logic [2:0] unused_cmd_count, unused_burst_count;
+  logic [2:0] unused_cmd_count, unused_burst_count, unused_pack_count;
   logic unused_inputs;
-  assign unused_inputs = &{1'b0, bresp, data_full, unused_cmd_count, unused_burst_count};
+  assign unused_inputs = &{1'b0, bresp, data_full, unused_cmd_count, unused_burst_count, unused_pack_count,
+                           1'b0};
 
-  // Commands waiting for their AW bursts.
+  // Elements before ADDR in its beat, and the beats the command covers.
+  logic [SLOT_BITS-1:0] cmd_lead;
+  logic [BEAT_BITS:0] cmd_span;
+  always_comb begin
+    cmd_lead = SLOT_BITS'((cmd_addr & BEAT_MASK) >> ELEM_SHIFT);
+    cmd_span = ({1'b0, cmd_beats} + (BEAT_BITS + 1)'(cmd_lead) + (BEAT_BITS + 1)'(PER_BEAT - 1)) >>
+        $clog2(PER_BEAT);
+  end
+
+  // Commands waiting for their AW bursts (aligned address, beats).
   logic cmd_empty, cmd_full;
-  logic [ADDR_BITS+BEAT_BITS-1:0] cmd_head;
-  logic cmd_pop;
+  logic [ADDR_BITS+BEAT_BITS:0] cmd_head;
+  logic cmd_pop, cmd_push;
   fpgacnn_fifo #(
-      .WIDTH(ADDR_BITS + BEAT_BITS),
+      .WIDTH(ADDR_BITS + BEAT_BITS + 1),
       .DEPTH(4)
   ) commands (
       .clk(clk),
       .rst(rst),
-      .push(cmd_valid),
-      .push_data({cmd_addr, cmd_beats}),
+      .push(cmd_push),
+      .push_data({cmd_addr & ~BEAT_MASK, cmd_span}),
       .pop(cmd_pop),
       .head(cmd_head),
       .empty(cmd_empty),
       .full(cmd_full),
       .count(unused_cmd_count)
   );
-  assign cmd_ready = !cmd_full;
+  // The same commands for the packer (first slot, elements). The packer may lag the AW side, so a
+  // command is taken only when both queues have room.
+  logic pack_empty, pack_full;
+  logic [SLOT_BITS+BEAT_BITS-1:0] pack_head;
+  logic pack_pop;
+  fpgacnn_fifo #(
+      .WIDTH(SLOT_BITS + BEAT_BITS),
+      .DEPTH(4)
+  ) pack_commands (
+      .clk(clk),
+      .rst(rst),
+      .push(cmd_push),
+      .push_data({cmd_lead, cmd_beats}),
+      .pop(pack_pop),
+      .head(pack_head),
+      .empty(pack_empty),
+      .full(pack_full),
+      .count(unused_pack_count)
+  );
+  assign cmd_ready = !cmd_full && !pack_full;
+  assign cmd_push = cmd_valid && cmd_ready;
 
-  // Elements waiting for their W beats.
+  // Elements waiting to be packed.
   logic data_empty, data_full;
-  logic [DATA_BITS-1:0] data_head;
+  logic [ELEM_BITS-1:0] data_head;
   logic data_pop;
   fpgacnn_fifo #(
-      .WIDTH(DATA_BITS),
+      .WIDTH(ELEM_BITS),
       .DEPTH(DATA_DEPTH)
   ) elements (
       .clk(clk),
@@ -104,17 +142,17 @@ module fpgacnn_axi_writer #(
 
   logic                 aw_active;
   logic [ADDR_BITS-1:0] aw_next;
-  logic [BEAT_BITS-1:0] aw_left;
+  logic [  BEAT_BITS:0] aw_left;
   logic [          7:0] w_beat;
   logic [          9:0] b_pending;
 
   logic [12:0] to_boundary;
-  logic [BEAT_BITS-1:0] burst;
+  logic [BEAT_BITS:0] burst;
   always_comb begin
     to_boundary = (13'd4096 - {1'b0, aw_next[11:0]}) >> BYTE_SHIFT;
     burst = aw_left;
-    if (burst > BEAT_BITS'(256)) burst = BEAT_BITS'(256);
-    if (burst > BEAT_BITS'(to_boundary)) burst = BEAT_BITS'(to_boundary);
+    if (burst > (BEAT_BITS + 1)'(256)) burst = (BEAT_BITS + 1)'(256);
+    if (burst > (BEAT_BITS + 1)'(to_boundary)) burst = (BEAT_BITS + 1)'(to_boundary);
   end
 
   assign awsize = 3'(BYTE_SHIFT);
@@ -128,12 +166,34 @@ module fpgacnn_axi_writer #(
   assign last_burst = aw_left == burst;
   assign aw_done = awvalid && awready;
   assign cmd_pop = (!aw_active || (aw_done && last_burst)) && !cmd_empty;
-  assign wvalid = !bursts_empty && !data_empty;
-  assign wdata = data_head;
-  assign wstrb = '1;
+
+  // Packer: elements into the beat being filled (slot = the next element's place); a beat is done at
+  // its last slot or the command's last element and waits in the W register for its handshake.
+  logic pk_active;
+  logic [SLOT_BITS-1:0] pk_slot;
+  logic [BEAT_BITS-1:0] pk_left;
+  logic [DATA_BITS-1:0] pk_data;
+  logic [BYTES-1:0] pk_strb;
+  logic w_valid_q;
+  logic [DATA_BITS-1:0] w_data_q;
+  logic [BYTES-1:0] w_strb_q;
+  logic w_fire, beat_done;
+  assign w_fire = wvalid && wready;
+  assign pack_pop = !pk_active && !pack_empty;
+  assign data_pop = pk_active && !data_empty && (!w_valid_q || w_fire);
+  assign beat_done = 32'(pk_slot) == PER_BEAT - 1 || pk_left == 1;
+  logic [DATA_BITS-1:0] slot_data;
+  logic [BYTES-1:0] slot_strb;
+  always_comb begin
+    slot_data = DATA_BITS'(data_head) << (ELEM_BITS * 32'(pk_slot));
+    slot_strb = BYTES'({ELEM_BYTES{1'b1}}) << (ELEM_BYTES * 32'(pk_slot));
+  end
+
+  assign wvalid = w_valid_q && !bursts_empty;
+  assign wdata = w_data_q;
+  assign wstrb = w_strb_q;
   assign wlast = w_beat == bursts_head;
-  assign data_pop = wvalid && wready;
-  assign w_last_beat = data_pop && wlast;
+  assign w_last_beat = w_fire && wlast;
   assign bready = 1'b1;
   assign idle = cmd_empty && !aw_active && bursts_empty && b_pending == 0;
 
@@ -144,18 +204,47 @@ module fpgacnn_axi_writer #(
       aw_left <= '0;
       w_beat <= '0;
       b_pending <= '0;
+      pk_active <= 1'b0;
+      pk_slot <= '0;
+      pk_left <= '0;
+      pk_data <= '0;
+      pk_strb <= '0;
+      w_valid_q <= 1'b0;
+      w_data_q <= '0;
+      w_strb_q <= '0;
     end else begin
       if (cmd_pop) begin
         aw_active <= 1'b1;
-        aw_next <= cmd_head[BEAT_BITS+:ADDR_BITS];
-        aw_left <= cmd_head[BEAT_BITS-1:0];
+        aw_next <= cmd_head[BEAT_BITS+1+:ADDR_BITS];
+        aw_left <= cmd_head[BEAT_BITS:0];
       end else if (aw_done) begin
         aw_next <= aw_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
         aw_left <= aw_left - burst;
         if (last_burst) aw_active <= 1'b0;
       end
-      if (data_pop) w_beat <= wlast ? 8'd0 : w_beat + 1'b1;
+      if (w_fire) w_beat <= wlast ? 8'd0 : w_beat + 1'b1;
       b_pending <= b_pending + 10'(aw_done) - 10'(bvalid);
+      if (w_fire) w_valid_q <= 1'b0;
+      if (pack_pop) begin
+        pk_active <= 1'b1;
+        pk_slot <= pack_head[BEAT_BITS+:SLOT_BITS];
+        pk_left <= pack_head[BEAT_BITS-1:0];
+      end else if (data_pop) begin
+        pk_left <= pk_left - 1'b1;
+        if (pk_left == 1) pk_active <= 1'b0;
+        if (beat_done) begin
+          w_valid_q <= 1'b1;
+          w_data_q <= pk_data | slot_data;
+          w_strb_q <= pk_strb | slot_strb;
+          pk_data <= '0;
+          pk_strb <= '0;
+          pk_slot <= '0;
+        end else begin
+          pk_data <= pk_data | slot_data;
+          pk_strb <= pk_strb | slot_strb;
+          pk_slot <= pk_slot + 1'b1;
+        end
+      end
     end
   end
 endmodule

@@ -20,6 +20,9 @@ module fpgacnn_core #(
     parameter int MAX_S = 2,
     parameter int INT8_PAIRS = 1,
     parameter int ADDR_BITS = 64,
+    parameter int PORT_BITS = 16,  // the word-wide masters' data width (fm8: half)
+    localparam int PE = PORT_BITS / 16,  // feature-map elements / parameter words a beat
+    localparam int PC = $clog2(PE + 1),  // bits of a beat's element count
     localparam int WORDS = fpgacnn_contract_pkg::COMMAND_WORDS,
     localparam int PTRS = fpgacnn_contract_pkg::POINTER_COUNT
 ) (
@@ -39,13 +42,15 @@ module fpgacnn_core #(
     output logic [         15:0] fm_cmd_beats,
     output logic [         23:0] fm_cmd_tag,    // {lane, buffer address}
     input  logic                 fm_beat_valid,
-    input  logic [         15:0] fm_beat_data,
+    input  logic [    PE*16-1:0] fm_beat_data,   // element fm_beat_index of the row and on
     input  logic [         23:0] fm_beat_tag,
     input  logic [         15:0] fm_beat_index,
+    input  logic [       PC-1:0] fm_beat_count,  // elements in fm_beat_data
     input  logic                 fm8_beat_valid,
-    input  logic [          7:0] fm8_beat_data,
+    input  logic [     PE*8-1:0] fm8_beat_data,
     input  logic [         23:0] fm8_beat_tag,
     input  logic [         15:0] fm8_beat_index,
+    input  logic [       PC-1:0] fm8_beat_count,
     input  logic                 fm_idle,
     input  logic                 fm8_idle,
     // params reader
@@ -55,9 +60,10 @@ module fpgacnn_core #(
     output logic [         15:0] par_cmd_beats,
     output logic [          1:0] par_cmd_tag,   // {weights, bank}
     input  logic                 par_beat_valid,
-    input  logic [         15:0] par_beat_data,
+    input  logic [    PE*16-1:0] par_beat_data,  // word par_beat_index of the read and on
     input  logic [          1:0] par_beat_tag,
     input  logic [         15:0] par_beat_index,
+    input  logic [       PC-1:0] par_beat_count,
     input  logic                 par_idle,
     // writers (16-bit fm_write, 8-bit fm8_write)
     output logic                 wr_cmd_valid,
@@ -134,9 +140,11 @@ module fpgacnn_core #(
   endfunction
 
   // ---------------------------------------------------------------- buffers
-  // Input tile: TN lanes x two banks, two read ports (pair mode reads two columns a cycle).
+  // Input tile: TN lanes x two banks, two read ports (pair mode reads two columns a cycle); each lane
+  // takes a beat's PE elements a cycle (fpgacnn_banked_ram).
   logic [IN_AW-1:0] in_waddr[TN];
-  logic [15:0] in_wdata[TN];
+  logic [PE*16-1:0] in_wdata[TN];
+  logic [PC-1:0] in_wcount[TN];
   logic in_we[TN];
   logic [IN_AW-1:0] in_raddr0, in_raddr1;
   logic [15:0] in_rdata0[TN];
@@ -159,25 +167,29 @@ module fpgacnn_core #(
 
   genvar gi, gb;
   for (gi = 0; gi < TN; gi++) begin : g_input_lanes
-    fpgacnn_ram #(
+    fpgacnn_banked_ram #(
         .WIDTH(16),
-        .DEPTH(IN_DEPTH)
+        .DEPTH(IN_DEPTH),
+        .BANKS(PE)
     ) port0 (
         .clk(clk),
         .we(in_we[gi]),
         .waddr(in_waddr[gi]),
+        .wcount(in_wcount[gi]),
         .wdata(in_wdata[gi]),
         .raddr(in_raddr0),
         .rdata(in_rdata0[gi])
     );
     if (INT8_PAIRS != 0) begin : g_second_port
-      fpgacnn_ram #(
+      fpgacnn_banked_ram #(
           .WIDTH(16),
-          .DEPTH(IN_DEPTH)
+          .DEPTH(IN_DEPTH),
+          .BANKS(PE)
       ) port1 (
           .clk(clk),
           .we(in_we[gi]),
           .waddr(in_waddr[gi]),
+          .wcount(in_wcount[gi]),
           .wdata(in_wdata[gi]),
           .raddr(in_raddr1),
           .rdata(in_rdata1[gi])
@@ -670,74 +682,80 @@ module fpgacnn_core #(
     end
   end
 
-  // Beats landing: feature-map rows into the input lanes (8-bit values sign-extended).
+  // Beats landing: a run of up to PE elements of a feature-map row into its input lane (8-bit values
+  // sign-extended).
+  logic [PE*16-1:0] fm8_beat_wide;
+  always_comb begin
+    for (int j = 0; j < PE; j++) fm8_beat_wide[16*j+:16] = {{8{fm8_beat_data[8*j+7]}}, fm8_beat_data[8*j+:8]};
+  end
   always_comb begin
     for (int n = 0; n < TN; n++) begin
       in_we[n] = 1'b0;
       in_waddr[n] = '0;
       in_wdata[n] = '0;
+      in_wcount[n] = '0;
       if (fm_beat_valid && fm_beat_tag[23:16] == 8'(n)) begin
         in_we[n] = 1'b1;
         in_waddr[n] = IN_AW'(fm_beat_tag[15:0]) + IN_AW'(fm_beat_index);
         in_wdata[n] = fm_beat_data;
+        in_wcount[n] = fm_beat_count;
       end else if (fm8_beat_valid && fm8_beat_tag[23:16] == 8'(n)) begin
         in_we[n] = 1'b1;
         in_waddr[n] = IN_AW'(fm8_beat_tag[15:0]) + IN_AW'(fm8_beat_index);
-        in_wdata[n] = {{8{fm8_beat_data[7]}}, fm8_beat_data};
+        in_wdata[n] = fm8_beat_wide;
+        in_wcount[n] = fm8_beat_count;
       end
     end
   end
 
   // Parameter beats: the bias (aligned to the accumulator's exponent) or the weight block, whose
-  // element e goes to (tap e / LANES, lane e % LANES); 8-bit weights arrive two per word.
+  // element e goes to (tap e / LANES, lane e % LANES). A beat carries a run of up to PE words: PE
+  // weights, or 2 * PE at 8 bits (two per word, the low byte first). wl_tap / wl_lane hold the place
+  // of the beat's first element; lane l takes element (l - wl_lane) mod LANES of the run, one tap
+  // further when it wraps (a run is never longer than LANES: 2 * PE <= Tm * Tn).
+  localparam int PW = 2 * PE;  // weights a beat at most
   logic [31:0] bias_q[2][TM];
   logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
-  logic [31:0] wl_tap0, wl_lane0, wl_tap1, wl_lane1;
+  logic [31:0] wl_tap0, wl_lane0, wl_run, wl_end;
+  logic [15:0] wl_value[PW];  // the beat's weights, sign-extended
+  logic [31:0] wl_j[LANES];  // the element of the run lane l takes
+  logic wl_wraps[LANES];  // ... from the next tap
   always_comb begin
     wl_tap0 = par_beat_index == 0 ? 0 : wl_tap;
     wl_lane0 = par_beat_index == 0 ? 0 : wl_lane;
-    wl_tap1 = wl_lane0 + 1 == 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
-    wl_lane1 = wl_lane0 + 1 == 32'(LANES) ? 0 : wl_lane0 + 1;
+    // Weights in this beat: its words, or two per word up to the block's end.
+    wl_run = 32'(par_beat_count);
+    if (w_narrow) begin
+      wl_run = 32'(par_beat_count) << 1;
+      if ({15'd0, par_beat_index, 1'b0} + wl_run > block_elements)
+        wl_run = block_elements - {15'd0, par_beat_index, 1'b0};
+    end
+    wl_end = wl_lane0 + wl_run;
+    for (int j = 0; j < PW; j++) begin
+      if (w_narrow) wl_value[j] = {{8{par_beat_data[8*j+7]}}, par_beat_data[8*j+:8]};
+      else if (j < PE) wl_value[j] = par_beat_data[16*j+:16];
+      else wl_value[j] = 16'd0;
+    end
     for (int l = 0; l < LANES; l++) begin
-      w_we[l] = 1'b0;
-      w_waddr[l] = '0;
-      w_wdata[l] = '0;
-      if (par_beat_valid && par_beat_tag[1]) begin
-        if (!w_narrow) begin
-          if (wl_lane0 == 32'(l)) begin
-            w_we[l] = 1'b1;
-            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap0);
-            w_wdata[l] = par_beat_data;
-          end
-        end else begin
-          if (wl_lane0 == 32'(l)) begin
-            w_we[l] = 1'b1;
-            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap0);
-            w_wdata[l] = {{8{par_beat_data[7]}}, par_beat_data[7:0]};
-          end else if (wl_lane1 == 32'(l) && {15'd0, par_beat_index, 1'b1} < block_elements) begin
-            w_we[l] = 1'b1;
-            w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap1);
-            w_wdata[l] = {{8{par_beat_data[15]}}, par_beat_data[15:8]};
-          end
-        end
-      end
+      wl_wraps[l] = 32'(l) < wl_lane0;
+      wl_j[l] = wl_wraps[l] ? 32'(l) + 32'(LANES) - wl_lane0 : 32'(l) - wl_lane0;
+      w_we[l] = par_beat_valid && par_beat_tag[1] && wl_j[l] < wl_run;
+      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_wraps[l] ? wl_tap0 + 1 : wl_tap0);
+      w_wdata[l] = wl_value[wl_j[l][$clog2(PW)-1:0]];
     end
   end
 
   always_ff @(posedge clk) begin
     if (par_beat_valid && par_beat_tag[1]) begin
-      if (!w_narrow) begin
-        wl_tap <= wl_lane0 + 1 == 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
-        wl_lane <= wl_lane0 + 1 == 32'(LANES) ? 0 : wl_lane0 + 1;
-      end else begin
-        wl_tap <= wl_lane1 + 1 == 32'(LANES) ? wl_tap1 + 1 : wl_tap1;
-        wl_lane <= wl_lane1 + 1 == 32'(LANES) ? 0 : wl_lane1 + 1;
-      end
+      wl_tap <= wl_end >= 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
+      wl_lane <= wl_end >= 32'(LANES) ? wl_end - 32'(LANES) : wl_end;
     end
     if (par_beat_valid && !par_beat_tag[1]) begin
       for (int m = 0; m < TM; m++) begin
-        if (par_beat_index == 16'(m))
-          bias_q[par_beat_tag[0]][m] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
+        for (int j = 0; j < PE; j++) begin
+          if (32'(par_beat_index) + 32'(j) == 32'(m) && j < 32'(par_beat_count))
+            bias_q[par_beat_tag[0]][m] <= {{16{par_beat_data[16*j+15]}}, par_beat_data[16*j+:16]} << bias_shift[4:0];
+        end
       end
     end
   end
@@ -1155,6 +1173,7 @@ module fpgacnn_core #(
       fpgacnn_contract_pkg::FP_MAX_K: id_value = 16'(MAX_K);
       fpgacnn_contract_pkg::FP_MAX_S: id_value = 16'(MAX_S);
       fpgacnn_contract_pkg::FP_INT8_PAIRS: id_value = 16'(INT8_PAIRS != 0 ? 1 : 0);
+      fpgacnn_contract_pkg::FP_PORT_BITS: id_value = 16'(PORT_BITS);
       default: id_value = 16'd0;
     endcase
   end

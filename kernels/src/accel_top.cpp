@@ -6,6 +6,13 @@
 #include "fpgacnn/kernel/accel.hpp"
 #include "run_command.hpp"
 
+// Wider word ports (FPGACNN_PORT_BITS > 16) exist in the RTL twin only (kernels/rtl, docs/kernel.md
+// "Port width"): this top still has int16 m_axi ports, so a bitstream built from it with another width
+// would report ports it does not have. Natively the width changes nothing (the arena is host memory).
+#if defined(__SYNTHESIS__) && FPGACNN_PORT_BITS != 16
+#error "the HLS top has 16-bit word ports: build with FPGACNN_PORT_BITS=16 (wider ports: kernels/rtl)"
+#endif
+
 extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t output_offset,
                               uint32_t weight_offset, uint32_t bias_offset, uint32_t in_c, uint32_t in_h,
                               uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,

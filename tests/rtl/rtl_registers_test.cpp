@@ -47,12 +47,12 @@ TEST(RtlRegisters, TheLibraryDescribesItsBuild) {
     const RtlSimLibrary& lib = small_rtl_library();
     EXPECT_EQ(lib.abi_version, FPGACNN_RTL_SIM_ABI_VERSION);
     // The maxima this test binary is compiled with; the address width is the build's own.
-    const std::string expected = "Tm=" + std::to_string(kernel::kTm) + " Tn=" + std::to_string(kernel::kTn) +
-                                 " Tr=" + std::to_string(kernel::kTr) + " Tc=" + std::to_string(kernel::kTc) +
-                                 " K<=" + std::to_string(kernel::kMaxK) +
-                                 " S<=" + std::to_string(kernel::kMaxS) +
-                                 " pairs=" + std::to_string(kernel::kInt8Pairs ? 1 : 0) +
-                                 " word=16 addr=" + (lib.address64 ? "64" : "32");
+    const std::string expected =
+        "Tm=" + std::to_string(kernel::kTm) + " Tn=" + std::to_string(kernel::kTn) +
+        " Tr=" + std::to_string(kernel::kTr) + " Tc=" + std::to_string(kernel::kTc) +
+        " K<=" + std::to_string(kernel::kMaxK) + " S<=" + std::to_string(kernel::kMaxS) +
+        " pairs=" + std::to_string(kernel::kInt8Pairs ? 1 : 0) +
+        " word=" + std::to_string(kernel::kPortBits) + " addr=" + (lib.address64 ? "64" : "32");
     EXPECT_EQ(lib.build_text, expected);
 }
 

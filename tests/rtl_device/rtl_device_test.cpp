@@ -123,6 +123,27 @@ TEST(RtlBitExact, MixedWidthsYolov2TinyAt64RunsPairMode) {
     expect_model_predicts(stats, *q, kSmall, "alveo", "yolov2-tiny 64, mixed 16/8 bits, alveo");
 }
 
+#ifdef FPGACNN_TEST_RTL_BUILD64
+// The small build with 64-bit word ports (four elements a beat): the same bits, the port width read
+// from the fingerprint, and the latency model costing whole beats within its tolerances.
+TEST(RtlBitExact, WidePortsYolov2TinyAt64InInt16AndMixedWidths) {
+    const auto device = open_device(std::string("rtl:") + FPGACNN_TEST_RTL_BUILD64);
+    const KernelMaxima maxima = device->maxima();
+    EXPECT_EQ(maxima.port_bits, 64);
+    EXPECT_EQ(maxima.tm, kSmall.tm);
+    const auto q = std::make_shared<const QuantizedNetwork>(
+        naive_quantize(synthetic_network("cfg/yolov2-tiny.cfg", 64)));
+    const std::vector<CommandStats> stats =
+        expect_device_bit_exact(*device, q, "yolov2-tiny 64, 64-bit ports", {best_int16_isa()});
+    expect_model_predicts(stats, *q, maxima, "zedboard", "yolov2-tiny 64, 64-bit ports");
+    int narrow = 0;
+    const auto mixed = mixed_widths(synthetic_network("cfg/yolov2-tiny.cfg", 64), &narrow);
+    const std::vector<CommandStats> mixed_stats =
+        expect_device_bit_exact(*device, mixed, "yolov2-tiny 64, mixed 16/8 bits, 64-bit ports", {});
+    expect_model_predicts(mixed_stats, *mixed, maxima, "zedboard", "yolov2-tiny 64, mixed, 64-bit ports");
+}
+#endif
+
 TEST(RtlBitExact, YoloLiteTrainedWeights) {
     FPGACNN_REQUIRE_SHARED_MODELS();
     const auto device = open_small();

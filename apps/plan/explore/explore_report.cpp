@@ -181,11 +181,15 @@ std::string hls_config(const ExploreResult& r) {
         "INT8_PAIRS={}\n",
         maxima_text(m), r.workload.name, o.board.name, o.board.part, data_type_name(o.type), o.clock_mhz,
         r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, m.int8_pairs ? 1 : 0);
-    if (o.port_bits != data_bits(o.type) || o.fm_read_ports != 1 || o.fm_write_ports != 1) {
+    // The kernel's word ports may be 16 to 128 bits wide (FPGACNN_PORT_BITS); more ports, or wider
+    // float32 ones, are other designs.
+    const bool kernel_ports = o.type == DataType::Int16 ? o.port_bits >= 16 && o.port_bits <= 128 &&
+                                                              (o.port_bits & (o.port_bits - 1)) == 0
+                                                        : o.port_bits == data_bits(o.type);
+    if (!kernel_ports || o.fm_read_ports != 1 || o.fm_write_ports != 1) {
         out += fmt::format(
-            "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel as written has one port "
-            "each "
-            "carrying one element per beat\n",
+            "# NOTE: timed with {} read / {} write port(s) of {} bits; the kernel has one port each, "
+            "16 to 128 bits wide\n",
             o.fm_read_ports, o.fm_write_ports, o.port_bits);
     }
     out += fmt::format(

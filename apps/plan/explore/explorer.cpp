@@ -117,6 +117,7 @@ bool faster(const Build& a, const Build& b) {
 kernel::Maxima candidate(const ExploreOptions& o, const Workload& w, int tm, int tn, int tr, int tc) {
     kernel::Maxima m{tm, tn, tr, tc, w.max_kernel, w.max_stride};
     m.int8_pairs = o.int8_pairs;
+    m.port_bits = o.port_bits;  // resolved(): the explored port width
     return m;
 }
 

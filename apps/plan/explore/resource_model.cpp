@@ -102,8 +102,35 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     // An int16 build also has the byte-wide fm8_read / fm8_write of 8-bit tensors (contract 5), as many
     // elements a beat as the word-wide ports; a float32 design moves no 8-bit tensors.
     if (type == DataType::Int16) d.ports.push_back(PortGroup{2, std::max(8, port_bits / 2), 256});
+    if (type == DataType::Int16) d.beat_elements = std::max(1, port_bits / arith::kDataBits);
     return d;
 }
+
+namespace {
+
+// The port width (FPGACNN_PORT_BITS) as its own term, apart from the fitted ones above. A beat of E
+// elements lands in a cycle (kernels/rtl/fpgacnn_banked_ram.sv, fpgacnn_core.sv's parameter beats):
+//   BRAM: each input lane (2·Tn for conv, Tn for maxpool's tile) becomes E banks of 1/E the depth,
+//         each costing its own cheapest aspect ratio (or LUTRAM when small);
+//   LUT:  each weight lane picks its element out of the beat's up to 2E (8-bit weights) by a mux
+//         of 16-bit values: kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
+// Estimated from the operator widths, not measured (no yosys run of a wide build finished yet): at
+// 64 bits a lane's 16-bit 8:1 multiplexer is two LUT6 a bit where the 16-bit build has one (the
+// narrow / wide select), plus the lane's place-in-the-beat subtract and compare: about 24 LUTs for
+// three more elements a beat.
+constexpr double kLutPerWeightLaneBeatElement = 8;
+Resources port_width_cost(const DesignShape& d, long long in_depth, int bits) {
+    Resources r;
+    const long long e = d.beat_elements;
+    if (e <= 1) return r;
+    const long long banked = e * bram18_for((in_depth + e - 1) / e, bits) - bram18_for(in_depth, bits);
+    const long long lanes = 2LL * d.maxima.tn + (d.pool == PoolBuffers::Separate ? d.maxima.tn : 0);
+    r.bram_18k = static_cast<int>(lanes * banked);
+    r.lut = static_cast<int>(std::lround(kLutPerWeightLaneBeatElement * d.maxima.tm * d.maxima.tn * (e - 1)));
+    return r;
+}
+
+}  // namespace
 
 Resources estimate_resources(const DesignShape& d) {
     const kernel::Maxima& m = d.maxima;
@@ -141,6 +168,9 @@ Resources estimate_resources(const DesignShape& d) {
                                          (fixed ? kLutPerMacInt16 : kLutPerMacFloat32) * macs + pair_luts));
     r.ff = static_cast<int>(std::lround(kFfControl + kFfPerPort * ports +
                                         (fixed ? kFfPerMacInt16 : kFfPerMacFloat32) * macs + pair_ffs));
+    const Resources wide = port_width_cost(d, in_rows * in_cols, bits);
+    r.bram_18k += wide.bram_18k;
+    r.lut += wide.lut;
     return r;
 }
 

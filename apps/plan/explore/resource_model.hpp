@@ -39,6 +39,10 @@ struct DesignShape {
     // an accumulator tile divided by column parity.
     bool int8_pairs = false;
     std::vector<PortGroup> ports;
+    // Elements a beat of the word-wide ports carries into the on-chip buffers a cycle
+    // (kernel::Maxima::port_bits / 16; 1 for 16-bit ports and for other designs): the input lanes
+    // are banked that many ways and each weight lane picks its element from a beat (port_width_cost).
+    int beat_elements = 1;
 };
 
 /// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,

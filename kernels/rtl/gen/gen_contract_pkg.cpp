@@ -42,6 +42,7 @@ int main() {
     param("EXACT_MIN_OUTPUT_SHIFT", arith::kExactMinOutputShift);
     param("EXACT_MAX_OUTPUT_SHIFT", arith::kExactMaxOutputShift);
     param("MAX_DIMENSION", kernel::kMaxDimension);
+    param("REFERENCE_PORT_BITS", FPGACNN_REFERENCE_PORT_BITS);  // fpgacnn_accel's default PORT_BITS
     param("MAX_CHANNELS", kernel::kMaxChannels);
 
     param("OP_CONV", kernel::kOpConv);
@@ -107,6 +108,7 @@ int main() {
     param("FP_MAX_K", kernel::kFpMaxK);
     param("FP_MAX_S", kernel::kFpMaxS);
     param("FP_INT8_PAIRS", kernel::kFpInt8Pairs);
+    param("FP_PORT_BITS", kernel::kFpPortBits);
     std::printf("endpackage\n");
     std::printf("/* verilator lint_on UNUSEDPARAM */\n");
     return 0;

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace fpgacnn::rtl {
 
@@ -26,6 +27,16 @@ bool AxiMemory::map(uint64_t address, void* host, uint64_t bytes, std::string& e
 
 bool AxiMemory::unmap(uint64_t address) { return ranges_.erase(address) == 1; }
 
+bool AxiMemory::covers_beats(uint64_t address, uint64_t bytes, unsigned beat_bytes) const {
+    // One range holds a byte of the first beat and a byte of the last (so every beat between).
+    auto it = ranges_.upper_bound(address + beat_bytes - 1);
+    if (it == ranges_.begin()) return false;
+    --it;
+    const uint64_t start = it->first, end = it->first + it->second.bytes;
+    return end > address && start < address + beat_bytes && end > address + bytes - beat_bytes &&
+           start < address + bytes;
+}
+
 uint8_t* AxiMemory::resolve(uint64_t address, uint64_t bytes) const {
     auto it = ranges_.upper_bound(address);
     if (it == ranges_.begin()) return nullptr;
@@ -33,6 +44,17 @@ uint8_t* AxiMemory::resolve(uint64_t address, uint64_t bytes) const {
     const uint64_t start = it->first;
     if (address - start + bytes > it->second.bytes) return nullptr;
     return it->second.host + (address - start);
+}
+
+void AxiMemory::read_beat(uint64_t address, unsigned bytes, uint8_t* out) const {
+    if (const uint8_t* host = resolve(address, bytes)) {
+        std::memcpy(out, host, bytes);
+        return;
+    }
+    for (unsigned b = 0; b < bytes; ++b) {
+        const uint8_t* host = resolve(address + b, 1);
+        out[b] = host != nullptr ? *host : 0;
+    }
 }
 
 std::string AxiMemory::check_burst(const char* master, bool write, uint64_t address, unsigned len,
@@ -50,7 +72,7 @@ std::string AxiMemory::check_burst(const char* master, bool write, uint64_t addr
         rule = "the address is not aligned to the master's data width";
     } else if ((address & 0xFFFu) + bytes > 0x1000u) {
         rule = "the burst crosses a 4 KiB boundary";
-    } else if (resolve(address, bytes) == nullptr) {
+    } else if (!covers_beats(address, bytes, element_bytes)) {
         rule = "nothing is mapped at (all of) it";
     }
     if (rule == nullptr) return "";

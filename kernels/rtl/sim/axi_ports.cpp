@@ -40,9 +40,10 @@ ReadDrive ReadPort::drive(const AxiMemory& memory, const fpgacnn_rtl_memory_mode
     if (!bursts_.empty() && bursts_.front().ready_at <= now && budget.take(bytes_)) {
         const Burst& head = bursts_.front();
         const uint64_t address = head.address + static_cast<uint64_t>(head.done) * bytes_;
-        const uint8_t* host = memory.resolve(address, bytes_);
-        uint32_t value = 0;
-        if (host != nullptr) std::memcpy(&value, host, bytes_);  // little-endian hosts
+        uint8_t beat[8] = {};
+        memory.read_beat(address, bytes_, beat);
+        uint64_t value = 0;
+        std::memcpy(&value, beat, bytes_);  // little-endian hosts
         d.rvalid = true;
         d.rdata = value;
         d.rlast = head.done + 1 == head.beats;
@@ -66,10 +67,19 @@ bool WritePort::clock(const WritePins& pins, const WriteDrive& drive, const AxiM
             error = text;
             return false;
         }
-        uint8_t* host = memory.resolve(address, bytes_);
         for (unsigned b = 0; b < bytes_; ++b) {
             if ((pins.wstrb >> b) & 1u) {
-                host[b] = static_cast<uint8_t>(pins.wdata >> (8 * b));
+                uint8_t* host = memory.resolve(address + b, 1);
+                if (host == nullptr) {
+                    char text[200];
+                    std::snprintf(text, sizeof text,
+                                  "%s: write burst at 0x%" PRIx64 ": byte 0x%" PRIx64
+                                  " is strobed but not mapped",
+                                  name_, head.address, address + b);
+                    error = text;
+                    return false;
+                }
+                *host = static_cast<uint8_t>(pins.wdata >> (8 * b));
                 ++counters.bytes;
             }
         }

@@ -24,7 +24,7 @@ struct ReadPins {
 struct ReadDrive {
     bool arready = false;
     bool rvalid = false;
-    uint32_t rdata = 0;
+    uint64_t rdata = 0;  // up to 64-bit masters
     bool rlast = false;
 };
 
@@ -33,7 +33,7 @@ struct WritePins {
     uint64_t awaddr = 0;
     unsigned awlen = 0, awsize = 0, awburst = 0;
     bool wvalid = false;
-    uint32_t wdata = 0;
+    uint64_t wdata = 0;
     unsigned wstrb = 0;
     bool wlast = false;
     bool bready = false;

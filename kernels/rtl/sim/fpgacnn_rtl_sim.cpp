@@ -35,6 +35,10 @@ using fpgacnn::rtl::WritePort;
 
 constexpr uint64_t kLiteTimeout = 1000;
 constexpr int kResetCycles = 5;
+// Bytes a beat of the word-wide masters (fm_read, fm_write, params); the byte-wide ones: half.
+constexpr unsigned kWordPortBytes = FPGACNN_RTL_PORT_BITS / 8;
+static_assert(FPGACNN_RTL_PORT_BITS >= 16 && FPGACNN_RTL_PORT_BITS <= 64,
+              "the port models carry beats of up to 64 bits (Verilator's wider ports are arrays)");
 
 // Copies one master's pins between the Verilated model and the port models.
 #define FPGACNN_READ_PINS(top, port)                                                      \
@@ -55,7 +59,7 @@ constexpr int kResetCycles = 5;
     WritePins {                                                                                  \
         (top)->m_##port##_awvalid != 0, static_cast<uint64_t>((top)->m_##port##_awaddr),         \
             (top)->m_##port##_awlen, (top)->m_##port##_awsize, (top)->m_##port##_awburst,        \
-            (top)->m_##port##_wvalid != 0, static_cast<uint32_t>((top)->m_##port##_wdata),       \
+            (top)->m_##port##_wvalid != 0, static_cast<uint64_t>((top)->m_##port##_wdata),       \
             (top)->m_##port##_wstrb, (top)->m_##port##_wlast != 0, (top)->m_##port##_bready != 0 \
     }
 #define FPGACNN_APPLY_WRITE(top, port, d)        \
@@ -73,9 +77,10 @@ struct fpgacnn_rtl_sim {
     std::unique_ptr<Vfpgacnn_accel> top;
     fpgacnn_rtl_memory_model model{};
     AxiMemory memory;
-    BandwidthBudget budget{0};
-    ReadPort fm_read{"fm_read", 2}, params{"params", 2}, fm8_read{"fm8_read", 1};
-    WritePort fm_write{"fm_write", 2}, fm8_write{"fm8_write", 1};
+    BandwidthBudget budget{0, kWordPortBytes};
+    ReadPort fm_read{"fm_read", kWordPortBytes}, params{"params", kWordPortBytes},
+        fm8_read{"fm8_read", kWordPortBytes / 2};
+    WritePort fm_write{"fm_write", kWordPortBytes}, fm8_write{"fm8_write", kWordPortBytes / 2};
     ReadDrive fm_read_drive, params_drive, fm8_read_drive;
     WriteDrive fm_write_drive, fm8_write_drive;
     fpgacnn_rtl_counters counters{};
@@ -157,7 +162,7 @@ int fpgacnn_rtl_abi_version(void) { return FPGACNN_RTL_SIM_ABI_VERSION; }
 
 const char* fpgacnn_rtl_build_text(void) {
     return "Tm=" FPGACNN_RTL_STR(FPGACNN_RTL_TM) " Tn=" FPGACNN_RTL_STR(FPGACNN_RTL_TN) " Tr=" FPGACNN_RTL_STR(
-        FPGACNN_RTL_TR) " Tc=" FPGACNN_RTL_STR(FPGACNN_RTL_TC) " K<=" FPGACNN_RTL_STR(FPGACNN_RTL_MAX_K) " S<=" FPGACNN_RTL_STR(FPGACNN_RTL_MAX_S) " pairs=" FPGACNN_RTL_STR(FPGACNN_RTL_INT8_PAIRS) " word=16 addr=" FPGACNN_RTL_STR(FPGACNN_RTL_ADDR_BITS);
+        FPGACNN_RTL_TR) " Tc=" FPGACNN_RTL_STR(FPGACNN_RTL_TC) " K<=" FPGACNN_RTL_STR(FPGACNN_RTL_MAX_K) " S<=" FPGACNN_RTL_STR(FPGACNN_RTL_MAX_S) " pairs=" FPGACNN_RTL_STR(FPGACNN_RTL_INT8_PAIRS) " word=" FPGACNN_RTL_STR(FPGACNN_RTL_PORT_BITS) " addr=" FPGACNN_RTL_STR(FPGACNN_RTL_ADDR_BITS);
 }
 
 int fpgacnn_rtl_address64(void) { return FPGACNN_RTL_ADDR_BITS == 64 ? 1 : 0; }
@@ -170,7 +175,7 @@ fpgacnn_rtl_sim* fpgacnn_rtl_create(const fpgacnn_rtl_memory_model* model) {
     sim->top = std::make_unique<Vfpgacnn_accel>(sim->context.get());
     if (model != nullptr) sim->model = *model;
     if (sim->model.outstanding_reads == 0) sim->model.outstanding_reads = 1;
-    sim->budget = BandwidthBudget(sim->model.bytes_per_cycle);
+    sim->budget = BandwidthBudget(sim->model.bytes_per_cycle, kWordPortBytes);
 #ifdef FPGACNN_RTL_TRACE
     if (const char* path = std::getenv("FPGACNN_RTL_VCD")) {
         sim->context->traceEverOn(true);

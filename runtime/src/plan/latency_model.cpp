@@ -11,7 +11,11 @@
 //   reorg: one row segment at a time, read then written.
 //   A stream of n read bursts of L beats takes latency + n * max(L + overhead, (latency + L) / in
 //   flight): the first beat after the latency, then one beat a cycle while enough bursts are in
-//   flight to hide it. Every transfer is also bounded by the DDR's bytes per cycle.
+//   flight to hide it. A beat is port_bits wide: a read of L elements starting `lead` elements into
+//   a beat takes ceil((lead + L) / elements a beat) beats (the kernel reads whole beats from the
+//   arena's own offsets, so the leads are the command's). The store writes one element a cycle
+//   (the requantizer's rate) at every port width. Every transfer is also bounded by the DDR's bytes
+//   per cycle.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -44,17 +48,27 @@ namespace {
 /// DDR counts bytes.
 struct Transfer {
     std::uint64_t fm_elements = 0;
+    std::uint64_t fm_beats = 0;  // of the port: whole beats the elements span
     std::uint64_t fm_bytes = 0;
     std::uint64_t fm_bursts = 0;
+    std::uint64_t param_beats = 0;
     std::uint64_t param_bytes = 0;
     std::uint64_t param_bursts = 0;
 };
 
-/// Elements a feature-map port moves a cycle: its whole bytes over the design's element bytes.
-double elements_per_port_cycle(const PlanOptions& o) {
-    const int port_bytes = std::max(1, o.port_bits / 8);
-    const int element_bytes = o.element_bits / 8;
-    return static_cast<double>(port_bytes) / static_cast<double>(element_bytes);
+/// Elements (feature maps) or parameter words one beat of a port carries, and the beats a run of
+/// `count` of them starting at element `first` (counted from a beat-aligned base) spans.
+struct PortBeats {
+    std::uint64_t per_beat = 1;
+    std::uint64_t of(std::uint64_t first, std::uint64_t count) const {
+        if (count == 0) return 0;
+        return (first % per_beat + count + per_beat - 1) / per_beat;
+    }
+};
+PortBeats port_beats(const PlanOptions& o) {
+    PortBeats p;
+    p.per_beat = static_cast<std::uint64_t>(std::max(1, o.port_bits / std::max(8, o.element_bits)));
+    return p;
 }
 
 /// Cycles the RTL's control adds to the data it moves, measured on its cycles (docs/kernel.md "The
@@ -80,9 +94,7 @@ const ControlCycles kControl;
 class Model {
 public:
     explicit Model(const PlanOptions& o)
-        : port_bytes_per_cycle_(std::max(1, o.port_bits / 8)),
-          port_elements_per_cycle_(elements_per_port_cycle(o)),
-          read_ports_(std::max(1, o.fm_read_ports)),
+        : read_ports_(std::max(1, o.fm_read_ports)),
           write_ports_(std::max(1, o.fm_write_ports)),
           ddr_bytes_per_cycle_(o.bandwidth_gbs * 1e9 / (o.clock_mhz * 1e6)),
           latency_(std::max(0, o.read_latency_cycles)),
@@ -107,16 +119,17 @@ public:
     /// Cycles of a read step: the feature-map rows on their port(s) while the parameters arrive on
     /// theirs, and never faster than the DDR.
     double read(const Transfer& t) const {
-        const double fm =
-            read_stream(static_cast<double>(t.fm_bursts) / read_ports_,
-                        static_cast<double>(t.fm_elements) / port_elements_per_cycle_ / read_ports_);
-        const double params = read_stream(static_cast<double>(t.param_bursts),
-                                          static_cast<double>(t.param_bytes) / port_bytes_per_cycle_);
+        const double fm = read_stream(static_cast<double>(t.fm_bursts) / read_ports_,
+                                      static_cast<double>(t.fm_beats) / read_ports_);
+        const double params =
+            read_stream(static_cast<double>(t.param_bursts), static_cast<double>(t.param_beats));
         return std::max({fm, params, ddr(t)});
     }
-    /// Cycles of a write step: the beats, the per-burst overhead, and the DDR.
+    /// Cycles of a write step: one element a cycle (this kernel's requantizer feeds the writer one a
+    /// cycle whatever its width; designs with more write ports store that many at once), the
+    /// per-burst overhead, and the DDR.
     double write(const Transfer& t) const {
-        const double fm = (static_cast<double>(t.fm_elements) / port_elements_per_cycle_ +
+        const double fm = (static_cast<double>(t.fm_elements) +
                            static_cast<double>(t.fm_bursts) * (overhead_ + kControl.store_burst)) /
                           write_ports_;
         return std::max(fm, ddr(t));
@@ -128,8 +141,6 @@ private:
         return static_cast<double>(t.fm_bytes + t.param_bytes) / ddr_bytes_per_cycle_;
     }
 
-    double port_bytes_per_cycle_;
-    double port_elements_per_cycle_;
     double read_ports_;
     double write_ports_;
     double ddr_bytes_per_cycle_;
@@ -182,9 +193,18 @@ std::uint64_t fm_element_bytes(const PlanOptions& o, std::uint32_t bits) {
     return static_cast<std::uint64_t>(o.element_bits / 8);
 }
 
-/// The bursts of kernel::detail::load_input_tile: one per existing row of each existing map.
-Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int height, int width,
-                    int first_row, int first_col, int rows, int cols) {
+/// Where a tile's rows sit in their CHW tensor: the element offset of map `first_map`'s row 0,
+/// column 0, and the plane and row pitches (what the beats of each row depend on).
+struct TensorPlace {
+    std::uint64_t map_offset = 0;  // tensor offset + first_map * height * width
+    std::uint64_t plane = 0;
+    std::uint64_t width = 0;
+};
+
+/// The bursts of kernel::detail::load_input_tile: one per existing row of each existing map, each as
+/// many beats as its elements span from their place in the arena.
+Transfer input_tile(std::uint64_t element_bytes, const PortBeats& port, const TensorPlace& at, int lanes,
+                    int valid_maps, int height, int width, int first_row, int first_col, int rows, int cols) {
     Transfer t;
     const int col_begin = std::max(first_col, 0);
     const int col_end = std::min(first_col + cols, width);
@@ -193,9 +213,22 @@ Transfer input_tile(std::uint64_t element_bytes, int lanes, int valid_maps, int 
     const int row_end = std::min(first_row + rows, height);
     const int existing_rows = std::max(0, row_end - row_begin);
     const int maps = std::min(lanes, valid_maps);
+    const auto length = static_cast<std::uint64_t>(col_end - col_begin);
     t.fm_bursts = static_cast<std::uint64_t>(maps) * existing_rows;
-    t.fm_elements = t.fm_bursts * static_cast<std::uint64_t>(col_end - col_begin);
+    t.fm_elements = t.fm_bursts * length;
     t.fm_bytes = t.fm_elements * element_bytes;
+    if (port.per_beat == 1) {
+        t.fm_beats = t.fm_elements;
+        return t;
+    }
+    for (int n = 0; n < maps; ++n) {
+        for (int y = row_begin; y < row_end; ++y) {
+            const std::uint64_t first = at.map_offset + static_cast<std::uint64_t>(n) * at.plane +
+                                        static_cast<std::uint64_t>(y) * at.width +
+                                        static_cast<std::uint64_t>(col_begin);
+            t.fm_beats += port.of(first, length);
+        }
+    }
     return t;
 }
 
@@ -203,6 +236,7 @@ Transfer output_tile(std::uint64_t element_bytes, int maps, int rows, int cols) 
     Transfer t;
     t.fm_bursts = static_cast<std::uint64_t>(maps) * rows;
     t.fm_elements = t.fm_bursts * static_cast<std::uint64_t>(cols);
+    t.fm_beats = t.fm_elements;  // the store's rate: one element a cycle
     t.fm_bytes = t.fm_elements * element_bytes;
     return t;
 }
@@ -220,15 +254,22 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
     const std::uint64_t input_bytes = fm_element_bytes(o, c.input_bits);
     const std::uint64_t output_bytes = fm_element_bytes(o, c.output_bits);
     // One burst of the block's storage words: 8-bit weights are two per word (load_weight_block).
-    const std::uint64_t block_bytes =
-        element_bytes *
+    const std::uint64_t block_words =
         arith::storage_words(static_cast<uint32_t>(tm * tn * k * k), static_cast<int>(c.weight_bits));
+    const std::uint64_t block_bytes = element_bytes * block_words;
+    const PortBeats port = port_beats(o);
+    TensorPlace input_place;
+    input_place.plane = static_cast<std::uint64_t>(c.in_h) * c.in_w;
+    input_place.width = c.in_w;
     e.macs = static_cast<std::uint64_t>(out_c) * out_h * out_w * in_c * k * k;
     // Pair mode (8-bit input and weights, in a build that has it): two output columns per multiplier
     // and cycle.
     const bool pairs = o.maxima.int8_pairs && kernel::conv_runs_in_pairs(c);
+    // The parameter beats of the first map group's blocks and biases stand for every map group's
+    // (the later ones sit a whole block row further on: at most a beat more or less each).
     Transfer bias;
     bias.param_bytes = element_bytes * static_cast<std::uint64_t>(tm);
+    bias.param_beats = port.of(c.bias_offset, static_cast<std::uint64_t>(tm));
     bias.param_bursts = 1;
 
     JobPipeline pipeline;
@@ -244,14 +285,20 @@ LayerEstimate estimate_conv(const kernel::LayerCommand& c, const PlanOptions& o,
             std::vector<double> load(static_cast<std::size_t>(groups));
             double first_load = 0;
             for (int g = 0; g < groups; ++g) {
+                input_place.map_offset = c.input_offset + static_cast<std::uint64_t>(g) *
+                                                              static_cast<std::uint64_t>(tn) *
+                                                              input_place.plane;
                 Transfer t =
-                    input_tile(input_bytes, tn, in_c - g * tn, static_cast<int>(c.in_h),
+                    input_tile(input_bytes, port, input_place, tn, in_c - g * tn, static_cast<int>(c.in_h),
                                static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad, win_rows, win_cols);
                 t.param_bytes = block_bytes;
+                t.param_beats =
+                    port.of(c.weight_offset + static_cast<std::uint64_t>(g) * block_words, block_words);
                 t.param_bursts = 1;
                 loads[static_cast<std::size_t>(g)] = t;
                 load[static_cast<std::size_t>(g)] = model.read(t) + kControl.job;
                 if (g == 0) {
+                    t.param_beats += bias.param_beats;
                     t.param_bytes += bias.param_bytes;
                     t.param_bursts += bias.param_bursts;
                     first_load = model.read(t) + kControl.job;
@@ -294,9 +341,14 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(c.tile_cols)) {
             const int cols = std::min(static_cast<int>(c.tile_cols), out_w - col0);
             for (int map0 = 0; map0 < maps; map0 += lanes) {
-                const Transfer load = input_tile(element_bytes, lanes, maps - map0, static_cast<int>(c.in_h),
-                                                 static_cast<int>(c.in_w), row0 * s - pad, col0 * s - pad,
-                                                 (rows - 1) * s + k, (cols - 1) * s + k);
+                TensorPlace place;
+                place.plane = static_cast<std::uint64_t>(c.in_h) * c.in_w;
+                place.width = c.in_w;
+                place.map_offset = c.input_offset + static_cast<std::uint64_t>(map0) * place.plane;
+                const Transfer load =
+                    input_tile(element_bytes, port_beats(o), place, lanes, maps - map0,
+                               static_cast<int>(c.in_h), static_cast<int>(c.in_w), row0 * s - pad,
+                               col0 * s - pad, (rows - 1) * s + k, (cols - 1) * s + k);
                 const Transfer store = output_tile(element_bytes, std::min(lanes, maps - map0), rows, cols);
                 count(e, load, false);
                 count(e, store, true);
@@ -317,8 +369,10 @@ LayerEstimate estimate_pool(const kernel::LayerCommand& c, const PlanOptions& o,
 LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model) {
     LayerEstimate e;
     const std::uint64_t element_bytes = fm_element_bytes(o, c.input_bits);  // == output_bits
-    const std::uint64_t s = c.stride, w = c.in_w, segment = c.tile_cols;
-    const std::uint64_t rows = static_cast<std::uint64_t>(c.in_c) * c.in_h;
+    const std::uint64_t s = c.stride, w = c.in_w, h = c.in_h, segment = c.tile_cols;
+    const std::uint64_t channels = c.in_c, oc = channels / std::max<std::uint64_t>(1, s * s);
+    const std::uint64_t rows = channels * h;
+    const PortBeats port = port_beats(o);
     for (std::uint64_t i0 = 0; i0 < w; i0 += segment) {
         const std::uint64_t n = std::min(segment, w - i0);
         Transfer read, write;
@@ -326,19 +380,30 @@ LayerEstimate estimate_reorg(const kernel::LayerCommand& c, const PlanOptions& o
         read.fm_bytes = element_bytes * read.fm_elements;
         read.fm_bursts = 1;
         write.fm_elements = n;
+        write.fm_beats = n;
         write.fm_bytes = element_bytes * n;
         write.fm_bursts = 1;
-        for (std::uint64_t r = 0; r < rows; ++r) {
-            count(e, read, false);
-            count(e, write, true);
+        // A segment is read whole, then written: nothing overlaps. Its read spans the beats of its
+        // source row (reorg_layer.hpp's index), the write one element a cycle.
+        double load = 0;
+        for (std::uint64_t k = 0; k < channels && oc > 0; ++k) {
+            const std::uint64_t offset = k / oc, source_map = k % oc;
+            for (std::uint64_t j = 0; j < h; ++j) {
+                const std::uint64_t source = c.input_offset +
+                                             ((source_map * h * s) + j * s + offset / s) * (w * s) +
+                                             offset % s + i0 * s;
+                read.fm_beats = port.of(source, read.fm_elements);
+                count(e, read, false);
+                count(e, write, true);
+                load += model.read(read);
+            }
         }
-        // A segment is read whole, then written: nothing overlaps.
-        const double per_row_load = model.read(read), per_row_store = model.write(write);
+        const double per_row_store = model.write(write);
         const double per_row_control = kControl.reorg_segment;
-        e.load_cycles += per_row_load * static_cast<double>(rows);
+        e.load_cycles += load;
         e.store_cycles += per_row_store * static_cast<double>(rows);
         e.compute_cycles += per_row_control * static_cast<double>(rows);
-        e.total_cycles += (per_row_load + per_row_control + per_row_store) * static_cast<double>(rows);
+        e.total_cycles += load + (per_row_control + per_row_store) * static_cast<double>(rows);
     }
     e.total_cycles += model.write_latency() + kControl.command;
     return e;

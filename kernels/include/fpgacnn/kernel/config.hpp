@@ -20,6 +20,12 @@
 // for the packed operand (arith::kPairOperandBits); 8-bit layers then take one MAC per multiplier
 // and compute the same bits.
 #define FPGACNN_REFERENCE_INT8_PAIRS 1
+// Data width of the word-wide AXI masters (fm_read, fm_write, params) in bits: 16 moves one int16 a
+// beat, 64 four. The byte-wide masters of 8-bit tensors (fm8_read, fm8_write) are half as wide, so
+// every feature-map master moves kPortBits / 16 elements a beat at either storage width. A power of
+// two from 16 to 128. Only the cycles depend on it: the arena layout, the commands and the results
+// are the same at every width (rows may start and end anywhere inside a beat).
+#define FPGACNN_REFERENCE_PORT_BITS 16
 
 #ifndef FPGACNN_TM
 #define FPGACNN_TM FPGACNN_REFERENCE_TM
@@ -42,6 +48,9 @@
 #ifndef FPGACNN_INT8_PAIRS
 #define FPGACNN_INT8_PAIRS FPGACNN_REFERENCE_INT8_PAIRS
 #endif
+#ifndef FPGACNN_PORT_BITS
+#define FPGACNN_PORT_BITS FPGACNN_REFERENCE_PORT_BITS
+#endif
 
 namespace fpgacnn {
 namespace kernel {
@@ -53,6 +62,11 @@ static const int kTc = FPGACNN_TC;
 static const int kMaxK = FPGACNN_MAX_K;
 static const int kMaxS = FPGACNN_MAX_S;
 static const bool kInt8Pairs = FPGACNN_INT8_PAIRS != 0;
+static const int kPortBits = FPGACNN_PORT_BITS;
+/// Feature-map elements one beat of a feature-map master carries (either storage width).
+static const int kPortElements = kPortBits / 16;
+static_assert(kPortBits >= 16 && kPortBits <= 128 && (kPortBits & (kPortBits - 1)) == 0,
+              "FPGACNN_PORT_BITS is a power of two from 16 to 128");
 
 /// The input tile that an output tile of Tr x Tc needs at the largest stride and window (the halo).
 static const int kInputTileRows = (kTr - 1) * kMaxS + kMaxK;
@@ -76,6 +90,9 @@ struct Maxima {
     /// The build has the pair mode (FPGACNN_INT8_PAIRS): only the planner's cycle counts depend on it,
     /// never a command, a tile or a result.
     bool int8_pairs = FPGACNN_REFERENCE_INT8_PAIRS != 0;
+    /// Data width of the word-wide masters (FPGACNN_PORT_BITS): like int8_pairs, only the planner's
+    /// cycle counts depend on it.
+    int port_bits = FPGACNN_REFERENCE_PORT_BITS;
 };
 
 /// The maxima this translation unit is compiled with (its FPGACNN_* values): what the kernel code
@@ -85,6 +102,7 @@ inline Maxima compiled_maxima() {
     m.tm = kTm, m.tn = kTn, m.tr = kTr, m.tc = kTc;
     m.max_kernel = kMaxK, m.max_stride = kMaxS;
     m.int8_pairs = kInt8Pairs;
+    m.port_bits = kPortBits;
     return m;
 }
 

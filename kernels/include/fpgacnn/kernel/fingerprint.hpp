@@ -34,6 +34,7 @@ enum FingerprintWord {
     kFpMaxK = 9,
     kFpMaxS = 10,
     kFpInt8Pairs = 11,  // 1: the build has the pair mode (FPGACNN_INT8_PAIRS); 0: it has not
+    kFpPortBits = 12,   // data width of the word-wide masters (FPGACNN_PORT_BITS); 0 from older builds: 16
 };
 static const int16_t kFingerprintMagic0 = 0x4643;
 static const int16_t kFingerprintMagic1 = 0x4E4E;
@@ -53,6 +54,7 @@ inline void fingerprint_words(int16_t words[kFingerprintWords]) {
     words[kFpMaxK] = static_cast<int16_t>(kMaxK);
     words[kFpMaxS] = static_cast<int16_t>(kMaxS);
     words[kFpInt8Pairs] = static_cast<int16_t>(kInt8Pairs ? 1 : 0);
+    words[kFpPortBits] = static_cast<int16_t>(kPortBits);
 }
 
 }  // namespace kernel
