@@ -226,6 +226,10 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
             case LayerType::Region:
                 std::copy(in, in + layer.input.size(), out);
                 break;
+            case LayerType::Upsample:
+            case LayerType::Shortcut:
+            case LayerType::Yolo:
+                throw Error(int16_detail::describe_layer(layer) + " is not implemented in fixed point");
         }
         const auto layer_end = std::chrono::steady_clock::now();
         d.layer_ms[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();

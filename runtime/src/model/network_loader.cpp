@@ -125,12 +125,16 @@ Layer build_known_layer(SectionReader& reader, int index, const std::vector<Laye
     if (name == "route") return model::build_route(reader, index, earlier);
     if (name == "reorg") return model::build_reorg(reader, index, input);
     if (name == "region") return model::build_region(reader, index, input);
+    if (name == "upsample") return model::build_upsample(reader, index, input);
+    if (name == "shortcut") return model::build_shortcut(reader, index, earlier, input);
+    if (name == "yolo") return model::build_yolo(reader, index, input);
     if (is_one_of(name, {"net", "network"})) {
         reader.fail("a second [" + name + "] section", "keep a single [net] section at the top of the file");
     }
     reader.fail(
         "unsupported section [" + name + "]",
-        "fpgacnn runs YOLOv2-style networks: [convolutional], [maxpool], [route], [reorg] and [region]");
+        "fpgacnn runs YOLOv2 / YOLOv3 / YOLOv4-tiny networks: [convolutional], [maxpool], [route], [reorg], "
+        "[region], [upsample], [shortcut] and [yolo]");
 }
 
 Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, const std::vector<Layer>& earlier,

@@ -23,6 +23,12 @@ std::string layer_text(const LayerPlan& lp) {
             return "route";
         case LayerType::Region:
             return "region";
+        case LayerType::Upsample:
+            return fmt::format("upsample x{} (host)", c.stride);
+        case LayerType::Shortcut:
+            return "shortcut (host)";
+        case LayerType::Yolo:
+            return "yolo";
     }
     return "?";
 }
