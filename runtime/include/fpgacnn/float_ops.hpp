@@ -36,6 +36,10 @@ void shortcut_forward(const Layer& layer, const float* input, const float* added
 /// and the classes, w and h raw; with scale_x_y != 1 (AlexeyAB) x, y become x*s - (s - 1)/2.
 void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data);
 
+/// region_activate or yolo_activate, whichever `layer` (a [region] or [yolo] layer) is, on its
+/// output's layer.output.size() floats.
+void output_layer_activate(const Layer& layer, float* data);
+
 /// The region layer's activation in place on the raw output of the last conv layer: logistic on
 /// x, y and objectness; softmax over the classes (logistic with softmax=0). Matches darknet's
 /// forward_region_layer; w, h and tw/th stay raw.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/shortcut_overlap.hpp"
 #include "float/darknet_math.hpp"
 #include "float/layer_checks.hpp"
 #include "fpgacnn/float_ops.hpp"
@@ -27,27 +28,9 @@ void shortcut_forward(const Layer& layer, const float* input, const float* added
     detail::require_layer_type(layer, LayerType::Shortcut, "shortcut_forward");
     const TensorShape& out = layer.output;
     std::copy(input, input + out.size(), output);
-    // shortcut_cpu(w1 = added, w2 = out): the overlap, sampled with integer strides either way.
-    const int stride = std::max(1, added_shape.w / out.w);
-    const int sample = std::max(1, out.w / added_shape.w);
-    const int min_w = std::min(added_shape.w, out.w);
-    const int min_h = std::min(added_shape.h, out.h);
-    const int min_c = std::min(added_shape.c, out.c);
-    for (int k = 0; k < min_c; ++k) {
-        for (int j = 0; j < min_h; ++j) {
-            for (int i = 0; i < min_w; ++i) {
-                const std::size_t out_index =
-                    static_cast<std::size_t>(i) * sample +
-                    static_cast<std::size_t>(out.w) *
-                        (static_cast<std::size_t>(j) * sample + static_cast<std::size_t>(out.h) * k);
-                const std::size_t add_index =
-                    static_cast<std::size_t>(i) * stride +
-                    static_cast<std::size_t>(added_shape.w) *
-                        (static_cast<std::size_t>(j) * stride + static_cast<std::size_t>(added_shape.h) * k);
-                output[out_index] = output[out_index] + added[add_index];
-            }
-        }
-    }
+    core::for_each_shortcut_pair(out, added_shape, [&](std::size_t out_index, std::size_t added_index) {
+        output[out_index] = output[out_index] + added[added_index];
+    });
     const Activation activation = layer.shortcut().activation;
     if (activation == Activation::Linear) return;
     for (std::size_t i = 0; i < out.size(); ++i) output[i] = detail::darknet_activate(output[i], activation);

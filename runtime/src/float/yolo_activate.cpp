@@ -34,4 +34,15 @@ void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data
     }
 }
 
+void output_layer_activate(const Layer& layer, float* data) {
+    if (layer.type == LayerType::Yolo) {
+        yolo_activate(layer.yolo(), layer.output, data);
+    } else if (layer.type == LayerType::Region) {
+        region_activate(layer.region(), layer.output, data);
+    } else {
+        throw Error(std::string("output_layer_activate: layer ") + std::to_string(layer.index) + " is a [" +
+                    layer_type_name(layer.type) + "] layer, not [region] or [yolo]");
+    }
+}
+
 }  // namespace fpgacnn

@@ -145,6 +145,16 @@ public:
         no_parameters();
         equal("its weight_bits", q_.weight_bits, "the default", arith::kDataBits,
               "only convolutional layers have weights");
+        if (layer_.type == LayerType::Shortcut) {
+            // It rescales: its own output_q; both operands are aligned exactly (docs/arithmetic.md).
+            input_matches_producer(index);
+            width_carried_from_producer(index);
+            const int from = layer_.shortcut().from;
+            if (from < 0 || static_cast<std::size_t>(from) >= index) {
+                fail(fmt::format("shortcut from {} is not an earlier layer", from));
+            }
+            return;
+        }
         if (layer_.type == LayerType::Route) {
             route_sources_share_exponent(index);
             route_sources_share_width();
@@ -153,8 +163,8 @@ public:
             width_carried_from_producer(index);
         }
         // Maxpool, reorg, region and route move int16 values without rescaling them.
-        const char* rule = layer_.type == LayerType::Region
-                               ? "the region layer passes its int16 input through to the host"
+        const char* rule = layer_.type == LayerType::Region || layer_.type == LayerType::Yolo
+                               ? "the output layer passes its int16 input through to the host"
                                : "this layer moves int16 values without rescaling them";
         equal("its input_q", q_.input_q, "its output_q", q_.output_q, rule);
     }

@@ -27,6 +27,18 @@ void require_calibratable(const Network& network) {
         throw Error(network.cfg_path + ": no weights loaded; calibration needs the trained .weights");
     }
     for (const Layer& layer : network.layers) {
+        // Fixed point runs linear and leaky (folded into the requantization); the others stay float.
+        const bool shortcut = layer.type == LayerType::Shortcut;
+        if (shortcut || layer.type == LayerType::Convolutional) {
+            const Activation activation = shortcut ? layer.shortcut().activation : layer.conv().activation;
+            if (activation != Activation::Linear && activation != Activation::Leaky) {
+                throw Error(
+                    network.cfg_path + ": layer " + std::to_string(layer.index) + " (" +
+                    layer_type_name(layer.type) + ") has activation=" + activation_name(activation) +
+                    ", which the fixed-point paths do not implement (linear and leaky); run this network "
+                    "with --precision float");
+            }
+        }
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();
         if (conv.batch_normalize && !conv.bn_folded()) {
@@ -71,8 +83,8 @@ FloatStatistics gather_statistics(const Network& network, std::size_t image_coun
         for (std::size_t i = 0; i < network.layers.size(); ++i) {
             const Layer& layer = network.layers[i];
             const std::vector<float>& output = engine.layer_output(static_cast<int>(i));
-            // The region layer's output is activated in float on the host; only its input matters.
-            if (layer.type == LayerType::Region) continue;
+            // The region / yolo layer's output is activated in float on the host; only its input matters.
+            if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) continue;
             stats.outputs[i].add(output.data(), output.size());
             if (layer.type == LayerType::Convolutional) {
                 stats.max_abs_accumulator[i] =
@@ -119,7 +131,8 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     const WidthPlan widths = plan_widths(network, options.widths);
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
-        if (network.layers[i].type == LayerType::Region) continue;
+        if (network.layers[i].type == LayerType::Region || network.layers[i].type == LayerType::Yolo)
+            continue;
         // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
         // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
         const int narrowing = arith::kDataBits - widths.output_bits[i];
