@@ -1,5 +1,6 @@
 #include "pipeline/int16_backend.hpp"
 
+#include "core/detection_output.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
@@ -41,14 +42,8 @@ const std::vector<float>& Int16Backend::run(const float* input) {
 }
 
 std::vector<float> Int16Backend::layer_output(int i) const {
-    std::size_t offset = 0;
-    for (const int output : output_layers_) {
-        const std::size_t size = quantized_->network.layers[static_cast<std::size_t>(output)].output.size();
-        if (output == i) {
-            const auto begin = detection_output_.begin() + static_cast<std::ptrdiff_t>(offset);
-            return {begin, begin + static_cast<std::ptrdiff_t>(size)};
-        }
-        offset += size;
+    if (auto values = core::output_layer_values(quantized_->network, output_layers_, detection_output_, i)) {
+        return *values;
     }
     const std::vector<int16_t>& raw = engine_.layer_output(i);
     std::vector<float> out(quantized_->network.layers[static_cast<std::size_t>(i)].output.size());

@@ -33,9 +33,11 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
+// A region or yolo layer is read by the host where its conv wrote; a single-input route without groups
+// is its source. A route with groups copies a channel slice on the host into a buffer of its own.
 bool is_alias(const Layer& layer) {
-    return layer.type == LayerType::Region ||
-           (layer.type == LayerType::Route && layer.route().inputs.size() == 1);
+    return layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
+           (layer.type == LayerType::Route && layer.route().inputs.size() == 1 && layer.route().groups == 1);
 }
 
 class Placer {
@@ -61,8 +63,12 @@ public:
                 b.last_read = std::max(b.last_read, i);
             }
         }
-        // The last layer's output is read by the host after the frame.
+        // The last layer's output is read by the host after the frame, and so is every yolo head's.
         buffers_[placement_of(count - 1).buffer].last_read = count;
+        for (int i = 0; i < count; ++i) {
+            if (net_.layers[static_cast<std::size_t>(i)].type == LayerType::Yolo)
+                buffers_[placement_of(i).buffer].last_read = count;
+        }
         return assign_offsets(alignment);
     }
 
@@ -87,7 +93,7 @@ private:
     /// The tensor an alias layer stands for, following chains of aliases.
     int alias_source(int i) const {
         const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
-        const int source = layer.type == LayerType::Region ? i - 1 : layer.route().inputs[0];
+        const int source = layer.type == LayerType::Route ? layer.route().inputs[0] : i - 1;
         if (source == kNetworkInput || !is_alias(net_.layers[static_cast<std::size_t>(source)]))
             return source;
         return alias_source(source);
@@ -96,6 +102,7 @@ private:
     std::vector<int> inputs_of(int i) const {
         const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
         if (layer.type == LayerType::Route) return layer.route().inputs;
+        if (layer.type == LayerType::Shortcut) return {i - 1, layer.shortcut().from};
         return {i - 1};
     }
 
@@ -119,7 +126,7 @@ private:
         for (const Layer& layer : net_.layers) {
             if (layer.type != LayerType::Route) continue;
             check_route(layer);
-            if (layer.route().inputs.size() < 2) continue;
+            if (layer.route().inputs.size() < 2 || layer.route().groups != 1) continue;
             const int buffer = new_buffer(layer.output.size(), bits_of(layer.index), layer.index);
             placement_[static_cast<std::size_t>(layer.index)] = Placement{buffer, 0};
             std::size_t offset = 0;
