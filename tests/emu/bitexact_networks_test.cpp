@@ -87,5 +87,12 @@ TEST(BitExact, Yolov3At96ShortcutsOnTheHost) {
     expect_bit_exact(calibrated(synthetic_network("cfg/yolov3.cfg", 96)), "yolov3 96", {best_int16_isa()});
 }
 
+TEST(BitExact, Yolov4TinyAt128RouteGroupsOnTheHost) {
+    Network network = load_darknet_cfg(source_dir() + "/cfg/yolov4-tiny.cfg", InputSizeOverride{128, 128});
+    fill_synthetic_weights(network, 2024);
+    fold_batchnorm(network);
+    expect_bit_exact(calibrated(network), "yolov4-tiny 128", {best_int16_isa()});
+}
+
 }  // namespace
 }  // namespace fpgacnn::test

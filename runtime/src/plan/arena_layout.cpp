@@ -43,7 +43,10 @@ bool is_alias(const Layer& layer) {
 class Placer {
 public:
     Placer(const Network& network, const std::vector<int>& output_bits)
-        : net_(network), bits_(output_bits), placement_(network.layers.size()) {}
+        : net_(network),
+          bits_(output_bits),
+          placement_(network.layers.size()),
+          host_routes_(network.layers.size()) {}
 
     ArenaLayout run(std::size_t alignment) {
         const int count = static_cast<int>(net_.layers.size());
@@ -129,6 +132,12 @@ private:
             if (layer.route().inputs.size() < 2 || layer.route().groups != 1) continue;
             const int buffer = new_buffer(layer.output.size(), bits_of(layer.index), layer.index);
             placement_[static_cast<std::size_t>(layer.index)] = Placement{buffer, 0};
+            // A tensor can sit in one concatenation only: a second route joining it (YOLOv4-tiny's
+            // layer 23 feeds routes 24 and 34) copies its inputs on the host into a buffer of its own.
+            if (feeds_placed_concatenation(layer)) {
+                host_routes_[static_cast<std::size_t>(layer.index)] = true;
+                continue;
+            }
             std::size_t offset = 0;
             for (int source : layer.route().inputs) {
                 int tensor = source;
@@ -165,6 +174,16 @@ private:
         }
     }
 
+    bool feeds_placed_concatenation(const Layer& route) const {
+        for (int source : route.route().inputs) {
+            int tensor = source;
+            if (is_alias(net_.layers[static_cast<std::size_t>(tensor)])) tensor = alias_source(tensor);
+            if (tensor != kNetworkInput && placement_[static_cast<std::size_t>(tensor)].buffer >= 0)
+                return true;
+        }
+        return false;
+    }
+
     /// Greedy by size: each buffer goes at the lowest aligned offset that no buffer alive at the
     /// same time occupies. A layer's input stays alive during the layer, so it never shares with
     /// the layer's output.
@@ -196,6 +215,7 @@ private:
             layout.elements_without_reuse += align_up(b.words, alignment);
         }
         layout.input = range_in(input_, 0, net_.input.size());
+        layout.host_routes = host_routes_;
         for (std::size_t i = 0; i < net_.layers.size(); ++i) {
             const Placement p = placement_[i];
             layout.outputs.push_back(range_in(p.buffer, p.offset, net_.layers[i].output.size()));
@@ -214,6 +234,7 @@ private:
     const Network& net_;
     const std::vector<int>& bits_;
     std::vector<Placement> placement_;
+    std::vector<bool> host_routes_;
     std::vector<Buffer> buffers_;
     int input_ = -1;
 };

@@ -20,7 +20,7 @@ std::string layer_text(const LayerPlan& lp) {
         case LayerType::Reorg:
             return fmt::format("reorg /{}", c.stride);
         case LayerType::Route:
-            return lp.on_host ? "route groups" : "route";
+            return lp.on_host ? "route (copy)" : "route";
         case LayerType::Region:
             return "region";
         case LayerType::Upsample:
