@@ -100,7 +100,13 @@ struct RegionParams {
     std::vector<float> anchors;  // 2 * num values, in grid cells
 };
 
-enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region, Upsample, Shortcut, Yolo };
+/// A section fpgacnn parses for planning only (load_darknet_cfg_for_planning: [connected], [softmax],
+/// [avgpool], [dropout], [cost], [crop]): its output shape is darknet's, nothing runs it.
+struct UnsupportedParams {
+    std::string section;  // "connected", "softmax", ...
+};
+
+enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region, Upsample, Shortcut, Yolo, Unsupported };
 
 struct Layer {
     LayerType type = LayerType::Convolutional;
@@ -109,7 +115,7 @@ struct Layer {
     TensorShape input;
     TensorShape output;
     std::variant<ConvParams, MaxPoolParams, RouteParams, ReorgParams, RegionParams, UpsampleParams,
-                 ShortcutParams, YoloParams>
+                 ShortcutParams, YoloParams, UnsupportedParams>
         params;
 
     const ConvParams& conv() const { return std::get<ConvParams>(params); }

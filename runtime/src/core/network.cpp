@@ -82,6 +82,8 @@ const char* layer_type_name(LayerType type) {
             return "shortcut";
         case LayerType::Yolo:
             return "yolo";
+        case LayerType::Unsupported:
+            return "unsupported";
     }
     return "unknown";
 }

@@ -64,6 +64,11 @@ void validate(const Network& network) {
                         " does not match the " + (i == 0 ? "network input " : "previous layer's output ") +
                         shape_text(expected_input));
         }
+        if (layer.type == LayerType::Unsupported) {
+            throw Error(detail::describe_layer(layer) + ": [" +
+                        std::get<UnsupportedParams>(layer.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
         if (layer.type == LayerType::Convolutional) detail::require_conv_ready(layer);
         if (layer.type == LayerType::Route) validate_route(network, layer);
         if (layer.type == LayerType::Shortcut &&
@@ -131,6 +136,8 @@ const std::vector<float>& FloatEngine::run(const float* input) {
                 std::copy(layer_input, layer_input + layer.input.size(), output);
                 yolo_activate(layer.yolo(), layer.output, output);
                 break;
+            case LayerType::Unsupported:  // refused by validate()
+                throw Error(detail::describe_layer(layer) + " is not run by fpgacnn");
         }
         const auto layer_end = std::chrono::steady_clock::now();
         layer_ms_[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();

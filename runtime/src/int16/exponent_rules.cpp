@@ -131,6 +131,10 @@ public:
     }
 
     void check(std::size_t index) const {
+        if (layer_.type == LayerType::Unsupported) {
+            throw Error(name_ + ": [" + std::get<UnsupportedParams>(layer_.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
         exponent_in_range(q_.input_q, "input");
         exponent_in_range(q_.output_q, "output");
         storage_width(q_.output_bits, "output");

@@ -246,6 +246,8 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
             case LayerType::Upsample:
                 int16_upsample(layer, in, out);
                 break;
+            case LayerType::Unsupported:  // refused by validate_quantized_network
+                throw Error(int16_detail::describe_layer(layer) + " is not run by fpgacnn");
             case LayerType::Shortcut: {
                 const auto from = static_cast<std::size_t>(layer.shortcut().from);
                 int16_shortcut(layer, d.shortcuts[i], in, d.output_data[from], d.layers[from].output, out);

@@ -36,6 +36,11 @@ Layer build_shortcut(SectionReader& reader, int index, const std::vector<Layer>&
                      const TensorShape& input);
 Layer build_yolo(SectionReader& reader, int index, const TensorShape& input);
 
+/// [connected], [softmax], [avgpool], [dropout], [cost], [crop]: parsed for planning only.
+bool is_planning_only_section(const std::string& name);
+/// Such a section as an Unsupported layer with darknet's output shape (its options are not checked).
+Layer build_unsupported(SectionReader& reader, int index, const TensorShape& input);
+
 /// Throws (via the reader, naming file, line and section) when the layer's output or a conv layer's
 /// weight count is above the limits above: called for every layer, so later arithmetic cannot overflow.
 void require_within_limits(const SectionReader& reader, const Layer& layer);

@@ -27,6 +27,11 @@ void require_calibratable(const Network& network) {
         throw Error(network.cfg_path + ": no weights loaded; calibration needs the trained .weights");
     }
     for (const Layer& layer : network.layers) {
+        if (layer.type == LayerType::Unsupported) {
+            throw Error(network.cfg_path + ": layer " + std::to_string(layer.index) + " [" +
+                        std::get<UnsupportedParams>(layer.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
         // Fixed point runs linear and leaky (folded into the requantization); the others stay float.
         const bool shortcut = layer.type == LayerType::Shortcut;
         if (shortcut || layer.type == LayerType::Convolutional) {

@@ -76,6 +76,12 @@ void layer_params(ByteWriter& out, const Layer& layer) {
             float_bits(out, y.scale_x_y);
             break;
         }
+        case LayerType::Unsupported: {
+            const std::string& section = std::get<UnsupportedParams>(layer.params).section;
+            out.i32(static_cast<int>(section.size()));
+            out.raw(section.data(), section.size());
+            break;
+        }
     }
 }
 
