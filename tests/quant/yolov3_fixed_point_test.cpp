@@ -122,8 +122,8 @@ TEST_P(YoloV3TinyFixedPoint, YoloHeadsFollowTheFloatPath) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, YoloV3TinyFixedPoint, testing::Values(16, 8),
-                         [](const testing::TestParamInfo<int>& info) {
-                             return info.param == 16 ? "int16" : "int8";
+                         [](const testing::TestParamInfo<int>& param_info) {
+                             return param_info.param == 16 ? "int16" : "int8";
                          });
 
 TEST(Int16Shortcut, AlignsAddsRoundsOnceAndSaturates) {
