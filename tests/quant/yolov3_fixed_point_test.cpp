@@ -181,3 +181,41 @@ TEST(FixedPointActivations, RefusesActivationsItDoesNotImplement) {
 
 }  // namespace
 }  // namespace fpgacnn::test
+
+namespace fpgacnn::test {
+namespace {
+
+TEST(Int16Shortcut, OutputExponentStaysWithinEightOfItsOperands) {
+    const std::string cfg =
+        "[net]\nwidth=32\nheight=32\nchannels=3\n\n"
+        "[convolutional]\nfilters=8\nsize=3\npad=1\nactivation=leaky\n\n"
+        "[convolutional]\nfilters=8\nsize=3\npad=1\nactivation=leaky\n\n"
+        "[shortcut]\nfrom=-2\n\n"
+        "[convolutional]\nfilters=6\nsize=1\nactivation=linear\n\n"
+        "[yolo]\nmask=0\nanchors=4,4\nnum=1\nclasses=1\n";
+    Network network = parse_darknet_cfg(cfg, "shortcut.cfg");
+    fill_synthetic_weights(network, 3);
+    fold_batchnorm(network);
+    // Large activations give the operands low exponents, so one 9 above them is still a valid exponent
+    // and only the shortcut's own rule can refuse it (checked before the next layer's).
+    for (const int i : {0, 1}) {
+        for (float& w : std::get<ConvParams>(network.layers[static_cast<std::size_t>(i)].params).weights)
+            w *= 64;
+    }
+    QuantizedNetwork q = calibrate_letterboxed(network, {constant_image(network.input, 0.5f)}, {}).quantized;
+    const int sum_q = std::max(q.layers[1].output_q, q.layers[0].output_q);
+    EXPECT_LE(q.layers[2].output_q, sum_q + kShortcutMaxOutputGain);
+    q.layers[2].output_q = sum_q + kShortcutMaxOutputGain + 1;
+    q.layers[3].input_q = q.layers[2].output_q;
+    try {
+        validate_quantized_network(q, "shortcut.cfg");
+        FAIL() << "a shortcut 9 above its operands was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 8 above its operands' finer exponent"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace fpgacnn::test

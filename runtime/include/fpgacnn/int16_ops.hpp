@@ -111,6 +111,11 @@ void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
 /// darknet's upsample on int16: nearest neighbour, the exponent unchanged (a copy).
 void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
 
+/// A shortcut's output exponent may be at most this much finer than the finer of its operands
+/// (Qout <= max(Qa, Qb) + 8): with exponents in [kMinExponent, kMaxExponent] every intermediate then
+/// stays within int64 (docs/arithmetic.md, "Shortcut").
+constexpr int kShortcutMaxOutputGain = 8;
+
 /// The exponents and output width of a [shortcut] in fixed point (docs/arithmetic.md, "Shortcut").
 struct Int16ShortcutArgs {
     int input_q = 0;  // the previous layer's output exponent

@@ -5,6 +5,8 @@
 // they are given). check_exponent_rules adds the int16 kernels' conv shape checks.
 #include "int16/exponent_rules.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "fpgacnn/error.hpp"
@@ -156,6 +158,12 @@ public:
             const int from = layer_.shortcut().from;
             if (from < 0 || static_cast<std::size_t>(from) >= index) {
                 fail(fmt::format("shortcut from {} is not an earlier layer", from));
+            }
+            const int sum_q =
+                std::max(q_.input_q, quantized_.layers[static_cast<std::size_t>(from)].output_q);
+            if (q_.output_q > sum_q + kShortcutMaxOutputGain) {
+                fail(fmt::format("output_q {} is more than {} above its operands' finer exponent {}",
+                                 q_.output_q, kShortcutMaxOutputGain, sum_q));
             }
             return;
         }

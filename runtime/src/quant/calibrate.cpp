@@ -11,6 +11,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_engine.hpp"
+#include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/progress_bar.hpp"
 #include "quant/activation_histogram.hpp"
@@ -161,6 +162,16 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
         bool changed = false;
         for (std::size_t i = 0; i < layer_count; ++i) {
             const Layer& layer = network.layers[i];
+            if (layer.type == LayerType::Shortcut) {
+                // Qout <= max(Qa, Qb) + kShortcutMaxOutputGain (docs/arithmetic.md, "Shortcut").
+                const int sum_q =
+                    std::max(exponents.output_q[i - 1],
+                             exponents.output_q[static_cast<std::size_t>(layer.shortcut().from)]);
+                if (exponents.output_q[i] > sum_q + kShortcutMaxOutputGain) {
+                    caps[i] = sum_q + kShortcutMaxOutputGain;
+                    changed = true;
+                }
+            }
             if (layer.type != LayerType::Convolutional) continue;
             conv[i] = choose_conv_exponents(layer, exponents.input_of[i], exponents.output_q[i],
                                             stats.max_abs_accumulator[i], options.accumulator_margin_bits,
