@@ -25,7 +25,8 @@ for option in "$@"; do
                  clang  # libFuzzer harnesses (scripts/run-fuzzers.sh)
                  # fpgacnn-serve's conformance tests: a Python client generated from the .proto,
                  # curl for REST, the Kubernetes manifests parsed
-                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl)
+                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl
+                 python3-numpy)  # the YOLOv4-tiny float reference (tests/crosscheck/numpy_darknet_reference.py)
       ;;
     --with-cross)
       # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.
