@@ -1,7 +1,7 @@
 // Float reference engine, the int16 and int8 CPU backend and the emu device vs OpenCV DNN (its own CPU
-// backend) on the same darknet models and the same input blob: yolov2 and yolov2-tiny at 416x416 (synthetic
-// weights, written to a temporary .weights file so both read identical parameters) and YOLO-LITE (trained
-// weights, if the shared models folder exists).
+// backend) on the same darknet models and the same input blob: yolov2, yolov2-tiny, yolov3-tiny and
+// yolov3 at 416x416 (synthetic weights, written to a temporary .weights file so both read identical
+// parameters) and YOLO-LITE (trained weights, if the shared models folder exists).
 //
 //   bench_float_vs_opencv [benchmark flags] [--darknet_cfg_dir=DIR] [--shared_dir=DIR]
 //
@@ -186,6 +186,8 @@ int main(int argc, char** argv) {
     try {
         models.push_back(prepare("yolov2-416", (cfg_dir / "yolov2.cfg").string(), "", 416));
         models.push_back(prepare("yolov2-tiny-416", (cfg_dir / "yolov2-tiny.cfg").string(), "", 416));
+        models.push_back(prepare("yolov3-tiny-416", (cfg_dir / "yolov3-tiny.cfg").string(), "", 416));
+        models.push_back(prepare("yolov3-416", (cfg_dir / "yolov3.cfg").string(), "", 416));
         const fs::path lite = shared_dir / "models" / "yolo-lite-voc";
         if (fs::exists(lite / "tiny-yolov2-trial3-noBatch.weights")) {
             models.push_back(prepare("yolo-lite-voc-224", (lite / "tiny-yolov2-trial3-noBatch.cfg").string(),

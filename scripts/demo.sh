@@ -4,7 +4,8 @@
 # (device chosen automatically).
 #
 # Usage: scripts/demo.sh [--cfg C --weights W [--names N]] [IMAGE...] [-- extra fpgacnn-detect flags]
-# Model search order: --cfg/--weights (or FPGACNN_CFG/FPGACNN_WEIGHTS), models/<name>.cfg + .weights,
+# Model search order: --cfg/--weights (or FPGACNN_CFG/FPGACNN_WEIGHTS), models/yolov3-tiny.weights (with
+# Debian's yolov3-tiny.cfg unless models/yolov3-tiny.cfg is there), models/<name>.cfg + .weights,
 # ../shared/models/yolo-lite-voc, and last synthetic weights (detections then meaningless).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,6 +47,14 @@ if [[ -n "$cfg" || -n "$weights" ]]; then
   [[ -n "$cfg" && -n "$weights" ]] || { echo "demo: give both --cfg and --weights" >&2; exit 2; }
   source_note="the model you named"
 fi
+# darknet's YOLOv3-tiny first when its weights are there (models/README.md says where darknet publishes
+# them): Debian ships its cfg, so the .weights file alone is enough.
+if [[ -z "$cfg" && -e models/yolov3-tiny.weights ]]; then
+  cfg=/usr/share/darknet/cfg/yolov3-tiny.cfg
+  [[ -e models/yolov3-tiny.cfg ]] && cfg=models/yolov3-tiny.cfg
+  weights=models/yolov3-tiny.weights; source_note="models/yolov3-tiny.weights"
+  [[ -e models/yolov3-tiny.names ]] && names=models/yolov3-tiny.names
+fi
 if [[ -z "$cfg" ]]; then
   for w in models/*.weights; do
     [[ -e "$w" ]] || continue
@@ -81,7 +90,7 @@ if ((synthetic)); then
   cat >&2 <<'WARN'
 demo: WARNING: no trained weights were found, so this run uses SYNTHETIC (random) weights.
 demo: WARNING: the pipeline runs for real, but its detections are MEANINGLESS.
-demo: WARNING: put darknet's yolov2 weights into models/ (see models/README.md) for real detections.
+demo: WARNING: put darknet's yolov3-tiny.weights into models/ (see models/README.md) for real detections.
 WARN
 fi
 out="$repo/build/demo-output"

@@ -100,8 +100,7 @@ int run(const CameraOptions& options) {
     LatestPicture latest;
     PipelineOptions pipeline_options;
     const Network& network = detector->network();
-    pipeline_options.classes =
-        network.layers[static_cast<std::size_t>(network.region_layer_index())].region().classes;
+    pipeline_options.classes = network.output_classes();  // the [region] layer's, or the [yolo] heads'
     pipeline_options.jpeg_quality = options.jpeg_quality;
     if (options.show) pipeline_options.show = &latest;
     int exit_code = 0;

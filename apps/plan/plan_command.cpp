@@ -62,7 +62,7 @@ PlanOutput run_plan_command(const PlanCommand& options, const CLI::App& app) {
     if (!options.config_out.empty()) fpgacnn::apps::check_output_file(options.config_out, "--config-out");
     std::optional<fpgacnn::InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
-    const fpgacnn::Network network = fpgacnn::load_darknet_cfg(options.cfg, input_override);
+    const fpgacnn::Network network = fpgacnn::load_darknet_cfg_for_planning(options.cfg, input_override);
     if (options.explore) return run_explore(options, network, app);
     fpgacnn::PlanOptions plan_options = options.plan;
     plan_options.maxima.int8_pairs = !options.no_int8_pairs;

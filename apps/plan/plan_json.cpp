@@ -36,6 +36,7 @@ nlohmann::json plan_to_json(const NetworkPlan& plan) {
         nlohmann::json l = {{"index", lp.index},
                             {"type", layer_type_name(lp.type)},
                             {"on_device", lp.on_device},
+                            {"on_host", lp.on_host},
                             {"input_shape", shape_json(lp.input_shape)},
                             {"output_shape", shape_json(lp.output_shape)},
                             {"output", range_json(lp.output)}};

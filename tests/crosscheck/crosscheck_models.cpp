@@ -53,6 +53,12 @@ ModelSpec yolov2_tiny_synthetic() { return synthetic_model("yolov2_tiny_syntheti
 
 ModelSpec yolov2_synthetic() { return synthetic_model("yolov2_synthetic", "yolov2.cfg", 416); }
 
+ModelSpec yolov3_tiny_synthetic() { return synthetic_model("yolov3_tiny_synthetic", "yolov3-tiny.cfg", 416); }
+
+ModelSpec yolov3_320_synthetic() { return synthetic_model("yolov3_320_synthetic", "yolov3.cfg", 320); }
+
+ModelSpec yolov3_416_synthetic() { return synthetic_model("yolov3_416_synthetic", "yolov3.cfg", 416); }
+
 PreparedModel prepare_model(const ModelSpec& spec) {
     std::optional<InputSizeOverride> size;
     if (spec.input_size > 0) size = InputSizeOverride{spec.input_size, spec.input_size};

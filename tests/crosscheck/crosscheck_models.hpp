@@ -29,6 +29,10 @@ ModelSpec yolo_lite_coco();
 /// Debian's yolov2-tiny.cfg / yolov2.cfg at 416x416 with deterministic synthetic weights.
 ModelSpec yolov2_tiny_synthetic();
 ModelSpec yolov2_synthetic();
+/// Debian's yolov3-tiny.cfg at 416x416 and yolov3.cfg at 320x320 / 416x416, synthetic weights.
+ModelSpec yolov3_tiny_synthetic();
+ModelSpec yolov3_320_synthetic();
+ModelSpec yolov3_416_synthetic();
 
 /// A model ready for both sides: our network (weights loaded, batch-norm folded) and the .weights
 /// file that darknet reads — for synthetic models the file we generated, so both use the same bytes.

@@ -174,6 +174,12 @@ const char* type_name(LAYER_TYPE type) {
             return "reorg";
         case REGION:
             return "region";
+        case UPSAMPLE:
+            return "upsample";
+        case SHORTCUT:
+            return "shortcut";
+        case YOLO:
+            return "yolo";
         default:
             return "other";
     }

@@ -41,7 +41,8 @@ struct ReferenceDetection {
 };
 
 struct ReferenceLayerInfo {
-    std::string type;  // "convolutional", "maxpool", "route", "reorg", "region" or "other"
+    std::string type;  // "convolutional", "maxpool", "route", "reorg", "region", "upsample", "shortcut",
+                       // "yolo" or "other"
     int out_c = 0;
     int out_h = 0;
     int out_w = 0;

@@ -1,6 +1,7 @@
 // Bit-exact, layer by layer: every layer's int16 output from the emu device equals the CPU int16
 // backend's on every ISA path, on YOLO-LITE (trained weights), yolov2-tiny and yolov2 (synthetic
-// weights) at sizes that keep this fast, all 16-bit and with mixed 16/8-bit layers. tests/emu_full
+// weights), yolov3-tiny and yolov3 (host layers between commands) at sizes that keep this fast, all
+// 16-bit and with mixed 16/8-bit layers. tests/emu_full
 // repeats the 16-bit ones at 416x416.
 #include <gtest/gtest.h>
 
@@ -60,6 +61,37 @@ TEST(BitExact, MixedWidthsYolov2At128) {
     expect_bit_exact(mixed_widths(synthetic_network("cfg/yolov2.cfg", 128), &narrow),
                      "yolov2 128, mixed 16/8 bits", {best_int16_isa()});
     EXPECT_GE(narrow, 5);
+}
+
+// YOLOv3-tiny and YOLOv3: upsample, shortcut (YOLOv3) and the yolo heads run on the host between the
+// device's commands (DeviceQueue); every layer must still equal the CPU backend's, calibrated as
+// fpgacnn-quantize does, all 16-bit and with mixed 16/8-bit layers.
+std::shared_ptr<const QuantizedNetwork> calibrated(const Network& network) {
+    return std::make_shared<const QuantizedNetwork>(
+        calibrate(network, {darknet_file("data/dog.jpg")}, {}).quantized);
+}
+
+TEST(BitExact, Yolov3TinyAt160HostLayersBetweenCommands) {
+    expect_bit_exact(calibrated(synthetic_network("cfg/yolov3-tiny.cfg", 160)), "yolov3-tiny 160",
+                     {best_int16_isa()});
+}
+
+TEST(BitExact, MixedWidthsYolov3TinyAt160) {
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(synthetic_network("cfg/yolov3-tiny.cfg", 160), &narrow),
+                     "yolov3-tiny 160, mixed 16/8 bits", supported_int16_isas());
+    EXPECT_GE(narrow, 3);
+}
+
+TEST(BitExact, Yolov3At96ShortcutsOnTheHost) {
+    expect_bit_exact(calibrated(synthetic_network("cfg/yolov3.cfg", 96)), "yolov3 96", {best_int16_isa()});
+}
+
+TEST(BitExact, Yolov4TinyAt128RouteGroupsOnTheHost) {
+    Network network = load_darknet_cfg(source_dir() + "/cfg/yolov4-tiny.cfg", InputSizeOverride{128, 128});
+    fill_synthetic_weights(network, 2024);
+    fold_batchnorm(network);
+    expect_bit_exact(calibrated(network), "yolov4-tiny 128", {best_int16_isa()});
 }
 
 }  // namespace

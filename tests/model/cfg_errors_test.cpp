@@ -41,12 +41,32 @@ TEST_F(CfgErrors, SmallCfgIsValid) {
 }
 
 TEST_F(CfgErrors, UnknownSections) {
-    for (const char* section : {"shortcut", "yolo", "upsample", "avgpool"}) {
+    for (const char* section : {"avgpool", "connected", "softmax", "local"}) {
         const std::string message = variant_error("[maxpool]", std::string("[") + section + "]");
         EXPECT_THAT(message,
                     AllOf(HasSubstr("broken.cfg:15: [" + std::string(section) + "] layer 1: "),
                           HasSubstr("unsupported section"), HasSubstr("[convolutional], [maxpool]")));
     }
+}
+
+TEST_F(CfgErrors, YoloV3SectionOptions) {
+    const std::string pool = "[maxpool]\nsize=2\nstride=2";
+    EXPECT_THAT(variant_error(pool, "[upsample]\nstride=-2"),
+                AllOf(HasSubstr("broken.cfg:16: [upsample] layer 1: stride=-2"), HasSubstr("downsampling")));
+    EXPECT_THAT(variant_error(pool, "[upsample]\nscale=0.5"),
+                HasSubstr("option 'scale' other than 1 is not implemented"));
+    EXPECT_THAT(variant_error(pool, "[shortcut]\nfrom=1"),
+                HasSubstr("from=1 refers to layer 1, which is not an earlier layer"));
+    EXPECT_THAT(variant_error(pool, "[shortcut]\nactivation=linear"), HasSubstr("option 'from' is missing"));
+    EXPECT_THAT(variant_error(pool, "[yolo]\nmask=0,3\nanchors=1,2,3,4\nnum=2"),
+                HasSubstr("mask entry 3 is not one of the num=2 anchors"));
+    EXPECT_THAT(variant_error(pool, "[yolo]\nmask=0\nanchors=1,2\nnum=1\nclasses=4"),
+                AllOf(HasSubstr("yolo needs mask entries*(classes+5) = 1*(4+5) = 9 input channels"),
+                      HasSubstr("set filters=9")));
+    EXPECT_THAT(variant_error(pool, "[route]\nlayers=-1\ngroups=3"),
+                HasSubstr("whose channels do not split into groups=3"));
+    EXPECT_THAT(variant_error(pool, "[route]\nlayers=-1\ngroups=2\ngroup_id=2"),
+                HasSubstr("option 'group_id' = 2 is out of range [0, 1]"));
 }
 
 TEST_F(CfgErrors, UnknownOption) {
@@ -82,11 +102,13 @@ TEST_F(CfgErrors, NonNumericValue) {
 }
 
 TEST_F(CfgErrors, UnsupportedActivation) {
-    EXPECT_THAT(variant_error("activation=leaky", "activation=relu"),
-                AllOf(HasSubstr("broken.cfg:12: [convolutional] layer 0: activation 'relu' is not supported"),
-                      HasSubstr("leaky")));
-    EXPECT_THAT(variant_error("activation=leaky\n", ""),
-                AllOf(HasSubstr("broken.cfg:6: [convolutional] layer 0: option 'activation' is missing")));
+    EXPECT_THAT(
+        variant_error("activation=leaky", "activation=swish"),
+        AllOf(HasSubstr("broken.cfg:12: [convolutional] layer 0: activation 'swish' is not supported"),
+              HasSubstr("leaky, linear, relu, logistic and mish")));
+    // darknet's default activation is logistic.
+    const Network net = load_darknet_cfg(write(replaced(test::small_cfg_text(), "activation=leaky\n", "")));
+    EXPECT_EQ(net.layers[0].conv().activation, Activation::Logistic);
 }
 
 TEST_F(CfgErrors, UnsupportedConvFeature) {

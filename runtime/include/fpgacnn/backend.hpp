@@ -28,7 +28,8 @@ struct LayerTiming {
 class Backend {
 public:
     virtual ~Backend() = default;
-    /// Runs one frame on a letterboxed CHW float input; returns the activated region buffer.
+    /// Runs one frame on a letterboxed CHW float input; returns the activated output of
+    /// Network::output_layer_indices(): the region buffer, or every yolo head's one after the other.
     virtual const std::vector<float>& run(const float* input) = 0;
     /// Output of layer i from the last run, float32 in darknet's layout.
     virtual std::vector<float> layer_output(int i) const = 0;

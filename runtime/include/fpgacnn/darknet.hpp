@@ -27,6 +27,13 @@ InputSizeOverride parse_input_size(const std::string& text);
 Network load_darknet_cfg(const std::string& cfg_path,
                          std::optional<InputSizeOverride> input_override = std::nullopt);
 
+/// load_darknet_cfg for fpgacnn-plan: the sections fpgacnn does not run ([connected], [softmax],
+/// [avgpool], [dropout], [cost], [crop]; darknet's classifier cfgs) become LayerType::Unsupported
+/// layers with darknet's output shapes instead of an error, so the conv layers around them can be
+/// planned and the rest listed as host layers. No engine runs such a network.
+Network load_darknet_cfg_for_planning(const std::string& cfg_path,
+                                      std::optional<InputSizeOverride> input_override = std::nullopt);
+
 /// load_darknet_cfg on cfg text already in memory; `name` stands for the file in messages.
 Network parse_darknet_cfg(const std::string& text, const std::string& name,
                           std::optional<InputSizeOverride> input_override = std::nullopt);

@@ -65,7 +65,8 @@ public:
     DeviceQueue& operator=(const DeviceQueue&) = delete;
 
     /// One frame, synchronously: `input` holds network.input.size() int16 values at the network's
-    /// input exponent. Returns the last layer's output (for YOLOv2: the region layer's int16 input).
+    /// input exponent. Returns the last layer's output (for YOLOv2: the region layer's int16 input), or for a
+    /// network with [yolo] heads every head's int16 input one after the other.
     /// Needs no frame in flight from submit().
     /// With capture_layers, this frame's layer outputs are kept (as QueueOptions::capture_layers
     /// does for every frame).

@@ -108,7 +108,31 @@ void int16_maxpool(const Layer& layer, const int16_t* input, int16_t* output, Th
 /// darknet's reorg_cpu(..., forward=0) on int16, with the layer's input w, h, c.
 void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
 
-/// darknet's route: the sources' outputs concatenated along channels (all at one exponent).
+/// darknet's upsample on int16: nearest neighbour, the exponent unchanged (a copy).
+void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
+
+/// A shortcut's output exponent may be at most this much finer than the finer of its operands
+/// (Qout <= max(Qa, Qb) + 8): with exponents in [kMinExponent, kMaxExponent] every intermediate then
+/// stays within int64 (docs/arithmetic.md, "Shortcut").
+constexpr int kShortcutMaxOutputGain = 8;
+
+/// The exponents and output width of a [shortcut] in fixed point (docs/arithmetic.md, "Shortcut").
+struct Int16ShortcutArgs {
+    int input_q = 0;  // the previous layer's output exponent
+    int added_q = 0;  // layer `from`'s output exponent
+    int output_q = 0;
+    int output_bits = 16;
+};
+
+/// darknet's shortcut on int16: both operands aligned to the finer exponent (exact, in 64 bits),
+/// added, then one rounding to output_q (round half up) with the activation folded in as the conv's
+/// requantize does (linear or leaky), saturated to output_bits. `added` has shape `added_shape`;
+/// the overlap rules are darknet's shortcut_cpu (as the float path).
+void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int16_t* input,
+                    const int16_t* added, const TensorShape& added_shape, int16_t* output);
+
+/// darknet's route: the sources' outputs concatenated along channels (all at one exponent); with
+/// groups, each source's group_id-th channel slice.
 /// `layer_outputs` is indexed by layer index.
 void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs, int16_t* output);
 /// The same with each layer's output given as a pointer and a value count (buffers the engine reuses).

@@ -20,7 +20,12 @@ struct TensorShape {
     bool operator!=(const TensorShape& o) const { return !(*this == o); }
 };
 
-enum class Activation { Linear, Leaky };
+/// darknet's activations (activations.h): Linear x; Leaky x > 0 ? x : .1*x (in double); Relu x*(x > 0);
+/// Logistic 1/(1 + exp(-x)) (in double); Mish (AlexeyAB's darknet) x*tanh(softplus(x)), float path only.
+enum class Activation { Linear, Leaky, Relu, Logistic, Mish };
+
+/// The cfg spelling ("linear", "leaky", "relu", "logistic", "mish").
+const char* activation_name(Activation activation);
 
 /// [convolutional]: M = filters output maps, N = input channels, K x K kernel.
 struct ConvParams {
@@ -49,8 +54,35 @@ struct MaxPoolParams {
 };
 
 /// [route]: concatenation along channels of earlier layers' outputs (absolute indexes).
+/// With groups > 1 (AlexeyAB's darknet, YOLOv4-tiny) each input contributes only its channel slice
+/// [group_id * c / groups, (group_id + 1) * c / groups).
 struct RouteParams {
     std::vector<int> inputs;
+    int groups = 1;
+    int group_id = 0;
+};
+
+/// [upsample]: nearest neighbour, out(x, y) = in(x / stride, y / stride); out = in * stride per side.
+struct UpsampleParams {
+    int stride = 2;
+};
+
+/// [shortcut]: out = previous layer's output + layer `from`'s output (absolute index), then
+/// `activation`; inputs of other sizes or channel counts are added as darknet's shortcut_cpu does
+/// (docs/darknet-semantics.md).
+struct ShortcutParams {
+    int from = 0;
+    Activation activation = Activation::Linear;
+};
+
+/// [yolo]: YOLOv3 output head. Layout per mask entry n: [x, y, w, h, objectness, classes...], each a
+/// w*h plane; anchors are in network-input pixels (all `num` of them; `mask` picks this head's).
+struct YoloParams {
+    int classes = 0;
+    int total = 0;               // `num`: anchors in the list
+    std::vector<int> mask;       // the anchors this head predicts (its n = mask.size())
+    std::vector<float> anchors;  // 2 * total values, pixels
+    float scale_x_y = 1.0f;      // AlexeyAB's x, y scaling (YOLOv4): x*s - (s - 1)/2 after the logistic
 };
 
 /// [reorg]: darknet's (quirky) space-to-depth; see docs/darknet-semantics.md.
@@ -68,7 +100,13 @@ struct RegionParams {
     std::vector<float> anchors;  // 2 * num values, in grid cells
 };
 
-enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region };
+/// A section fpgacnn parses for planning only (load_darknet_cfg_for_planning: [connected], [softmax],
+/// [avgpool], [dropout], [cost], [crop]): its output shape is darknet's, nothing runs it.
+struct UnsupportedParams {
+    std::string section;  // "connected", "softmax", ...
+};
+
+enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region, Upsample, Shortcut, Yolo, Unsupported };
 
 struct Layer {
     LayerType type = LayerType::Convolutional;
@@ -76,7 +114,9 @@ struct Layer {
     int cfg_line = 0;  // line of the section header in the cfg, for error messages
     TensorShape input;
     TensorShape output;
-    std::variant<ConvParams, MaxPoolParams, RouteParams, ReorgParams, RegionParams> params;
+    std::variant<ConvParams, MaxPoolParams, RouteParams, ReorgParams, RegionParams, UpsampleParams,
+                 ShortcutParams, YoloParams, UnsupportedParams>
+        params;
 
     const ConvParams& conv() const { return std::get<ConvParams>(params); }
     ConvParams& conv() { return std::get<ConvParams>(params); }
@@ -84,6 +124,9 @@ struct Layer {
     const RouteParams& route() const { return std::get<RouteParams>(params); }
     const ReorgParams& reorg() const { return std::get<ReorgParams>(params); }
     const RegionParams& region() const { return std::get<RegionParams>(params); }
+    const UpsampleParams& upsample() const { return std::get<UpsampleParams>(params); }
+    const ShortcutParams& shortcut() const { return std::get<ShortcutParams>(params); }
+    const YoloParams& yolo() const { return std::get<YoloParams>(params); }
 };
 
 struct Network {
@@ -97,6 +140,14 @@ struct Network {
     std::size_t conv_macs() const;
     /// Index of the last [region] layer; throws if the network has none.
     int region_layer_index() const;
+    /// The layers whose activated outputs are the detector's output: the last [region] layer, or
+    /// every [yolo] layer in order (YOLOv3 has 3 heads). Throws if the network has neither.
+    std::vector<int> output_layer_indices() const;
+    /// Floats of the detector's output: the output layers' sizes summed (Backend::run returns their
+    /// activated outputs one after the other, in layer order).
+    std::size_t detection_output_size() const;
+    /// `classes` of the output layers.
+    int output_classes() const;
 };
 
 const char* layer_type_name(LayerType type);

@@ -122,6 +122,9 @@ struct LayerPlan {
     int index = 0;
     LayerType type = LayerType::Convolutional;
     bool on_device = false;  // conv, maxpool, reorg; route and region cost no command
+    /// Runs on the host between device commands (upsample, shortcut, route with groups): the CPU int16
+    /// engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
+    bool on_host = false;
     TensorShape input_shape;
     TensorShape output_shape;
     ArenaRange input;   // device layers: the input tensor (for routes: unused)

@@ -126,6 +126,16 @@ std::vector<RegionBox> decode_region(const RegionParams& region, const TensorSha
                                      const float* activated, int image_w, int image_h, int net_w, int net_h,
                                      float thresh);
 
+/// darknet's get_yolo_detections + correct_yolo_boxes (relative=1) for one [yolo] head: the boxes
+/// whose objectness is above thresh (strictly), cell by cell and within a cell by mask entry.
+std::vector<RegionBox> decode_yolo(const YoloParams& yolo, const TensorShape& shape, const float* activated,
+                                   int image_w, int image_h, int net_w, int net_h, float thresh);
+
+/// darknet's get_network_boxes: the boxes of every output layer (Network::output_layer_indices) in
+/// layer order, from `output` as Backend::run returns it (network.detection_output_size() floats).
+std::vector<RegionBox> decode_network_output(const Network& network, const std::vector<float>& output,
+                                             int image_w, int image_h, float thresh);
+
 /// darknet's do_nms_sort: per class, sort by probability, zero the weaker of overlapping boxes.
 void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_threshold);
 

@@ -23,6 +23,47 @@ int Network::region_layer_index() const {
     throw Error(cfg_path + ": the network has no [region] layer; fpgacnn runs YOLOv2-style detectors");
 }
 
+std::vector<int> Network::output_layer_indices() const {
+    std::vector<int> yolo_heads;
+    for (const Layer& layer : layers) {
+        if (layer.type == LayerType::Yolo) yolo_heads.push_back(layer.index);
+    }
+    if (!yolo_heads.empty()) return yolo_heads;
+    for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+        if (layers[i].type == LayerType::Region) return {i};
+    }
+    throw Error(cfg_path +
+                ": the network has no [region] or [yolo] layer; fpgacnn detects with YOLOv2 / YOLOv3 style "
+                "output layers");
+}
+
+std::size_t Network::detection_output_size() const {
+    std::size_t total = 0;
+    for (const int i : output_layer_indices()) total += layers[static_cast<std::size_t>(i)].output.size();
+    return total;
+}
+
+int Network::output_classes() const {
+    const Layer& layer = layers[static_cast<std::size_t>(output_layer_indices().front())];
+    return layer.type == LayerType::Yolo ? layer.yolo().classes : layer.region().classes;
+}
+
+const char* activation_name(Activation activation) {
+    switch (activation) {
+        case Activation::Linear:
+            return "linear";
+        case Activation::Leaky:
+            return "leaky";
+        case Activation::Relu:
+            return "relu";
+        case Activation::Logistic:
+            return "logistic";
+        case Activation::Mish:
+            return "mish";
+    }
+    return "unknown";
+}
+
 const char* layer_type_name(LayerType type) {
     switch (type) {
         case LayerType::Convolutional:
@@ -35,6 +76,14 @@ const char* layer_type_name(LayerType type) {
             return "reorg";
         case LayerType::Region:
             return "region";
+        case LayerType::Upsample:
+            return "upsample";
+        case LayerType::Shortcut:
+            return "shortcut";
+        case LayerType::Yolo:
+            return "yolo";
+        case LayerType::Unsupported:
+            return "unsupported";
     }
     return "unknown";
 }

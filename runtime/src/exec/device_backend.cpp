@@ -2,6 +2,7 @@
 #include <memory>
 #include <string>
 
+#include "core/detection_output.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
@@ -18,10 +19,12 @@ public:
         : network_(std::move(network)),
           device_(std::move(device)),
           queue_(*device_, network_, queue_options(capture)),
-          region_index_(network_->network.region_layer_index()),
+          output_layers_(network_->network.output_layer_indices()),
           input_(network_->network.input.size()),
-          region_output_(network_->network.layers[static_cast<std::size_t>(region_index_)].output.size()) {
-        if (region_index_ != static_cast<int>(network_->network.layers.size()) - 1) {
+          detection_output_(network_->network.detection_output_size()) {
+        const bool yolo = network_->network.layers[static_cast<std::size_t>(output_layers_.front())].type ==
+                          LayerType::Yolo;
+        if (!yolo && output_layers_.front() != static_cast<int>(network_->network.layers.size()) - 1) {
             throw DeviceError(network_->network.cfg_path +
                               ": the [region] layer must be the last layer to run on " + device_->name());
         }
@@ -37,7 +40,10 @@ public:
     }
 
     std::vector<float> layer_output(int i) const override {
-        if (i == region_index_) return region_output_;
+        if (auto values =
+                core::output_layer_values(network_->network, output_layers_, detection_output_, i)) {
+            return *values;
+        }
         const std::vector<int16_t>& raw = queue_.layer_output(i);
         std::vector<float> out(raw.size());
         dequantize_tensor(raw.data(), raw.size(), network_->layers[static_cast<std::size_t>(i)].output_q,
@@ -66,13 +72,24 @@ public:
 private:
     const std::vector<float>& run_frame(const float* input, bool capture_layers) {
         quantize_tensor(input, input_.size(), network_->input_q, input_.data());
+        // The queue returns the output layers' int16 inputs one after the other ([region], or each [yolo]
+        // head); each is dequantized at its own exponent and activated on the host.
         const std::vector<int16_t>& raw = queue_.run(input_.data(), capture_layers);
-        const Layer& region = network_->network.layers[static_cast<std::size_t>(region_index_)];
-        dequantize_tensor(raw.data(), raw.size(),
-                          network_->layers[static_cast<std::size_t>(region_index_)].output_q,
-                          region_output_.data());
-        region_activate(region.region(), region.output, region_output_.data());
-        return region_output_;
+        if (raw.size() != detection_output_.size()) {
+            throw DeviceError(device_->name() + ": the device returned " + std::to_string(raw.size()) +
+                              " output values, the network's output layers have " +
+                              std::to_string(detection_output_.size()));
+        }
+        std::size_t offset = 0;
+        for (const int i : output_layers_) {
+            const Layer& layer = network_->network.layers[static_cast<std::size_t>(i)];
+            float* out = detection_output_.data() + offset;
+            dequantize_tensor(raw.data() + offset, layer.output.size(),
+                              network_->layers[static_cast<std::size_t>(i)].output_q, out);
+            output_layer_activate(layer, out);
+            offset += layer.output.size();
+        }
+        return detection_output_;
     }
 
     static QueueOptions queue_options(bool capture) {
@@ -84,9 +101,9 @@ private:
     std::shared_ptr<const QuantizedNetwork> network_;
     std::unique_ptr<Device> device_;
     DeviceQueue queue_;
-    int region_index_;
+    std::vector<int> output_layers_;  // Network::output_layer_indices()
     std::vector<int16_t> input_;
-    std::vector<float> region_output_;
+    std::vector<float> detection_output_;  // the output layers' activated values, one after the other
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "exec/host_layers.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/exec.hpp"
 
@@ -113,6 +114,32 @@ struct DeviceQueue::Impl {
         out.assign(arena_host() + range.offset, arena_host() + range.end());
     }
 
+    /// Writes int16 values into [range) of the arena (narrowed to bytes for an 8-bit tensor: the values
+    /// are already within its width) and syncs that range to the device.
+    void write_to_arena(const ArenaRange& range, const std::vector<int16_t>& values) {
+        if (range.bits == arith::kNarrowBits) {
+            auto* bytes = static_cast<int8_t*>(arena.host()) + range.offset;
+            for (std::size_t i = 0; i < range.elements; ++i) bytes[i] = static_cast<int8_t>(values[i]);
+        } else {
+            std::copy(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(range.elements),
+                      arena_host() + range.offset);
+        }
+        device.sync(arena, SyncDirection::ToDevice, range.byte_offset(), range.bytes());
+    }
+
+    /// The frame's result: the last layer's output, or every yolo head's one after the other.
+    void read_result(std::vector<int16_t>& result) {
+        const NetworkPlan& plan = list.plan;
+        result.clear();
+        std::vector<int16_t> head;
+        for (const LayerPlan& lp : plan.layers) {
+            if (lp.type != LayerType::Yolo) continue;
+            read_back(lp.output, head);
+            result.insert(result.end(), head.begin(), head.end());
+        }
+        if (result.empty()) read_back(plan.output, result);
+    }
+
     /// Every layer of one frame, on the submission thread. Layer 0 reads the frame's input slot.
     void run_frame(Frame& frame) {
         const NetworkPlan& plan = list.plan;
@@ -128,11 +155,19 @@ struct DeviceQueue::Impl {
                 frame.stats.push_back(device.wait(options.layer_timeout));
                 if (lp.index == 0) release_slot(frame);
             }
+            if (lp.on_host) {
+                exec_detail::run_host_layer(
+                    *network, plan, lp,
+                    [&](const ArenaRange& range, std::vector<int16_t>& out) { read_back(range, out); },
+                    [&](const ArenaRange& range, const std::vector<int16_t>& values) {
+                        write_to_arena(range, values);
+                    });
+            }
             // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
             if (frame.capture_layers)
                 read_back(lp.output, frame.layer_outputs[static_cast<std::size_t>(lp.index)]);
         }
-        read_back(plan.output, frame.output);
+        read_result(frame.output);
     }
 
     void release_slot(Frame& frame) {

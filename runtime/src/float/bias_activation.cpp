@@ -38,6 +38,10 @@ void add_bias_and_activate(float* values, std::size_t count, float bias, Activat
         return;
     }
     std::size_t i = 0;
+    if (activation != Activation::Leaky) {
+        for (; i < count; ++i) values[i] = darknet_activate(values[i] + bias, activation);
+        return;
+    }
 #if defined(__SSE2__)
     i = leaky_sse2(values, count, bias);
 #endif

@@ -23,7 +23,7 @@ void validate_route(const Network& network, const Layer& layer) {
             throw Error(detail::describe_layer(layer) + ": route input " + std::to_string(source) +
                         " is not an earlier layer");
         }
-        total += network.layers[source].output.size();
+        total += network.layers[source].output.size() / static_cast<std::size_t>(layer.route().groups);
     }
     if (total != layer.output.size()) {
         throw Error(detail::describe_layer(layer) + ": its inputs hold " + std::to_string(total) +
@@ -64,9 +64,20 @@ void validate(const Network& network) {
                         " does not match the " + (i == 0 ? "network input " : "previous layer's output ") +
                         shape_text(expected_input));
         }
+        if (layer.type == LayerType::Unsupported) {
+            throw Error(detail::describe_layer(layer) + ": [" +
+                        std::get<UnsupportedParams>(layer.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
         if (layer.type == LayerType::Convolutional) detail::require_conv_ready(layer);
         if (layer.type == LayerType::Route) validate_route(network, layer);
-        if (layer.type == LayerType::Region && layer.output != layer.input) {
+        if (layer.type == LayerType::Shortcut &&
+            (layer.shortcut().from < 0 || layer.shortcut().from >= layer.index)) {
+            throw Error(detail::describe_layer(layer) + ": shortcut from " +
+                        std::to_string(layer.shortcut().from) + " is not an earlier layer");
+        }
+        if ((layer.type == LayerType::Region || layer.type == LayerType::Yolo) &&
+            layer.output != layer.input) {
             throw Error(detail::describe_layer(layer) +
                         ": a region layer's output must have its input's shape");
         }
@@ -112,6 +123,21 @@ const std::vector<float>& FloatEngine::run(const float* input) {
                 std::copy(layer_input, layer_input + layer.input.size(), output);
                 region_activate(layer.region(), layer.output, output);
                 break;
+            case LayerType::Upsample:
+                upsample_forward(layer, layer_input, output);
+                break;
+            case LayerType::Shortcut: {
+                const int from = layer.shortcut().from;
+                shortcut_forward(layer, layer_input, outputs_[from].data(), network_.layers[from].output,
+                                 output);
+                break;
+            }
+            case LayerType::Yolo:
+                std::copy(layer_input, layer_input + layer.input.size(), output);
+                yolo_activate(layer.yolo(), layer.output, output);
+                break;
+            case LayerType::Unsupported:  // refused by validate()
+                throw Error(detail::describe_layer(layer) + " is not run by fpgacnn");
         }
         const auto layer_end = std::chrono::steady_clock::now();
         layer_ms_[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();

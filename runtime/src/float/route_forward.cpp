@@ -1,5 +1,5 @@
-// darknet's [route]: the listed layers' outputs, one after the other (a channel concatenation in
-// CHW order).
+// darknet's [route]: the listed layers' outputs (or one channel slice of each, with groups), one
+// after the other (a channel concatenation in CHW order).
 #include <algorithm>
 #include <cstddef>
 
@@ -17,14 +17,19 @@ void route_forward(const Layer& layer, const std::vector<std::vector<float>>& la
             throw Error(detail::describe_layer(layer) + ": route input " + std::to_string(source) +
                         " is not an earlier layer");
         }
-        total += layer_outputs[source].size();
+        total += layer_outputs[source].size() / static_cast<std::size_t>(layer.route().groups);
     }
     if (total != layer.output.size()) {
         throw Error(detail::describe_layer(layer) + ": its inputs hold " + std::to_string(total) +
                     " values but its output shape needs " + std::to_string(layer.output.size()));
     }
-    for (const int source : layer.route().inputs) {
-        output = std::copy(layer_outputs[source].begin(), layer_outputs[source].end(), output);
+    // With groups (AlexeyAB's route): the group_id-th of `groups` equal parts of each input, which in
+    // CHW order is a contiguous block of channels.
+    const RouteParams& route = layer.route();
+    for (const int source : route.inputs) {
+        const std::size_t part = layer_outputs[source].size() / static_cast<std::size_t>(route.groups);
+        const float* begin = layer_outputs[source].data() + part * static_cast<std::size_t>(route.group_id);
+        output = std::copy(begin, begin + part, output);
     }
 }
 

@@ -5,6 +5,8 @@
 // they are given). check_exponent_rules adds the int16 kernels' conv shape checks.
 #include "int16/exponent_rules.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "fpgacnn/error.hpp"
@@ -131,6 +133,10 @@ public:
     }
 
     void check(std::size_t index) const {
+        if (layer_.type == LayerType::Unsupported) {
+            throw Error(name_ + ": [" + std::get<UnsupportedParams>(layer_.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
         exponent_in_range(q_.input_q, "input");
         exponent_in_range(q_.output_q, "output");
         storage_width(q_.output_bits, "output");
@@ -145,6 +151,22 @@ public:
         no_parameters();
         equal("its weight_bits", q_.weight_bits, "the default", arith::kDataBits,
               "only convolutional layers have weights");
+        if (layer_.type == LayerType::Shortcut) {
+            // It rescales: its own output_q; both operands are aligned exactly (docs/arithmetic.md).
+            input_matches_producer(index);
+            width_carried_from_producer(index);
+            const int from = layer_.shortcut().from;
+            if (from < 0 || static_cast<std::size_t>(from) >= index) {
+                fail(fmt::format("shortcut from {} is not an earlier layer", from));
+            }
+            const int sum_q =
+                std::max(q_.input_q, quantized_.layers[static_cast<std::size_t>(from)].output_q);
+            if (q_.output_q > sum_q + kShortcutMaxOutputGain) {
+                fail(fmt::format("output_q {} is more than {} above its operands' finer exponent {}",
+                                 q_.output_q, kShortcutMaxOutputGain, sum_q));
+            }
+            return;
+        }
         if (layer_.type == LayerType::Route) {
             route_sources_share_exponent(index);
             route_sources_share_width();
@@ -153,8 +175,8 @@ public:
             width_carried_from_producer(index);
         }
         // Maxpool, reorg, region and route move int16 values without rescaling them.
-        const char* rule = layer_.type == LayerType::Region
-                               ? "the region layer passes its int16 input through to the host"
+        const char* rule = layer_.type == LayerType::Region || layer_.type == LayerType::Yolo
+                               ? "the output layer passes its int16 input through to the host"
                                : "this layer moves int16 values without rescaling them";
         equal("its input_q", q_.input_q, "its output_q", q_.output_q, rule);
     }

@@ -88,15 +88,22 @@ std::vector<std::size_t> assign_buffers(const std::vector<Layer>& layers, bool k
         return buffer_of;
     }
     std::vector<std::size_t> last_read(n);
-    for (std::size_t i = 0; i < n; ++i) last_read[i] = i + 1 == n ? n : i;  // the last one is the result
+    // The last layer is the result, and so is every yolo head (YOLOv3 has three): kept to the end.
+    for (std::size_t i = 0; i < n; ++i)
+        last_read[i] = i + 1 == n || layers[i].type == LayerType::Yolo ? n : i;
     for (std::size_t i = 0; i < n; ++i) {
         if (layers[i].type == LayerType::Route) {
             for (const int source : layers[i].route().inputs) {
                 if (source >= 0 && static_cast<std::size_t>(source) < i)
                     last_read[source] = std::max(last_read[source], i);
             }
-        } else if (i > 0) {
-            last_read[i - 1] = std::max(last_read[i - 1], i);
+            continue;
+        }
+        if (i > 0) last_read[i - 1] = std::max(last_read[i - 1], i);
+        if (layers[i].type == LayerType::Shortcut) {
+            const int from = layers[i].shortcut().from;
+            if (from >= 0 && static_cast<std::size_t>(from) < i)
+                last_read[from] = std::max(last_read[from], i);
         }
     }
     std::vector<std::size_t> free_buffers;
@@ -130,6 +137,7 @@ struct Int16Engine::Impl {
     bool keep_outputs = true;
     std::vector<Layer> layers;
     std::vector<std::unique_ptr<Int16PackedConv>> convs;  // per layer; null for non-conv layers
+    std::vector<Int16ShortcutArgs> shortcuts;             // per layer; used by [shortcut] layers only
     std::vector<std::vector<int16_t>> buffers;            // the layers' outputs (assign_buffers)
     std::vector<std::size_t> buffer_of;                   // layer -> buffer
     std::vector<const int16_t*> output_data;              // layer -> its output (routes read them)
@@ -173,7 +181,15 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
         } else {
             d.convs.push_back(nullptr);
         }
-        if (layer.type == LayerType::Region && layer.output.size() != layer.input.size()) {
+        Int16ShortcutArgs shortcut;
+        if (layer.type == LayerType::Shortcut) {
+            const QuantizedLayer& q = network.layers[i];
+            shortcut = {q.input_q, network.layers[static_cast<std::size_t>(layer.shortcut().from)].output_q,
+                        q.output_q, q.output_bits};
+        }
+        d.shortcuts.push_back(shortcut);
+        if ((layer.type == LayerType::Region || layer.type == LayerType::Yolo) &&
+            layer.output.size() != layer.input.size()) {
             throw Error(int16_detail::describe_layer(layer) +
                         ": a region layer's output must have its input's shape");
         }
@@ -224,8 +240,19 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
                 int16_route(layer, d.output_data, d.output_sizes, out);
                 break;
             case LayerType::Region:
+            case LayerType::Yolo:  // activated on the host, in float (docs/arithmetic.md)
                 std::copy(in, in + layer.input.size(), out);
                 break;
+            case LayerType::Upsample:
+                int16_upsample(layer, in, out);
+                break;
+            case LayerType::Unsupported:  // refused by validate_quantized_network
+                throw Error(int16_detail::describe_layer(layer) + " is not run by fpgacnn");
+            case LayerType::Shortcut: {
+                const auto from = static_cast<std::size_t>(layer.shortcut().from);
+                int16_shortcut(layer, d.shortcuts[i], in, d.output_data[from], d.layers[from].output, out);
+                break;
+            }
         }
         const auto layer_end = std::chrono::steady_clock::now();
         d.layer_ms[i] = std::chrono::duration<double, std::milli>(layer_end - layer_start).count();
@@ -240,7 +267,8 @@ const std::vector<int16_t>& Int16Engine::layer_output(int i) const {
         throw Error("Int16Engine::layer_output: no layer " + std::to_string(i) + " (the network has " +
                     std::to_string(d.layers.size()) + ")");
     }
-    if (!d.keep_outputs && static_cast<std::size_t>(i) + 1 != d.layers.size()) {
+    if (!d.keep_outputs && static_cast<std::size_t>(i) + 1 != d.layers.size() &&
+        d.layers[static_cast<std::size_t>(i)].type != LayerType::Yolo) {
         throw Error("Int16Engine::layer_output: layer " + std::to_string(i) +
                     "'s output is not kept (its buffer is reused); build the engine with keep_layer_outputs "
                     "(BackendOptions::keep_layer_outputs, fpgacnn-detect --dump-layers)");

@@ -1,5 +1,6 @@
 // darknet's [route] on int16: the sources' CHW outputs one after the other (a channel
-// concatenation). Only valid when every source is at the route's exponent (the engine checks).
+// concatenation; with groups, one channel slice of each). Only valid when every source is at the route's
+// exponent (the engine checks).
 #include <algorithm>
 #include <cstddef>
 
@@ -19,15 +20,20 @@ void int16_route(const Layer& layer, const std::vector<const int16_t*>& layer_ou
             layer_sizes.size() != layer_outputs.size() || source >= layer.index) {
             throw Error(what + ": route input " + std::to_string(source) + " is not an earlier layer");
         }
-        total += layer_sizes[static_cast<std::size_t>(source)];
+        total +=
+            layer_sizes[static_cast<std::size_t>(source)] / static_cast<std::size_t>(layer.route().groups);
     }
     if (total != layer.output.size()) {
         throw Error(what + ": its inputs hold " + std::to_string(total) +
                     " values but its output shape needs " + std::to_string(layer.output.size()));
     }
-    for (const int source : layer.route().inputs) {
-        const int16_t* first = layer_outputs[static_cast<std::size_t>(source)];
-        output = std::copy(first, first + layer_sizes[static_cast<std::size_t>(source)], output);
+    const RouteParams& route = layer.route();
+    for (const int source : route.inputs) {
+        const std::size_t part =
+            layer_sizes[static_cast<std::size_t>(source)] / static_cast<std::size_t>(route.groups);
+        const int16_t* first =
+            layer_outputs[static_cast<std::size_t>(source)] + part * static_cast<std::size_t>(route.group_id);
+        output = std::copy(first, first + part, output);
     }
 }
 

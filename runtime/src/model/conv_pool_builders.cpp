@@ -2,8 +2,6 @@
 
 namespace fpgacnn::model {
 
-namespace {
-
 Layer make_layer(LayerType type, int index, const SectionReader& reader, const TensorShape& input) {
     Layer layer;
     layer.type = type;
@@ -12,6 +10,8 @@ Layer make_layer(LayerType type, int index, const SectionReader& reader, const T
     layer.input = input;
     return layer;
 }
+
+namespace {
 
 void require_non_empty_output(const SectionReader& reader, const TensorShape& input,
                               const TensorShape& output, const std::string& geometry) {
@@ -72,7 +72,7 @@ Layer build_convolutional(SectionReader& reader, int index, const TensorShape& i
     const int explicit_padding =
         reader.integer_in_range("padding", 0, 0, kMaxKernel, "padding is in pixels per side, e.g. padding=1");
     conv.pad = same_padding ? conv.size / 2 : explicit_padding;
-    conv.activation = reader.activation();
+    conv.activation = reader.activation(Activation::Logistic);  // darknet's default
     conv.batch_normalize = reader.flag("batch_normalize", false);
     reader.require_default("groups", 1, "grouped convolutions are not implemented");
     reader.require_default("dilation", 1, "dilated convolutions are not implemented");

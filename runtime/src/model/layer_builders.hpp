@@ -23,11 +23,23 @@ constexpr int kMaxTensorSide = 1 << 20;
 /// counts). YOLOv2 at 608x608 peaks at 11.8 million values in a tensor, 9.4 million weights in a layer.
 constexpr std::int64_t kMaxTensorValues = (std::int64_t{1} << 31) - 1;
 
+/// A layer of `type` at `index` with the section's line and `input`; the builder fills in the rest.
+Layer make_layer(LayerType type, int index, const SectionReader& reader, const TensorShape& input);
+
 Layer build_convolutional(SectionReader& reader, int index, const TensorShape& input);
 Layer build_maxpool(SectionReader& reader, int index, const TensorShape& input);
 Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& earlier);
 Layer build_reorg(SectionReader& reader, int index, const TensorShape& input);
 Layer build_region(SectionReader& reader, int index, const TensorShape& input);
+Layer build_upsample(SectionReader& reader, int index, const TensorShape& input);
+Layer build_shortcut(SectionReader& reader, int index, const std::vector<Layer>& earlier,
+                     const TensorShape& input);
+Layer build_yolo(SectionReader& reader, int index, const TensorShape& input);
+
+/// [connected], [softmax], [avgpool], [dropout], [cost], [crop]: parsed for planning only.
+bool is_planning_only_section(const std::string& name);
+/// Such a section as an Unsupported layer with darknet's output shape (its options are not checked).
+Layer build_unsupported(SectionReader& reader, int index, const TensorShape& input);
 
 /// Throws (via the reader, naming file, line and section) when the layer's output or a conv layer's
 /// weight count is above the limits above: called for every layer, so later arithmetic cannot overflow.

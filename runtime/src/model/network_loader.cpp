@@ -118,25 +118,31 @@ TensorShape read_net_section(const CfgFile& cfg, const std::optional<InputSizeOv
 }
 
 Layer build_known_layer(SectionReader& reader, int index, const std::vector<Layer>& earlier,
-                        const TensorShape& input) {
+                        const TensorShape& input, bool planning) {
     const std::string& name = reader.section().name;
     if (is_one_of(name, {"convolutional", "conv"})) return model::build_convolutional(reader, index, input);
     if (is_one_of(name, {"maxpool", "max"})) return model::build_maxpool(reader, index, input);
     if (name == "route") return model::build_route(reader, index, earlier);
     if (name == "reorg") return model::build_reorg(reader, index, input);
     if (name == "region") return model::build_region(reader, index, input);
+    if (name == "upsample") return model::build_upsample(reader, index, input);
+    if (name == "shortcut") return model::build_shortcut(reader, index, earlier, input);
+    if (name == "yolo") return model::build_yolo(reader, index, input);
+    if (planning && model::is_planning_only_section(name))
+        return model::build_unsupported(reader, index, input);
     if (is_one_of(name, {"net", "network"})) {
         reader.fail("a second [" + name + "] section", "keep a single [net] section at the top of the file");
     }
     reader.fail(
         "unsupported section [" + name + "]",
-        "fpgacnn runs YOLOv2-style networks: [convolutional], [maxpool], [route], [reorg] and [region]");
+        "fpgacnn runs YOLOv2 / YOLOv3 / YOLOv4-tiny networks: [convolutional], [maxpool], [route], [reorg], "
+        "[region], [upsample], [shortcut] and [yolo]");
 }
 
 Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, const std::vector<Layer>& earlier,
-                  const TensorShape& input) {
+                  const TensorShape& input, bool planning) {
     SectionReader reader(cfg, section, index);
-    Layer layer = build_known_layer(reader, index, earlier, input);
+    Layer layer = build_known_layer(reader, index, earlier, input, planning);
     model::require_within_limits(reader, layer);
     return layer;
 }
@@ -155,7 +161,8 @@ void require_memory_for(const Network& network) {
         "use a smaller --input or a smaller network");
 }
 
-Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>& input_override) {
+Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>& input_override,
+                      bool planning = false) {
     const std::string& cfg_path = cfg.path;
     Network network;
     network.cfg_path = cfg_path;
@@ -167,7 +174,8 @@ Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>
     TensorShape previous_output = network.input;
     for (std::size_t s = 1; s < cfg.sections.size(); ++s) {
         const int index = static_cast<int>(s) - 1;
-        network.layers.push_back(build_layer(cfg, cfg.sections[s], index, network.layers, previous_output));
+        network.layers.push_back(
+            build_layer(cfg, cfg.sections[s], index, network.layers, previous_output, planning));
         previous_output = network.layers.back().output;
     }
     require_memory_for(network);
@@ -180,6 +188,11 @@ Network build_network(const CfgFile& cfg, const std::optional<InputSizeOverride>
 
 Network load_darknet_cfg(const std::string& cfg_path, std::optional<InputSizeOverride> input_override) {
     return build_network(model::read_cfg_file(cfg_path), input_override);
+}
+
+Network load_darknet_cfg_for_planning(const std::string& cfg_path,
+                                      std::optional<InputSizeOverride> input_override) {
+    return build_network(model::read_cfg_file(cfg_path), input_override, /*planning=*/true);
 }
 
 Network parse_darknet_cfg(const std::string& text, const std::string& name,

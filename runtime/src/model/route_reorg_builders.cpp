@@ -35,6 +35,12 @@ Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& ea
     layer.cfg_line = reader.section().line;
     RouteParams route;
     const std::vector<int> written = reader.integer_list("layers");
+    // AlexeyAB's darknet (YOLOv4-tiny): each input contributes its group_id-th of `groups` channel slices.
+    route.groups =
+        reader.integer_in_range("groups", 1, 1, kMaxChannels, "groups is the number of channel slices");
+    route.group_id =
+        reader.integer_in_range("group_id", 0, 0, route.groups - 1,
+                                "group_id picks one slice: 0.." + std::to_string(route.groups - 1));
     reader.reject_unknown_options();
     if (written.empty()) reader.fail("option 'layers' is missing", "add e.g. layers=-1,-4");
 
@@ -51,7 +57,13 @@ Layer build_route(SectionReader& reader, int index, const std::vector<Layer>& ea
                             " gives " + shape_text(shape),
                         "all inputs of a route must share width and height (insert a [reorg] or [maxpool])");
         }
-        channels += shape.c;
+        if (shape.c % route.groups != 0) {
+            reader.fail(reader.find("groups"),
+                        "layer " + std::to_string(input) + " gives " + shape_text(shape) +
+                            ", whose channels do not split into groups=" + std::to_string(route.groups),
+                        "use a groups value that divides every input's channel count");
+        }
+        channels += shape.c / route.groups;
         if (channels > kMaxChannels) {
             reader.fail(reader.find("layers"),
                         "the route would concatenate more than " + std::to_string(kMaxChannels) +

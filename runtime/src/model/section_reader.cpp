@@ -120,16 +120,30 @@ void SectionReader::fail_list_item(const CfgOption& option, const std::string& i
          std::string("write a comma-separated list, e.g. ") + option.key + "=" + example);
 }
 
-Activation SectionReader::activation() {
-    const CfgOption* option = find("activation");
-    if (option == nullptr) {
-        fail("option 'activation' is missing (darknet's default, logistic, is not supported)",
-             "add activation=leaky or activation=linear");
+float SectionReader::real_in_range(const std::string& key, float fallback, float min, float max,
+                                   const std::string& hint) {
+    const CfgOption* option = find(key);
+    if (option == nullptr) return fallback;
+    const std::optional<float> value = parse_float(option->value);
+    if (!value) fail(option, "option '" + key + "' = '" + option->value + "' is not a number", hint);
+    if (*value < min || *value > max) {
+        fail(option,
+             "option '" + key + "' = " + option->value + " is out of range [" + std::to_string(min) + ", " +
+                 std::to_string(max) + "]",
+             hint);
     }
-    if (option->value == "leaky") return Activation::Leaky;
-    if (option->value == "linear") return Activation::Linear;
+    return *value;
+}
+
+Activation SectionReader::activation(Activation fallback) {
+    const CfgOption* option = find("activation");
+    if (option == nullptr) return fallback;
+    for (const Activation known :
+         {Activation::Linear, Activation::Leaky, Activation::Relu, Activation::Logistic, Activation::Mish}) {
+        if (option->value == activation_name(known)) return known;
+    }
     fail(option, "activation '" + option->value + "' is not supported",
-         "fpgacnn runs activation=leaky and activation=linear only");
+         "fpgacnn runs activation=leaky, linear, relu, logistic and mish (mish on the float path only)");
 }
 
 void SectionReader::require_default(const std::string& key, int required, const std::string& why) {

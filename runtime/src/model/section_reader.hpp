@@ -30,7 +30,11 @@ public:
     bool flag(const std::string& key, bool fallback);
     std::vector<int> integer_list(const std::string& key);
     std::vector<float> real_list(const std::string& key);
-    Activation activation();
+    /// A finite number in [min, max].
+    float real_in_range(const std::string& key, float fallback, float min, float max,
+                        const std::string& hint);
+    /// `activation`, `fallback` when absent (darknet: logistic in [convolutional], linear in [shortcut]).
+    Activation activation(Activation fallback);
 
     /// Accepts `key` only when absent or equal to `required` (options darknet knows but that change
     /// the computation in ways fpgacnn does not implement).

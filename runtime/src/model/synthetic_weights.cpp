@@ -13,21 +13,27 @@ namespace {
 
 enum ArrayId { kWeights = 1, kBiases, kScales, kMeans, kVariances };
 
-bool feeds_region(const Network& network, const Layer& layer) {
+bool next_layer_is(const Network& network, const Layer& layer, LayerType type) {
     const std::size_t next = static_cast<std::size_t>(layer.index) + 1;
-    return next < network.layers.size() && network.layers[next].type == LayerType::Region;
+    return next < network.layers.size() && network.layers[next].type == type;
 }
 
 // Standard deviation of the weights: He et al. for leaky ReLU (slope 0.1, so gain^2 = 2 / 1.01)
 // keeps the second moment of the activations constant from layer to layer. The [region] head is
 // linear and its outputs feed exp() for box sizes: unit gain keeps them moderate (|x| < 4 on real
-// images). Only products, quotients and square roots here: no expression a compiler could fuse
-// into an FMA, which would change the last bit on some machines.
+// images); so are the [yolo] heads. A residual branch (the conv before a [shortcut]) gets a tenth of
+// the std: each of YOLOv3's 23 shortcuts adds its branch to the trunk, and at full gain the trunk's
+// second moment would double at each one. Only products, quotients and square roots here: no
+// expression a compiler could fuse into an FMA, which would change the last bit on some machines.
 double weight_std(const Network& network, const Layer& layer) {
     const ConvParams& conv = layer.conv();
     const double fan_in = static_cast<double>(layer.input.c) * conv.size * conv.size;
-    if (feeds_region(network, layer) || conv.activation == Activation::Linear) return std::sqrt(1.0 / fan_in);
-    return std::sqrt(2.0 / (1.01 * fan_in));
+    if (next_layer_is(network, layer, LayerType::Region) || next_layer_is(network, layer, LayerType::Yolo) ||
+        conv.activation == Activation::Linear) {
+        return std::sqrt(1.0 / fan_in);
+    }
+    const double he = std::sqrt(2.0 / (1.01 * fan_in));
+    return next_layer_is(network, layer, LayerType::Shortcut) ? he * 0.1 : he;
 }
 
 // center + half_width * u with u in [-1, 1): the float product is exact in double, so fused and

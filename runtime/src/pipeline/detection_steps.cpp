@@ -19,12 +19,8 @@ std::vector<Detection> decode_detections(const Network& network, const std::vect
                                          const std::vector<float>& region_output, int image_w, int image_h) {
     const float thresh = *thresholds.thresh;
     const float nms = *thresholds.nms;
-    const TensorShape& in = network.input;
-    const Layer& region_layer = network.layers[static_cast<std::size_t>(network.region_layer_index())];
-    const RegionParams& region = region_layer.region();
-    std::vector<RegionBox> boxes = decode_region(region, region_layer.output, region_output.data(), image_w,
-                                                 image_h, in.w, in.h, thresh);
-    if (nms > 0) nms_sort(boxes, region.classes, nms);
+    std::vector<RegionBox> boxes = decode_network_output(network, region_output, image_w, image_h, thresh);
+    if (nms > 0) nms_sort(boxes, network.output_classes(), nms);
     return collect_detections(boxes, thresh, image_w, image_h, class_names);
 }
 

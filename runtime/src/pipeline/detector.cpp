@@ -21,7 +21,7 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
                     ": the network has no weights loaded: load its .weights, or run int16 with a quantized "
                     "model (BackendOptions::quantized)");
     }
-    network_.region_layer_index();  // throws with a clear message for non-detector cfgs
+    network_.output_layer_indices();  // throws with a clear message for non-detector cfgs
     if (options_.max_in_flight < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");
     if (options_.device_workers < 1) throw Error("DetectorOptions::device_workers must be at least 1");
     twin_state_ = std::make_shared<pipeline_detail::GoldenTwinState>(options_.verify);

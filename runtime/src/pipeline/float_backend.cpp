@@ -7,9 +7,20 @@
 
 namespace fpgacnn {
 
-FloatBackend::FloatBackend(const Network& network) : engine_(network) {}
+FloatBackend::FloatBackend(const Network& network)
+    : engine_(network), output_layers_(network.output_layer_indices()) {}
 
-const std::vector<float>& FloatBackend::run(const float* input) { return engine_.run(input); }
+const std::vector<float>& FloatBackend::run(const float* input) {
+    const std::vector<float>& last = engine_.run(input);
+    const int last_layer = static_cast<int>(engine_.network().layers.size()) - 1;
+    if (output_layers_.size() == 1 && output_layers_.front() == last_layer) return last;
+    heads_.clear();
+    for (const int i : output_layers_) {
+        const std::vector<float>& head = engine_.layer_output(i);
+        heads_.insert(heads_.end(), head.begin(), head.end());
+    }
+    return heads_;
+}
 
 std::vector<float> FloatBackend::layer_output(int i) const { return engine_.layer_output(i); }
 

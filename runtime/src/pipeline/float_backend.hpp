@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/float_engine.hpp"
 
@@ -15,6 +17,8 @@ public:
 
 private:
     FloatEngine engine_;
+    std::vector<int> output_layers_;  // Network::output_layer_indices()
+    std::vector<float> heads_;        // the yolo heads' outputs one after the other (multi-head nets)
 };
 
 }  // namespace fpgacnn

@@ -1,5 +1,6 @@
 #include "pipeline/int16_backend.hpp"
 
+#include "core/detection_output.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
@@ -20,26 +21,33 @@ Int16Backend::Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, In
                            bool keep_layer_outputs)
     : quantized_(std::move(quantized)),
       engine_(require(quantized_), isa, threads, keep_layer_outputs),
-      region_index_(quantized_->network.region_layer_index()),
+      output_layers_(quantized_->network.output_layer_indices()),
       input_(quantized_->network.input.size()),
-      region_output_(quantized_->network.layers[region_index_].output.size()) {}
+      detection_output_(quantized_->network.detection_output_size()) {}
 
 const std::vector<float>& Int16Backend::run(const float* input) {
     quantize_tensor(input, input_.size(), quantized_->input_q, input_.data());
     engine_.run(input_.data());
-    const Layer& region = quantized_->network.layers[region_index_];
-    const std::vector<int16_t>& raw = engine_.layer_output(region_index_);
-    dequantize_tensor(raw.data(), raw.size(), quantized_->layers[region_index_].output_q,
-                      region_output_.data());
-    region_activate(region.region(), region.output, region_output_.data());
-    return region_output_;
+    // Every output layer ([region], or each [yolo] head) dequantized and activated on the host.
+    float* out = detection_output_.data();
+    for (const int i : output_layers_) {
+        const Layer& layer = quantized_->network.layers[static_cast<std::size_t>(i)];
+        const std::vector<int16_t>& raw = engine_.layer_output(i);
+        dequantize_tensor(raw.data(), layer.output.size(),
+                          quantized_->layers[static_cast<std::size_t>(i)].output_q, out);
+        output_layer_activate(layer, out);
+        out += layer.output.size();
+    }
+    return detection_output_;
 }
 
 std::vector<float> Int16Backend::layer_output(int i) const {
-    if (i == region_index_) return region_output_;
+    if (auto values = core::output_layer_values(quantized_->network, output_layers_, detection_output_, i)) {
+        return *values;
+    }
     const std::vector<int16_t>& raw = engine_.layer_output(i);
-    std::vector<float> out(raw.size());
-    dequantize_tensor(raw.data(), raw.size(), quantized_->layers[i].output_q, out.data());
+    std::vector<float> out(quantized_->network.layers[static_cast<std::size_t>(i)].output.size());
+    dequantize_tensor(raw.data(), out.size(), quantized_->layers[i].output_q, out.data());
     return out;
 }
 

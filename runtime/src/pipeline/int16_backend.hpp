@@ -16,7 +16,7 @@ public:
     explicit Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa = best_int16_isa(),
                           int threads = 0, bool keep_layer_outputs = true);
     const std::vector<float>& run(const float* input) override;
-    /// Dequantized output of layer i; for the region layer its activated output.
+    /// Dequantized output of layer i; for the region / yolo layers their activated output.
     std::vector<float> layer_output(int i) const override;
     std::string name() const override;
     std::vector<LayerTiming> layer_times() const override;
@@ -26,9 +26,9 @@ public:
 private:
     std::shared_ptr<const QuantizedNetwork> quantized_;
     Int16Engine engine_;
-    int region_index_;
+    std::vector<int> output_layers_;  // Network::output_layer_indices()
     std::vector<int16_t> input_;
-    std::vector<float> region_output_;
+    std::vector<float> detection_output_;  // the output layers' activated values, one after the other
 };
 
 }  // namespace fpgacnn

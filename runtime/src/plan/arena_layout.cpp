@@ -33,15 +33,20 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
+// A region or yolo layer is read by the host where its conv wrote; a single-input route without groups
+// is its source. A route with groups copies a channel slice on the host into a buffer of its own.
 bool is_alias(const Layer& layer) {
-    return layer.type == LayerType::Region ||
-           (layer.type == LayerType::Route && layer.route().inputs.size() == 1);
+    return layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
+           (layer.type == LayerType::Route && layer.route().inputs.size() == 1 && layer.route().groups == 1);
 }
 
 class Placer {
 public:
     Placer(const Network& network, const std::vector<int>& output_bits)
-        : net_(network), bits_(output_bits), placement_(network.layers.size()) {}
+        : net_(network),
+          bits_(output_bits),
+          placement_(network.layers.size()),
+          host_routes_(network.layers.size()) {}
 
     ArenaLayout run(std::size_t alignment) {
         const int count = static_cast<int>(net_.layers.size());
@@ -61,8 +66,12 @@ public:
                 b.last_read = std::max(b.last_read, i);
             }
         }
-        // The last layer's output is read by the host after the frame.
+        // The last layer's output is read by the host after the frame, and so is every yolo head's.
         buffers_[placement_of(count - 1).buffer].last_read = count;
+        for (int i = 0; i < count; ++i) {
+            if (net_.layers[static_cast<std::size_t>(i)].type == LayerType::Yolo)
+                buffers_[placement_of(i).buffer].last_read = count;
+        }
         return assign_offsets(alignment);
     }
 
@@ -87,7 +96,7 @@ private:
     /// The tensor an alias layer stands for, following chains of aliases.
     int alias_source(int i) const {
         const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
-        const int source = layer.type == LayerType::Region ? i - 1 : layer.route().inputs[0];
+        const int source = layer.type == LayerType::Route ? layer.route().inputs[0] : i - 1;
         if (source == kNetworkInput || !is_alias(net_.layers[static_cast<std::size_t>(source)]))
             return source;
         return alias_source(source);
@@ -96,6 +105,7 @@ private:
     std::vector<int> inputs_of(int i) const {
         const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
         if (layer.type == LayerType::Route) return layer.route().inputs;
+        if (layer.type == LayerType::Shortcut) return {i - 1, layer.shortcut().from};
         return {i - 1};
     }
 
@@ -119,9 +129,15 @@ private:
         for (const Layer& layer : net_.layers) {
             if (layer.type != LayerType::Route) continue;
             check_route(layer);
-            if (layer.route().inputs.size() < 2) continue;
+            if (layer.route().inputs.size() < 2 || layer.route().groups != 1) continue;
             const int buffer = new_buffer(layer.output.size(), bits_of(layer.index), layer.index);
             placement_[static_cast<std::size_t>(layer.index)] = Placement{buffer, 0};
+            // A tensor can sit in one concatenation only: a second route joining it (YOLOv4-tiny's
+            // layer 23 feeds routes 24 and 34) copies its inputs on the host into a buffer of its own.
+            if (feeds_placed_concatenation(layer)) {
+                host_routes_[static_cast<std::size_t>(layer.index)] = true;
+                continue;
+            }
             std::size_t offset = 0;
             for (int source : layer.route().inputs) {
                 int tensor = source;
@@ -158,6 +174,16 @@ private:
         }
     }
 
+    bool feeds_placed_concatenation(const Layer& route) const {
+        for (int source : route.route().inputs) {
+            int tensor = source;
+            if (is_alias(net_.layers[static_cast<std::size_t>(tensor)])) tensor = alias_source(tensor);
+            if (tensor != kNetworkInput && placement_[static_cast<std::size_t>(tensor)].buffer >= 0)
+                return true;
+        }
+        return false;
+    }
+
     /// Greedy by size: each buffer goes at the lowest aligned offset that no buffer alive at the
     /// same time occupies. A layer's input stays alive during the layer, so it never shares with
     /// the layer's output.
@@ -189,6 +215,7 @@ private:
             layout.elements_without_reuse += align_up(b.words, alignment);
         }
         layout.input = range_in(input_, 0, net_.input.size());
+        layout.host_routes = host_routes_;
         for (std::size_t i = 0; i < net_.layers.size(); ++i) {
             const Placement p = placement_[i];
             layout.outputs.push_back(range_in(p.buffer, p.offset, net_.layers[i].output.size()));
@@ -207,6 +234,7 @@ private:
     const Network& net_;
     const std::vector<int>& bits_;
     std::vector<Placement> placement_;
+    std::vector<bool> host_routes_;
     std::vector<Buffer> buffers_;
     int input_ = -1;
 };

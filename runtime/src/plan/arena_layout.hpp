@@ -15,14 +15,16 @@ namespace fpgacnn::plan_detail {
 struct ArenaLayout {
     ArenaRange input;                 // the network input
     std::vector<ArenaRange> outputs;  // per layer: its output tensor, at its width
-    std::size_t elements = 0;         // 16-bit words
+    /// Per layer: a concatenation whose inputs already sit in another one; the host copies them.
+    std::vector<bool> host_routes;
+    std::size_t elements = 0;  // 16-bit words
     std::size_t elements_without_reuse = 0;
 };
 
 /// `output_bits[i]`: the storage width of layer i's output (a route's inputs must share it). Offsets
-/// are aligned to `alignment` words. Throws Error naming the layer when a route cannot be realised by
-/// placement (a tensor feeding two concatenations, nested concatenations, mismatched spatial sizes or
-/// widths).
+/// are aligned to `alignment` words. A route whose inputs already feed another concatenation becomes a
+/// host copy (ArenaLayout::host_routes). Throws Error naming the layer when a route cannot be realised
+/// (nested concatenations, mismatched spatial sizes or widths).
 ArenaLayout place_tensors(const Network& network, std::size_t alignment, const std::vector<int>& output_bits);
 
 }  // namespace fpgacnn::plan_detail

@@ -20,9 +20,17 @@ std::string layer_text(const LayerPlan& lp) {
         case LayerType::Reorg:
             return fmt::format("reorg /{}", c.stride);
         case LayerType::Route:
-            return "route";
+            return lp.on_host ? "route (copy)" : "route";
         case LayerType::Region:
             return "region";
+        case LayerType::Upsample:
+            return "upsample";
+        case LayerType::Shortcut:
+            return "shortcut";
+        case LayerType::Yolo:
+            return "yolo";
+        case LayerType::Unsupported:
+            return "not run";
     }
     return "?";
 }
@@ -44,10 +52,14 @@ std::string format_plan_table(const NetworkPlan& plan) {
         "store", "ms");
     for (const LayerPlan& lp : plan.layers) {
         if (!lp.on_device) {
+            // Host layers run on the CPU between commands; routes are placement, region/yolo the host's.
+            const char* how = lp.type == LayerType::Unsupported ? "host layer, not run by fpgacnn"
+                              : lp.on_host                      ? "host layer, CPU int16"
+                              : lp.type == LayerType::Route     ? "placement"
+                                                                : "host";
             out += fmt::format("{:>3} {:<15} {:>13} {:>13}   (no command: {} at arena byte {}, {}-bit)\n",
-                               lp.index, layer_text(lp), "", shape_text(lp.output_shape),
-                               lp.type == LayerType::Route ? "placement" : "host", lp.output.byte_offset(),
-                               lp.output.bits);
+                               lp.index, layer_text(lp), "", shape_text(lp.output_shape), how,
+                               lp.output.byte_offset(), lp.output.bits);
             continue;
         }
         const LayerEstimate& e = lp.estimate;

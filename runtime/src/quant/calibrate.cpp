@@ -11,6 +11,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_engine.hpp"
+#include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/progress_bar.hpp"
 #include "quant/activation_histogram.hpp"
@@ -27,6 +28,23 @@ void require_calibratable(const Network& network) {
         throw Error(network.cfg_path + ": no weights loaded; calibration needs the trained .weights");
     }
     for (const Layer& layer : network.layers) {
+        if (layer.type == LayerType::Unsupported) {
+            throw Error(network.cfg_path + ": layer " + std::to_string(layer.index) + " [" +
+                        std::get<UnsupportedParams>(layer.params).section +
+                        "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
+        }
+        // Fixed point runs linear and leaky (folded into the requantization); the others stay float.
+        const bool shortcut = layer.type == LayerType::Shortcut;
+        if (shortcut || layer.type == LayerType::Convolutional) {
+            const Activation activation = shortcut ? layer.shortcut().activation : layer.conv().activation;
+            if (activation != Activation::Linear && activation != Activation::Leaky) {
+                throw Error(
+                    network.cfg_path + ": layer " + std::to_string(layer.index) + " (" +
+                    layer_type_name(layer.type) + ") has activation=" + activation_name(activation) +
+                    ", which the fixed-point paths do not implement (linear and leaky); run this network "
+                    "with --precision float");
+            }
+        }
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();
         if (conv.batch_normalize && !conv.bn_folded()) {
@@ -71,8 +89,8 @@ FloatStatistics gather_statistics(const Network& network, std::size_t image_coun
         for (std::size_t i = 0; i < network.layers.size(); ++i) {
             const Layer& layer = network.layers[i];
             const std::vector<float>& output = engine.layer_output(static_cast<int>(i));
-            // The region layer's output is activated in float on the host; only its input matters.
-            if (layer.type == LayerType::Region) continue;
+            // The region / yolo layer's output is activated in float on the host; only its input matters.
+            if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) continue;
             stats.outputs[i].add(output.data(), output.size());
             if (layer.type == LayerType::Convolutional) {
                 stats.max_abs_accumulator[i] =
@@ -119,7 +137,8 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     const WidthPlan widths = plan_widths(network, options.widths);
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
-        if (network.layers[i].type == LayerType::Region) continue;
+        if (network.layers[i].type == LayerType::Region || network.layers[i].type == LayerType::Yolo)
+            continue;
         // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
         // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
         const int narrowing = arith::kDataBits - widths.output_bits[i];
@@ -143,6 +162,16 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
         bool changed = false;
         for (std::size_t i = 0; i < layer_count; ++i) {
             const Layer& layer = network.layers[i];
+            if (layer.type == LayerType::Shortcut) {
+                // Qout <= max(Qa, Qb) + kShortcutMaxOutputGain (docs/arithmetic.md, "Shortcut").
+                const int sum_q =
+                    std::max(exponents.output_q[i - 1],
+                             exponents.output_q[static_cast<std::size_t>(layer.shortcut().from)]);
+                if (exponents.output_q[i] > sum_q + kShortcutMaxOutputGain) {
+                    caps[i] = sum_q + kShortcutMaxOutputGain;
+                    changed = true;
+                }
+            }
             if (layer.type != LayerType::Convolutional) continue;
             conv[i] = choose_conv_exponents(layer, exponents.input_of[i], exponents.output_q[i],
                                             stats.max_abs_accumulator[i], options.accumulator_margin_bits,

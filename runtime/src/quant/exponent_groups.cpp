@@ -1,7 +1,7 @@
 // Route unification. A route is realised by placement (producers write straight into their channel
 // slice of the concatenated buffer), so all its inputs must be written at one exponent; maxpool and
-// reorg only move values and the region layer reads its input as is, so their outputs keep their
-// input's exponent. Tensors tied this way form groups (union-find); each group takes the smallest
+// reorg, upsample only move values and the region and yolo layers read their input as is, so their outputs
+// keep their input's exponent. Tensors tied this way form groups (union-find); each group takes the smallest
 // exponent any member asks for, so no member saturates more than its own statistics allow.
 #include <algorithm>
 #include <limits>
@@ -57,7 +57,10 @@ ActivationExponents unify_activation_exponents(const Network& network,
     std::vector<std::vector<std::size_t>> inputs(layers);
     for (std::size_t i = 0; i < layers; ++i) {
         inputs[i] = input_tensors(network, static_cast<int>(i));
-        if (network.layers[i].type == LayerType::Convolutional) continue;
+        // A conv and a shortcut rescale what they read (the shortcut adds two tensors at their own
+        // exponents); every other layer moves values and is tied to its input.
+        const LayerType type = network.layers[i].type;
+        if (type == LayerType::Convolutional || type == LayerType::Shortcut) continue;
         for (std::size_t source : inputs[i]) groups.unite(i + 1, source);
     }
 

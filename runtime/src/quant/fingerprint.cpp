@@ -40,6 +40,11 @@ void layer_params(ByteWriter& out, const Layer& layer) {
         case LayerType::Route:
             out.i32(static_cast<int>(layer.route().inputs.size()));
             for (int input : layer.route().inputs) out.i32(input);
+            // Only when set, so that the fingerprints of the YOLOv2 networks' quantized files stay valid.
+            if (layer.route().groups != 1) {
+                out.i32(layer.route().groups);
+                out.i32(layer.route().group_id);
+            }
             break;
         case LayerType::Reorg:
             out.i32(layer.reorg().stride);
@@ -52,6 +57,29 @@ void layer_params(ByteWriter& out, const Layer& layer) {
             out.i32(r.softmax ? 1 : 0);
             out.i32(static_cast<int>(r.anchors.size()));
             for (float a : r.anchors) float_bits(out, a);
+            break;
+        }
+        case LayerType::Upsample:
+            out.i32(layer.upsample().stride);
+            break;
+        case LayerType::Shortcut:
+            out.i32(layer.shortcut().from);
+            out.i32(static_cast<int>(layer.shortcut().activation));
+            break;
+        case LayerType::Yolo: {
+            const YoloParams& y = layer.yolo();
+            out.i32(y.classes);
+            out.i32(y.total);
+            out.i32(static_cast<int>(y.mask.size()));
+            for (int m : y.mask) out.i32(m);
+            for (float a : y.anchors) float_bits(out, a);
+            float_bits(out, y.scale_x_y);
+            break;
+        }
+        case LayerType::Unsupported: {
+            const std::string& section = std::get<UnsupportedParams>(layer.params).section;
+            out.i32(static_cast<int>(section.size()));
+            out.raw(section.data(), section.size());
             break;
         }
     }

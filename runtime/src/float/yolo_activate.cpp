@@ -1,0 +1,48 @@
+// The CPU half of darknet's forward_yolo_layer (inference only): per mask entry, logistic on the
+// x/y planes and on objectness and every class plane; w/h stay raw (get_yolo_box applies exp and
+// the anchors). AlexeyAB's scale_x_y (YOLOv4) then stretches x and y around the cell centre.
+#include <cstddef>
+
+#include "float/darknet_math.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/float_ops.hpp"
+
+namespace fpgacnn {
+
+void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data) {
+    const std::size_t plane = static_cast<std::size_t>(shape.w) * shape.h;
+    const int entries = 4 + 1 + yolo.classes;
+    const int heads = static_cast<int>(yolo.mask.size());
+    if (heads < 1 || yolo.classes < 1 || shape.c != heads * entries) {
+        throw Error("yolo_activate: " + std::to_string(shape.c) + " input channels do not match " +
+                    std::to_string(heads) +
+                    " mask entries x (4 + 1 + classes=" + std::to_string(yolo.classes) + ")");
+    }
+    // scal_add_cpu(ALPHA = s, BETA = -0.5*(s - 1)): BETA is passed as a float, X*ALPHA + BETA in float.
+    const float scale = yolo.scale_x_y;
+    const auto shift = static_cast<float>(-0.5 * (static_cast<double>(scale) - 1));
+    for (int n = 0; n < heads; ++n) {
+        float* anchor = data + static_cast<std::size_t>(n) * entries * plane;
+        for (std::size_t i = 0; i < 2 * plane; ++i) anchor[i] = detail::darknet_logistic(anchor[i]);
+        if (scale != 1.0f) {
+            for (std::size_t i = 0; i < 2 * plane; ++i) anchor[i] = anchor[i] * scale + shift;
+        }
+        float* rest = anchor + 4 * plane;
+        for (std::size_t i = 0; i < (1 + static_cast<std::size_t>(yolo.classes)) * plane; ++i) {
+            rest[i] = detail::darknet_logistic(rest[i]);
+        }
+    }
+}
+
+void output_layer_activate(const Layer& layer, float* data) {
+    if (layer.type == LayerType::Yolo) {
+        yolo_activate(layer.yolo(), layer.output, data);
+    } else if (layer.type == LayerType::Region) {
+        region_activate(layer.region(), layer.output, data);
+    } else {
+        throw Error(std::string("output_layer_activate: layer ") + std::to_string(layer.index) + " is a [" +
+                    layer_type_name(layer.type) + "] layer, not [region] or [yolo]");
+    }
+}
+
+}  // namespace fpgacnn

@@ -1,0 +1,72 @@
+// darknet's [upsample] and [shortcut] on int16 (docs/arithmetic.md, "Shortcut"). Plain scalar code that
+// every ISA path of the engine calls, so all of them compute the same bits by construction.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "core/shortcut_overlap.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/int16_ops.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
+#include "int16/layer_names.hpp"
+
+namespace fpgacnn {
+
+namespace {
+
+// One rounding from the aligned sum (exponent `sum_q`) to output_q, the activation folded in exactly as
+// the conv's requantize_to_width folds leaky; 64 bits hold the sum and the leaky product.
+int16_t requantize_sum(int64_t sum, int shift, bool leaky, int bits) {
+    if (leaky && sum < 0) {
+        return arith::saturate_to_width(
+            arith::round_shift(sum * arith::kLeakyMultiplier, arith::kLeakyShift + shift), bits);
+    }
+    return arith::saturate_to_width(arith::round_shift(sum, shift), bits);
+}
+
+}  // namespace
+
+void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output) {
+    if (layer.type != LayerType::Upsample)
+        throw Error("int16_upsample called on " + int16_detail::describe_layer(layer));
+    const int stride = layer.upsample().stride;
+    const TensorShape& in = layer.input;
+    const TensorShape& out = layer.output;
+    for (int c = 0; c < out.c; ++c) {
+        for (int y = 0; y < out.h; ++y) {
+            const int16_t* source = input + (static_cast<std::size_t>(c) * in.h + y / stride) * in.w;
+            int16_t* target = output + (static_cast<std::size_t>(c) * out.h + y) * out.w;
+            for (int x = 0; x < out.w; ++x) target[x] = source[x / stride];
+        }
+    }
+}
+
+void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int16_t* input,
+                    const int16_t* added, const TensorShape& added_shape, int16_t* output) {
+    const std::string what = int16_detail::describe_layer(layer);
+    if (layer.type != LayerType::Shortcut) throw Error("int16_shortcut called on " + what);
+    const Activation activation = layer.shortcut().activation;
+    if (activation != Activation::Linear && activation != Activation::Leaky) {
+        throw Error(
+            what + ": activation " + activation_name(activation) +
+            " is not implemented in fixed point (linear and leaky are); run it with --precision float");
+    }
+    const bool leaky = activation == Activation::Leaky;
+    const int sum_q = std::max(args.input_q, args.added_q);
+    const int input_shift = sum_q - args.input_q;
+    const int added_shift = sum_q - args.added_q;
+    const int shift = sum_q - args.output_q;
+    const TensorShape& out = layer.output;
+    // Where `added` does not reach, the output is the previous layer's value requantized alone.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        output[i] = requantize_sum(static_cast<int64_t>(input[i]) * (int64_t{1} << input_shift), shift, leaky,
+                                   args.output_bits);
+    }
+    core::for_each_shortcut_pair(out, added_shape, [&](std::size_t out_index, std::size_t added_index) {
+        const int64_t sum = static_cast<int64_t>(input[out_index]) * (int64_t{1} << input_shift) +
+                            static_cast<int64_t>(added[added_index]) * (int64_t{1} << added_shift);
+        output[out_index] = requantize_sum(sum, shift, leaky, args.output_bits);
+    });
+}
+
+}  // namespace fpgacnn
