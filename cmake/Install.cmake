@@ -20,6 +20,9 @@ install(TARGETS fpgacnn EXPORT fpgacnnTargets
 # through each other (the layer command and the kernel configuration, not the HLS top level).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/ ${PROJECT_SOURCE_DIR}/drivers/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+# fpgacnn/version.hpp is generated from the project version (runtime/CMakeLists.txt).
+install(FILES ${FPGACNN_GENERATED_INCLUDE_DIR}/fpgacnn/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fpgacnn
+        COMPONENT dev)
 install(CODE "
   set(FPGACNN_PUBLIC_INCLUDE_DIRS \"${PROJECT_SOURCE_DIR}/runtime/include;${PROJECT_SOURCE_DIR}/drivers/include\")
   set(FPGACNN_KERNEL_INCLUDE_DIR \"${PROJECT_SOURCE_DIR}/kernels/include\")
