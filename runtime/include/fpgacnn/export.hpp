@@ -1,11 +1,5 @@
-// FPGACNN_API marks what libfpgacnn exports: the library is compiled with -fvisibility=hidden and
-// -fvisibility-inlines-hidden, so only declarations carrying this macro (classes, free functions and
-// global variables of the installed headers) are in its dynamic symbol table. The rule for applying
-// it: docs/api-stability.md, "Exported symbols".
+// FPGACNN_API, the export macro of libfpgacnn's public API (docs/api-stability.md, "Exported
+// symbols"); defined with the kernel's headers, which use it too.
 #pragma once
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FPGACNN_API __attribute__((visibility("default")))
-#else
-#define FPGACNN_API
-#endif
+#include "fpgacnn/kernel/export.hpp"
