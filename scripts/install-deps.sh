@@ -25,7 +25,9 @@ for option in "$@"; do
                  clang  # libFuzzer harnesses (scripts/run-fuzzers.sh)
                  # fpgacnn-serve's conformance tests: a Python client generated from the .proto,
                  # curl for REST, the Kubernetes manifests parsed
-                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl)
+                 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl
+                 abi-dumper abi-compliance-checker  # the ABI check against the last release (scripts/check-abi.sh)
+                 doxygen)  # the API reference, the `docs` target (cmake/Docs.cmake)
       ;;
     --with-cross)
       # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.

@@ -12,7 +12,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$repo/build/release}" && pwd)"
 test_name=deb_test
 source "$repo/tests/install/common.sh"
-packages=(libfpgacnn0 libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
+packages=("$lib_package" libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
   say "SKIP: needs root and apt-get (installs packages on this machine; CI runs it as root)"
