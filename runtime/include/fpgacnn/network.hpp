@@ -123,7 +123,7 @@ FPGACNN_API NetworkMemory estimate_network_memory(const Network& network);
 
 /// How much host memory the runtime lets one allocation plan use: FPGACNN_MEMORY_LIMIT when set
 /// (bytes, with an optional K, M, G or T suffix, powers of 1024; "off" disables the check), else
-/// MemAvailable from /proc/meminfo (no limit when it cannot be read).
+/// MemAvailable from /proc/meminfo or what is left of the address-space limit (ulimit -v), the smaller.
 struct FPGACNN_API HostMemoryBudget {
     std::uint64_t bytes = 0;
     bool limited = false;
