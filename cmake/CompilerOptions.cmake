@@ -49,6 +49,15 @@ endfunction()
 # perf, and about a quarter less compile time on this code base's header-heavy translation units
 # (measured: 16.5 s -> 11.9 s CPU for a CLI11 translation unit).
 add_compile_options($<$<CONFIG:RelWithDebInfo>:-g1>)
+# ... except libfpgacnn's own objects, which keep full debug info (-g, after -g1 so it wins): the ABI
+# check (scripts/check-abi.sh) reads the exported functions' parameter and struct types from it.
+# Only the native non-sanitizer build, where CI runs the check (the others would compile longer for nothing).
+function(fpgacnn_library_debug_info target)
+  if(FPGACNN_SANITIZE OR CMAKE_CROSSCOMPILING)
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo>:-g>)
+endfunction()
 
 # Float operations round one by one, as darknet's reference results do: the float path and the
 # image preprocessing (letterbox resize) are bit-identical to libdarknet on x86, whose baseline has

@@ -20,6 +20,9 @@ install(TARGETS fpgacnn EXPORT fpgacnnTargets
 # through each other (the layer command and the kernel configuration, not the HLS top level).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/ ${PROJECT_SOURCE_DIR}/drivers/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+# fpgacnn/version.hpp is generated from the project version (runtime/CMakeLists.txt).
+install(FILES ${FPGACNN_GENERATED_INCLUDE_DIR}/fpgacnn/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fpgacnn
+        COMPONENT dev)
 install(CODE "
   set(FPGACNN_PUBLIC_INCLUDE_DIRS \"${PROJECT_SOURCE_DIR}/runtime/include;${PROJECT_SOURCE_DIR}/drivers/include\")
   set(FPGACNN_KERNEL_INCLUDE_DIR \"${PROJECT_SOURCE_DIR}/kernels/include\")
@@ -31,8 +34,9 @@ install(CODE "
 install(EXPORT fpgacnnTargets NAMESPACE fpgacnn:: DESTINATION ${FPGACNN_INSTALL_CMAKEDIR} COMPONENT dev)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/templates/fpgacnnConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/fpgacnnConfig.cmake INSTALL_DESTINATION ${FPGACNN_INSTALL_CMAKEDIR})
-# The SONAME is the major version, so a package of the same major version is compatible.
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/fpgacnnConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+# find_package(fpgacnn 0.2) accepts 0.2.x only: while the major version is 0, a minor release may break
+# the source (docs/api-stability.md); from 1.0 on, SameMajorVersion.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/fpgacnnConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/fpgacnnConfig.cmake ${PROJECT_BINARY_DIR}/fpgacnnConfigVersion.cmake
         DESTINATION ${FPGACNN_INSTALL_CMAKEDIR} COMPONENT dev)
 fpgacnn_install_configured(${CMAKE_CURRENT_LIST_DIR}/templates/fpgacnn.pc.in ${CMAKE_INSTALL_LIBDIR}/pkgconfig dev)

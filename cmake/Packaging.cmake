@@ -1,6 +1,6 @@
 # Debian packages: `cpack -G DEB` in the build folder makes one package per install component
 # (cmake/Install.cmake), for the architecture the build targets (cross builds included):
-#   libfpgacnn0     lib      the shared library
+#   libfpgacnnN     lib      the shared library (N: the SONAME's number, FPGACNN_SOVERSION)
 #   libfpgacnn-dev  dev      headers, libfpgacnn.so, the CMake package, fpgacnn.pc
 #   fpgacnn-tools   tools    the command-line tools; fpgacnn-serve with its systemd unit (where gRPC is)
 #   fpgacnn-camera  camera   the camera server, its systemd unit and udev rules, the fpgacnn user
@@ -41,7 +41,7 @@ set(fpgacnn_deb_components lib dev tools camera)
 if(TARGET fpgacnn_python)
   list(APPEND fpgacnn_deb_components python)
 endif()
-set(fpgacnn_deb_name_lib libfpgacnn${PROJECT_VERSION_MAJOR})  # the SONAME's number
+set(fpgacnn_deb_name_lib libfpgacnn${FPGACNN_SOVERSION})  # the SONAME's number (Debian policy 8.1)
 set(fpgacnn_deb_name_dev libfpgacnn-dev)
 set(fpgacnn_deb_name_tools fpgacnn-tools)
 set(fpgacnn_deb_name_camera fpgacnn-camera)
@@ -103,7 +103,7 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE ${FPGACNN_PACKAGE_REVISION})
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${FPGACNN_DEB_ARCHITECTURE})
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
-# Depends from the ELF files; libfpgacnn.so.0 itself is found in the build tree, and its package
+# Depends from the ELF files; libfpgacnn.so.N itself is found in the build tree, and its package
 # gets a shlibs file (plus the ldconfig trigger) so that others can depend on it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/runtime)
@@ -130,7 +130,7 @@ set(fpgacnn_lib_exact "${fpgacnn_deb_name_lib} (= ${fpgacnn_deb_version})")
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 # ldconfig through dpkg's trigger (lintian: lacks-ldconfig-trigger); CPack 3.25 also writes
 # postinst/postrm calling ldconfig, which is redundant but harmless.
-set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/libfpgacnn0/triggers)
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/libfpgacnn/triggers)
 set(CPACK_DEBIAN_LIB_DESCRIPTION "Darknet CNNs on FPGA accelerators - shared library
 libfpgacnn runs darknet YOLOv2 networks on FPGA accelerators (Alveo and Zynq
 UltraScale+ through XRT, Zynq-7000 through UIO) or on a bit-exact CPU fallback

@@ -29,7 +29,9 @@ for option in "$@"; do
                  python3-grpcio python3-grpc-tools python3-protobuf python3-yaml curl
                  # the Python package's tests (tests/python), its OpenCV examples and notebook
                  python3-pytest python3-opencv jupyter-nbconvert python3-ipykernel
-                 python3-numpy)  # also the YOLOv4-tiny float reference (tests/crosscheck/numpy_darknet_reference.py)
+                 python3-numpy  # also the YOLOv4-tiny float reference (tests/crosscheck/numpy_darknet_reference.py)
+                 abi-dumper abi-compliance-checker  # the ABI check against the last release (scripts/check-abi.sh)
+                 doxygen)  # the API reference, the `docs` target (cmake/Docs.cmake)
       ;;
     --with-cross)
       # Debian's cross compilers, mmdebstrap for the target sysroot, qemu-user to run the tests.

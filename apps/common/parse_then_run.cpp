@@ -10,6 +10,7 @@
 
 #include "exit_codes.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/version.hpp"
 
 namespace fpgacnn::apps {
 
@@ -18,6 +19,8 @@ int parse_then_run(CLI::App& app, int argc, char** argv, const std::function<int
     app.failure_message([tool](const CLI::App*, const CLI::Error& e) {
         return tool + ": " + e.what() + " (run with --help for the flags)\n";
     });
+    // Every tool's --version: the library's version, git describe and what this build holds.
+    app.set_version_flag("--version", [tool] { return version_text(tool); });
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

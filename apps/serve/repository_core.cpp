@@ -5,11 +5,8 @@
 
 #include "../common/process_cpu.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/version.hpp"
 #include "model_repository.hpp"
-
-#ifndef FPGACNN_SERVE_VERSION
-#error "FPGACNN_SERVE_VERSION is set by apps/serve/CMakeLists.txt"
-#endif
 
 namespace fpgacnn::serve {
 
@@ -59,7 +56,7 @@ bool RepositoryCore::ready() const {
 }
 
 ServerMetadata RepositoryCore::server_metadata() const {
-    ServerMetadata metadata{"fpgacnn", FPGACNN_SERVE_VERSION, {"binary_tensor_data"}};
+    ServerMetadata metadata{"fpgacnn", fpgacnn::version(), {"binary_tensor_data"}};
     if (shared_memory_.allowed()) metadata.extensions.emplace_back("system_shared_memory");
     return metadata;
 }

@@ -29,7 +29,10 @@ fail() {
 }
 started=$SECONDS
 
-packages=(libfpgacnn0 libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
+# The library package is named after the SONAME's number (FPGACNN_SOVERSION in CMakeLists.txt).
+soversion="$(sed -nE 's/^set\(FPGACNN_SOVERSION ([0-9]+)\)/\1/p' "$repo/CMakeLists.txt")"
+lib_package="libfpgacnn$soversion"
+packages=("$lib_package" libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
 declare -A deb
 for p in "${packages[@]}"; do
   matches=("$debs_dir/${p}_"*"_$arch.deb")
@@ -42,7 +45,7 @@ done
 all_debs=("${deb[@]}")
 ((${#all_debs[@]} == $(find "$debs_dir" -maxdepth 1 -name '*.deb' | wc -l))) ||
   fail "$debs_dir holds other .debs besides the four packages"
-version="$(dpkg-deb --field "${deb[libfpgacnn0]}" Version)"
+version="$(dpkg-deb --field "${deb[$lib_package]}" Version)"
 say "4 packages, version $version, Architecture: $arch"
 
 # The files each package must ship (the same layout as the amd64 packages, in the target's triplet).
@@ -57,15 +60,16 @@ expect_files() {
   if grep -E 'x86_64|amd64' <<<"$listing"; then fail "$p ships paths of another architecture (above)"; fi
 }
 lib="/usr/lib/$triplet"
-expect_files libfpgacnn0 "$lib/libfpgacnn.so.0" "$lib/libfpgacnn.so.0.1.0" /usr/share/doc/libfpgacnn0/copyright
+expect_files "$lib_package" "$lib/libfpgacnn.so.$soversion" "$lib/libfpgacnn.so.${version%-*}" \
+  "/usr/share/doc/$lib_package/copyright"
 expect_files libfpgacnn-dev "$lib/libfpgacnn.so" "$lib/pkgconfig/fpgacnn.pc" "$lib/cmake/fpgacnn/fpgacnnConfig.cmake" \
   /usr/include/fpgacnn/detector.hpp /usr/include/fpgacnn/drivers/device_registry.hpp
 expect_files fpgacnn-tools /usr/bin/fpgacnn-detect /usr/bin/fpgacnn-quantize /usr/bin/fpgacnn-plan \
   /usr/bin/fpgacnn-bench /usr/bin/fpgacnn-synth-weights
 expect_files fpgacnn-camera /usr/bin/fpgacnn-camera /usr/lib/systemd/system/fpgacnn-camera.service \
   /usr/lib/udev/rules.d/60-fpgacnn.rules /etc/default/fpgacnn-camera
-grep -q "^libfpgacnn 0 libfpgacnn0 (>= $version)" <(dpkg-deb --info "${deb[libfpgacnn0]}" shlibs) ||
-  fail "libfpgacnn0 has no shlibs line for libfpgacnn.so.0"
+grep -q "^libfpgacnn $soversion $lib_package (>= $version)" <(dpkg-deb --info "${deb[$lib_package]}" shlibs) ||
+  fail "$lib_package has no shlibs line for libfpgacnn.so.$soversion"
 say "file lists as expected"
 
 work="$build/check-debs"
@@ -90,11 +94,11 @@ runpath="$(readelf -d "$work/unpacked/usr/bin/fpgacnn-detect" | grep -o 'RUNPATH
 say "$elves ELF files, all $machine$([[ "$arch" == armhf ]] && echo ', hard-float')"
 
 # Depends: the shared libraries' packages were found, and the sysroot's versions satisfy them.
-depends_lib="$(dpkg-deb --field "${deb[libfpgacnn0]}" Depends)"
+depends_lib="$(dpkg-deb --field "${deb[$lib_package]}" Depends)"
 depends_names="$(tr ',|' '\n' <<<"$depends_lib" | awk '{print $1}')"
 for needed in libc6 libstdc++6 libgcc-s1 libopencv-core406 libopencv-imgcodecs406 libspdlog1.10-fmt9 libfmt9; do
   grep -qxF "$needed" <<<"$depends_names" ||
-    fail "libfpgacnn0's Depends lacks $needed (dpkg-shlibdeps did not see the sysroot?): $depends_lib"
+    fail "$lib_package's Depends lacks $needed (dpkg-shlibdeps did not see the sysroot?): $depends_lib"
 done
 # Versions by name: real packages, then virtual ones ("-": provided without a version, which
 # satisfies only an unversioned relation).
@@ -104,7 +108,7 @@ while read -r name ver _; do available[$name]="${available[$name]:-} $ver"; done
 satisfied() {  # one relation, e.g. "libc6 (>= 2.34)" or "adduser"
   local name op want have
   read -r name op want <<<"$(sed -E 's/[()]//g' <<<"$1")"
-  case "$name" in libfpgacnn0 | adduser) return 0 ;; esac
+  [[ "$name" == "$lib_package" || "$name" == adduser ]] && return 0
   for have in ${available[$name]:-}; do
     [[ -z "$op" ]] && return 0
     [[ "$have" != - ]] && dpkg --compare-versions "$have" "$op" "$want" && return 0
@@ -126,7 +130,7 @@ for p in "${packages[@]}"; do
   done
 done
 say "Depends: $relations relations, each satisfied by the sysroot's $arch package versions"
-say "libfpgacnn0 Depends: $depends_lib"
+say "$lib_package Depends: $depends_lib"
 
 if command -v lintian >/dev/null; then
   lintian --allow-root "${all_debs[@]}" >"$work/lintian.txt" 2>&1 || true

@@ -41,3 +41,8 @@ expect_same_detections() {
   fi
   say "$what: same output as fpgacnn-detect ($(($(wc -l <"$expected_file") - 1)) detections)"
 }
+
+# The SONAME's number (FPGACNN_SOVERSION, stated once in CMakeLists.txt) and the library package's name.
+soversion="$(sed -nE 's/^set\(FPGACNN_SOVERSION ([0-9]+)\)/\1/p' "$repo/CMakeLists.txt")"
+[[ -n "$soversion" ]] || fail "no set(FPGACNN_SOVERSION N) in $repo/CMakeLists.txt"
+lib_package="libfpgacnn$soversion"

@@ -12,7 +12,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$repo/build/release}" && pwd)"
 test_name=deb_test
 source "$repo/tests/install/common.sh"
-packages=(libfpgacnn0 libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
+packages=("$lib_package" libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
 # python3-fpgacnn where the build has the Python package (python/CMakeLists.txt).
 [[ -d "$build/python/fpgacnn" ]] && packages+=(python3-fpgacnn)
 

@@ -20,9 +20,9 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" || {
 }
 triplet="$(basename "$(dirname "$(find "$prefix/lib" -name libfpgacnn.so -print -quit)")")"
 libdir="$prefix/lib/$triplet"
-[[ -L "$libdir/libfpgacnn.so" && -f "$libdir/libfpgacnn.so.0" ]] || fail "no libfpgacnn.so / .so.0 in $libdir"
+[[ -L "$libdir/libfpgacnn.so" && -f "$libdir/libfpgacnn.so.$soversion" ]] || fail "no libfpgacnn.so / .so.$soversion in $libdir"
 soname="$(readelf -d "$libdir/libfpgacnn.so" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')"
-[[ "$soname" == libfpgacnn.so.0 ]] || fail "SONAME is '$soname', expected libfpgacnn.so.0"
+[[ "$soname" == "libfpgacnn.so.$soversion" ]] || fail "SONAME is '$soname', expected libfpgacnn.so.$soversion"
 for f in "$libdir/cmake/fpgacnn/fpgacnnConfig.cmake" "$libdir/cmake/fpgacnn/fpgacnnConfigVersion.cmake" \
   "$libdir/pkgconfig/fpgacnn.pc" "$prefix/include/fpgacnn/detector.hpp"; do
   [[ -f "$f" ]] || fail "missing $f"
@@ -97,7 +97,8 @@ PKG_CONFIG_PATH="$libdir/pkgconfig" make -C "$work/example" >"$work/make.log" 2>
   fail "examples/detect-minimal does not build with pkg-config and its Makefile"
 }
 linked="$(ldd "$work/example/detect-minimal" | awk '/libfpgacnn/ {print $3}')"
-[[ "$linked" == "$libdir/libfpgacnn.so.0" ]] || fail "the Makefile build loads '$linked', not $libdir/libfpgacnn.so.0"
+[[ "$linked" == "$libdir/libfpgacnn.so.$soversion" ]] ||
+  fail "the Makefile build loads '$linked', not $libdir/libfpgacnn.so.$soversion"
 "$work/example/detect-minimal" "$cfg" "$weights" "$names" "$image" >"$work/make-run.txt" ||
   fail "detect-minimal (Makefile build) failed"
 expect_same_detections "pkg-config build" "$work/expected.txt" "$work/make-run.txt"

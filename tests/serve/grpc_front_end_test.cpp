@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "fpgacnn/version.hpp"
 #include "grpc_test_support.hpp"
 #include "shm_test_support.hpp"
 
@@ -79,7 +80,7 @@ TEST_F(GrpcFrontEnd, EveryRpcAnswers) {
     inference::ServerMetadataResponse server;
     ASSERT_TRUE(stub->ServerMetadata(context_with_deadline().get(), {}, &server).ok());
     EXPECT_EQ(server.name(), "fpgacnn");
-    EXPECT_EQ(server.version(), repository_core->server_metadata().version);
+    EXPECT_EQ(server.version(), fpgacnn::version());  // the library's version, as every tool's --version
 
     inference::ModelMetadataRequest metadata_request;
     metadata_request.set_name("yolo-lite");

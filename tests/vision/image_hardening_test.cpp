@@ -2,7 +2,9 @@
 // the memory budget is refused from its header (before gigabytes are allocated), a damaged JPEG is
 // flagged, and decoding from bytes gives exactly cv::imread's pixels.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -92,6 +94,46 @@ TEST(ImageHardening, AnImageAboveTheMemoryBudgetIsRefusedFromItsHeader) {
     EXPECT_NE(message.find(path + " (30000x30000) needs 12.6 GiB"), std::string::npos) << message;
     EXPECT_NE(message.find("only 1.0 GiB are available (FPGACNN_MEMORY_LIMIT=1G)"), std::string::npos)
         << message;
+}
+
+// The same image under an address-space limit (ulimit -v) and no FPGACNN_MEMORY_LIMIT: MemAvailable may
+// be large, but an allocation past the limit would end in std::bad_alloc ("unexpected failure"), so the
+// budget counts what is left of the limit and refuses the image from its header, naming what it needs.
+// In a child process (the limit is the process's); the 30000x30000 image is never allocated.
+TEST(ImageHardening, AnImageAboveTheAddressSpaceLimitIsRefusedFromItsHeader) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(FPGACNN_SANITIZED)
+    GTEST_SKIP() << "sanitizers reserve terabytes of address space: an address-space limit breaks them";
+#else
+    const std::string path =
+        write_bytes(test::scratch_dir("image_address_space") + "/huge.png", png_header(30000, 30000));
+    int channel[2];
+    ASSERT_EQ(pipe(channel), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        close(channel[0]);
+        unsetenv("FPGACNN_MEMORY_LIMIT");
+        rlimit limit{};
+        getrlimit(RLIMIT_AS, &limit);
+        limit.rlim_cur = rlim_t{4} << 30;  // 4 GiB of address space in all (this process uses far less)
+        std::string message = setrlimit(RLIMIT_AS, &limit) == 0 ? "" : "setrlimit failed";
+        if (message.empty()) message = error_message([&] { load_image(path); });
+        (void)!write(channel[1], message.data(), message.size());
+        _exit(0);
+    }
+    close(channel[1]);
+    std::string message;
+    char buffer[512];
+    for (ssize_t n; (n = read(channel[0], buffer, sizeof buffer)) > 0;)
+        message.append(buffer, static_cast<std::size_t>(n));
+    close(channel[0]);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << message;
+    EXPECT_NE(message.find(path + " (30000x30000) needs 12.6 GiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("(what is left of the address-space limit, ulimit -v)"), std::string::npos)
+        << message;
+#endif
 }
 
 TEST(ImageHardening, AnImageAboveThePixelCapIsRefusedFromItsHeader) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
@@ -16,6 +17,6 @@ namespace fpgacnn {
 /// measures it). Leaves the allocator alone when the user set any of it (MALLOC_*_ environment
 /// variables, GLIBC_TUNABLES) and where the C library is not glibc. Returns what it did, for a
 /// debug log line.
-std::string tune_allocator_for_frames();
+FPGACNN_API std::string tune_allocator_for_frames();
 
 }  // namespace fpgacnn

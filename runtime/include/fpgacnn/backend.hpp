@@ -8,16 +8,17 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
 class Device;
 
 /// One layer's measured time in the last Backend::run.
-struct LayerTiming {
+struct FPGACNN_API LayerTiming {
     int layer = -1;
-    double milliseconds = 0;  // device time on accelerators (start to done), wall clock on the CPU
-    bool on_device = false;   // measured by the device; false: host code (CPU backends, route/region)
+    double milliseconds = 0;  ///< device time on accelerators (start to done), wall clock on the CPU
+    bool on_device = false;   ///< measured by the device; false: host code (CPU backends, route/region)
     /// Bytes the device read and wrote for the layer; 0 when the backend does not count traffic.
     std::uint64_t bytes_moved = 0;
     /// Kernel clock cycles of the layer's command where the device counts them (CommandStats::cycles).
@@ -25,7 +26,7 @@ struct LayerTiming {
 };
 
 /// Executes a network's layers on some device; the Detector owns one.
-class Backend {
+class FPGACNN_API Backend {
 public:
     virtual ~Backend() = default;
     /// Runs one frame on a letterboxed CHW float input; returns the activated output of
@@ -62,22 +63,22 @@ inline constexpr std::array<Precision, 5> kPrecisions = {Precision::Auto, Precis
                                                          Precision::Int8, Precision::Mixed};
 
 /// True for the fixed-point precisions (the CPU int16 backend and the devices run them).
-bool is_fixed_point(Precision precision);
+FPGACNN_API bool is_fixed_point(Precision precision);
 
 /// "auto", "float", "int16", "int8" or "mixed": the --precision value and what reports print.
-std::string precision_name(Precision precision);
+FPGACNN_API std::string precision_name(Precision precision);
 /// The inverse of precision_name; throws Error listing the valid values.
-Precision parse_precision(const std::string& text);
+FPGACNN_API Precision parse_precision(const std::string& text);
 
 struct QuantizedNetwork;
 /// Throws Error (naming `where`, e.g. the model file) unless the quantized model's widths are what
 /// `precision` promises: all 16 bits for Int16, every conv layer 8-bit for Int8, anything for Mixed.
-void require_precision_widths(const QuantizedNetwork& quantized, Precision precision,
-                              const std::string& where);
+FPGACNN_API void require_precision_widths(const QuantizedNetwork& quantized, Precision precision,
+                                          const std::string& where);
 /// The precision the model's widths are: Int16 (all 16 bits), Int8 (every conv layer's weights and
 /// outputs 8-bit) or Mixed.
-Precision precision_of_widths(const QuantizedNetwork& quantized);
+FPGACNN_API Precision precision_of_widths(const QuantizedNetwork& quantized);
 /// "all 16-bit", "conv layers 8-bit" or "3 of 9 conv layers with 8-bit weights or outputs": for logs.
-std::string width_summary(const QuantizedNetwork& quantized);
+FPGACNN_API std::string width_summary(const QuantizedNetwork& quantized);
 
 }  // namespace fpgacnn

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/int16_ops.hpp"  // the shift ranges arith::kModel*Shift (kernel/contract.hpp)
 #include "fpgacnn/quantized.hpp"
 #include "fpgacnn/vision.hpp"
@@ -21,15 +22,15 @@
 namespace fpgacnn {
 
 /// Storage widths asked for one layer (docs/arithmetic.md, "Per-layer widths"): 16 or 8 bits.
-struct LayerWidths {
-    int weight_bits = 16;  // conv layers' weights
-    int output_bits = 16;  // conv layers' outputs; other layers carry their input's width
+struct FPGACNN_API LayerWidths {
+    int weight_bits = 16;  ///< conv layers' weights
+    int output_bits = 16;  ///< conv layers' outputs; other layers carry their input's width
 };
 
 /// Every conv layer's weights and outputs at `bits` (--precision int8: bits = 8), the others at 16.
-std::vector<LayerWidths> uniform_conv_widths(const Network& network, int bits);
+FPGACNN_API std::vector<LayerWidths> uniform_conv_widths(const Network& network, int bits);
 
-struct CalibrationOptions {
+struct FPGACNN_API CalibrationOptions {
     /// Per layer, the share of float activations (in %) that must fit without saturating.
     /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
     double percentile = 100.0;
@@ -53,20 +54,20 @@ struct CalibrationOptions {
 };
 
 /// What calibration measured and decided for one layer (for reports and tests).
-struct LayerCalibration {
-    double max_abs_output = 0;       // float output, over all calibration images
-    int preferred_output_q = 0;      // from this layer's statistics alone (margin included)
-    double max_abs_accumulator = 0;  // conv: float pre-activation max |x| (bias included)
-    double accumulator_bits = 0;     // conv: log2 of max |acc| in int32 units at Qw + Qin (<= 31 - headroom)
-    double weight_rms_error = 0;     // conv: RMS of (w - dequantized w)
-    int weight_q_lowered = 0;        // conv: bits taken off the best weight exponent to meet a constraint
+struct FPGACNN_API LayerCalibration {
+    double max_abs_output = 0;       ///< float output, over all calibration images
+    int preferred_output_q = 0;      ///< from this layer's statistics alone (margin included)
+    double max_abs_accumulator = 0;  ///< conv: float pre-activation max |x| (bias included)
+    double accumulator_bits = 0;  ///< conv: log2 of max |acc| in int32 units at Qw + Qin (<= 31 - headroom)
+    double weight_rms_error = 0;  ///< conv: RMS of (w - dequantized w)
+    int weight_q_lowered = 0;     ///< conv: bits taken off the best weight exponent to meet a constraint
 };
 
-struct CalibrationResult {
+struct FPGACNN_API CalibrationResult {
     QuantizedNetwork quantized;
-    std::vector<LayerCalibration> layers;  // one per network layer
+    std::vector<LayerCalibration> layers;  ///< one per network layer
     int images = 0;
-    CalibrationOptions options;  // as used
+    CalibrationOptions options;  ///< as used
     /// Human-readable decisions that deviate from the plain statistics (exponents lowered for
     /// headroom, shifts or route sharing); also logged at info level.
     std::vector<std::string> notes;
@@ -74,7 +75,7 @@ struct CalibrationResult {
 
 /// The float statistics of a calibration run, gathered once and quantized at any widths: the width
 /// exploration (fpgacnn-quantize --explore) calibrates dozens of width choices from one float pass.
-class Calibration {
+class FPGACNN_API Calibration {
 public:
     /// Runs the float path on the images as calibrate() does (options.widths is ignored here).
     Calibration(const Network& network, const std::vector<std::string>& image_paths,
@@ -92,44 +93,47 @@ private:
 
 /// Calibrates on image files (each loaded, letterboxed to the network input and run through the
 /// float path). Throws Error naming the file for unreadable images, or when no image is given.
-CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
-                            const CalibrationOptions& options = {});
+FPGACNN_API CalibrationResult calibrate(const Network& network, const std::vector<std::string>& image_paths,
+                                        const CalibrationOptions& options = {});
 
 /// Same on already letterboxed images of the network's input size (e.g. camera frames).
-CalibrationResult calibrate_letterboxed(const Network& network, const std::vector<Image>& letterboxed,
-                                        const CalibrationOptions& options = {});
+FPGACNN_API CalibrationResult calibrate_letterboxed(const Network& network,
+                                                    const std::vector<Image>& letterboxed,
+                                                    const CalibrationOptions& options = {});
 
 // ---- Building blocks (public so that tests and tools can check each rule on its own) ----
 
 /// The exponent q in [min_q, max_q] whose round-and-saturate quantization of `values` has the least
 /// squared error; ties go to the larger q. Also returns that error. `bits`: the storage width the
 /// values saturate at (16 or 8).
-struct ExponentChoice {
+struct FPGACNN_API ExponentChoice {
     int q = 0;
     double squared_error = 0;
 };
-ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q, int bits = 16);
+FPGACNN_API ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q,
+                                         int bits = 16);
 
 /// The largest q in the contract's range at which at most (100 - percentile) % of `values` saturate.
-int activation_exponent(const float* values, std::size_t count, double percentile);
+FPGACNN_API int activation_exponent(const float* values, std::size_t count, double percentile);
 
 /// Route unification: given each layer's preferred output exponent, the exponents after forcing
 /// every route's inputs, and every maxpool / reorg / route / region output, into one group with its
 /// inputs; a group takes the minimum of its members' preferences (the input image: input_q).
-struct ActivationExponents {
+struct FPGACNN_API ActivationExponents {
     int input_q = 14;
-    std::vector<int> output_q;  // per layer
-    std::vector<int> input_of;  // per layer: the exponent of the tensor(s) it reads
+    std::vector<int> output_q;  ///< per layer
+    std::vector<int> input_of;  ///< per layer: the exponent of the tensor(s) it reads
 };
-ActivationExponents unify_activation_exponents(const Network& network,
-                                               const std::vector<int>& preferred_output_q, int input_q);
+FPGACNN_API ActivationExponents unify_activation_exponents(const Network& network,
+                                                           const std::vector<int>& preferred_output_q,
+                                                           int input_q);
 
 /// The images calibration and fpgacnn-quantize use when none are given: darknet's samples.
-std::vector<std::string> default_calibration_images();
+FPGACNN_API std::vector<std::string> default_calibration_images();
 
-// ---- Tensor conversion at one exponent (arith::quantize / arith::dequantize on arrays) ----
+/// ---- Tensor conversion at one exponent (arith::quantize / arith::dequantize on arrays) ----
 /// arith::quantize_to_width at `bits` (16: arith::quantize).
-void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out, int bits = 16);
-void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out);
+FPGACNN_API void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out, int bits = 16);
+FPGACNN_API void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out);
 
 }  // namespace fpgacnn

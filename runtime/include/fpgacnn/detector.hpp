@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/frame_input.hpp"
 #include "fpgacnn/golden_twin.hpp"
 #include "fpgacnn/network.hpp"
@@ -24,7 +25,7 @@
 namespace fpgacnn {
 
 /// How make_backend picks and builds a backend.
-struct BackendOptions {
+struct FPGACNN_API BackendOptions {
     /// A --device value (fpgacnn/drivers/device_registry.hpp): "auto" lists the devices each time,
     /// so callers that make several backends pass resolve_device()'s answer.
     std::string device = "auto";
@@ -43,20 +44,20 @@ struct BackendOptions {
 /// The backend for options.device and options.precision: the CPU float or int16 backend, or a
 /// device. Throws Error for unknown devices (listing the valid values), impossible device /
 /// precision pairs, and int16 without a quantized network made for `network`.
-std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptions& options);
+FPGACNN_API std::unique_ptr<Backend> make_backend(const Network& network, const BackendOptions& options);
 
 /// Float or Int16 for a device / precision pair (Auto: Int16 on accelerators, Float on the CPU);
 /// throws Error on impossible pairs (accelerators compute in int16 only).
-Precision resolve_precision(const std::string& device, Precision precision);
+FPGACNN_API Precision resolve_precision(const std::string& device, Precision precision);
 
 /// Makes one Backend for the Detector (DetectorOptions::backend_factory).
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
-struct DetectorOptions {
+struct FPGACNN_API DetectorOptions {
     /// Where and in what arithmetic the network runs (make_backend).
     BackendOptions backend;
-    float thresh = 0.5f;       // darknet detector test defaults
-    float hier_thresh = 0.5f;  // only meaningful for softmax trees; kept for CLI parity
+    float thresh = 0.5f;       ///< darknet detector test defaults
+    float hier_thresh = 0.5f;  ///< only meaningful for softmax trees; kept for CLI parity
     float nms = 0.45f;
     /// submit(): frames admitted at once; submit() blocks while this many are unfinished.
     int max_in_flight = 4;
@@ -70,20 +71,20 @@ struct DetectorOptions {
     GoldenTwinOptions verify;
 };
 
-struct DetectionResult {
+struct FPGACNN_API DetectionResult {
     int image_w = 0;
     int image_h = 0;
     /// detect(): letterbox + forward + decode + NMS. submit(): from submit() to the result being
     /// ready, so it includes the time the frame waited behind others.
     double milliseconds = 0;
-    double pre_ms = 0;     // letterbox (the int16 backends quantize inside run(), i.e. in device_ms)
-    double device_ms = 0;  // Backend::run
-    double post_ms = 0;    // region decode + NMS
+    double pre_ms = 0;     ///< letterbox (the int16 backends quantize inside run(), i.e. in device_ms)
+    double device_ms = 0;  ///< Backend::run
+    double post_ms = 0;    ///< region decode + NMS
     std::vector<Detection> detections;
 };
 
 /// One frame's decode thresholds (a server's request parameters); an unset one is the options'.
-struct FrameThresholds {
+struct FPGACNN_API FrameThresholds {
     std::optional<float> thresh;
     std::optional<float> nms;
 };
@@ -100,7 +101,7 @@ class GoldenTwinState;
 /// threads; results are completed in submission order. detect() waits for the frames in flight to
 /// finish, then runs on the caller's thread (submit() calls wait meanwhile). The destructor
 /// finishes every submitted frame before it returns, so no future is left without a value.
-class Detector {
+class FPGACNN_API Detector {
 public:
     /// The network must have weights loaded and batch-norm folded, except for int16 with
     /// options.backend.quantized: then its shapes are enough (release_float_parameters).
@@ -166,14 +167,14 @@ private:
     Network network_;
     std::vector<std::string> class_names_;
     DetectorOptions options_;
-    std::shared_ptr<pipeline_detail::GoldenTwinState> twin_state_;  // shared by every worker's twin
+    std::shared_ptr<pipeline_detail::GoldenTwinState> twin_state_;  ///< shared by every worker's twin
     std::unique_ptr<Backend> backend_;
     std::vector<float> region_output_;
-    mutable std::mutex calls_;  // detect() against submit(): they share backend_
+    mutable std::mutex calls_;  ///< detect() against submit(): they share backend_
     std::unique_ptr<pipeline_detail::FramePipeline> pipeline_;
     /// pipeline_ for frames_in_flight(), which must not wait for calls_ (a blocked submit holds it).
     std::atomic<const pipeline_detail::FramePipeline*> running_pipeline_{nullptr};
-    std::vector<std::unique_ptr<Backend>> extra_backends_;  // device workers 2..N of the pipeline
+    std::vector<std::unique_ptr<Backend>> extra_backends_;  ///< device workers 2..N of the pipeline
 };
 
 }  // namespace fpgacnn

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "fpgacnn/plan.hpp"
 
@@ -22,7 +23,7 @@ namespace fpgacnn {
 /// kernel uses. Each driver derives its own (emu: the host and device copies; xrt: XRT's buffer
 /// object; uio: a range of the u-dma-buf) and returns the memory in the destructor. A memory keeps
 /// alive what it lives in (the mapping, XRT's device), so it stays valid if its Device goes first.
-struct DeviceMemory {
+struct FPGACNN_API DeviceMemory {
     DeviceMemory() = default;
     virtual ~DeviceMemory() = default;
     DeviceMemory(const DeviceMemory&) = delete;
@@ -31,7 +32,7 @@ struct DeviceMemory {
     void* host = nullptr;
     std::uint64_t device_address = 0;
     std::size_t bytes = 0;
-    std::string purpose;  // e.g. "feature-map arena"; used in messages
+    std::string purpose;  ///< e.g. "feature-map arena"; used in messages
     /// The device that allocated it (a token the device holds), for the drivers' ownership checks.
     std::shared_ptr<const void> owner;
 };
@@ -41,7 +42,7 @@ struct DeviceMemory {
 /// alive itself, so dropping a handle while a command uses the buffer is safe: the memory goes once
 /// the command is waited for (or the device closes). A handle may outlive its Device: the memory
 /// and its host pointer stay valid, but no other device accepts the buffer.
-class DeviceBuffer {
+class FPGACNN_API DeviceBuffer {
 public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::shared_ptr<DeviceMemory> memory) : memory_(std::move(memory)) {}
@@ -77,14 +78,14 @@ enum class BufferRole { FeatureMaps, Parameters };
 enum class SyncDirection { ToDevice, FromDevice };
 
 /// One layer to run: the kernel command plus where it came from (for messages and statistics).
-struct DeviceCommand {
+struct FPGACNN_API DeviceCommand {
     int layer = -1;
-    std::string description;  // e.g. "layer 12 (convolutional)"
+    std::string description;  ///< e.g. "layer 12 (convolutional)"
     kernel::LayerCommand command{};
 };
 
 /// What one command cost.
-struct CommandStats {
+struct FPGACNN_API CommandStats {
     int layer = -1;
     std::uint64_t fm_read_bytes = 0;
     std::uint64_t fm_read_bursts = 0;
@@ -92,25 +93,25 @@ struct CommandStats {
     std::uint64_t fm_write_bursts = 0;
     std::uint64_t param_read_bytes = 0;
     std::uint64_t param_read_bursts = 0;
-    double milliseconds = 0;  // start to done, wall clock
+    double milliseconds = 0;  ///< start to done, wall clock
     /// Kernel clock cycles from ap_start to ap_done, where the device counts them (the rtl device's
     /// simulation); 0 where it does not (hardware and emu report wall-clock time only).
     std::uint64_t cycles = 0;
 };
 
-struct DeviceTelemetry {
-    bool busy = false;                   // a command started and not yet waited for
-    std::uint32_t control_register = 0;  // ap_ctrl bits (kernel/register_map.hpp)
+struct FPGACNN_API DeviceTelemetry {
+    bool busy = false;                   ///< a command started and not yet waited for
+    std::uint32_t control_register = 0;  ///< ap_ctrl bits (kernel/register_map.hpp)
     std::uint64_t commands_completed = 0;
-    std::uint64_t bytes_read = 0;  // all AXI reads since the device was opened
+    std::uint64_t bytes_read = 0;  ///< all AXI reads since the device was opened
     std::uint64_t bytes_written = 0;
-    std::optional<double> power_watts;  // absent when the device has no sensor
+    std::optional<double> power_watts;  ///< absent when the device has no sensor
     std::optional<double> temperature_celsius;
 };
 
 /// What a kernel build says about itself (kernel/fingerprint.hpp): the maxima it was synthesised
 /// with, its data width and arithmetic contract version.
-struct KernelFingerprint {
+struct FPGACNN_API KernelFingerprint {
     int format = 0;
     int contract_version = 0;
     int data_bits = 0;
@@ -120,14 +121,14 @@ struct KernelFingerprint {
 };
 
 /// "Tm=32 Tn=4 Tr=26 Tc=26": parallelism and tile size, as every driver's name() shows them.
-std::string tile_text(const KernelMaxima& maxima);
+FPGACNN_API std::string tile_text(const KernelMaxima& maxima);
 /// tile_text() + " K<=3 S<=2": all the maxima (the first part of KernelFingerprint::text()).
-std::string maxima_text(const KernelMaxima& maxima);
+FPGACNN_API std::string maxima_text(const KernelMaxima& maxima);
 
 /// The fingerprint of the kernel source linked into this library (the emu device's build).
-KernelFingerprint native_kernel_fingerprint();
+FPGACNN_API KernelFingerprint native_kernel_fingerprint();
 
-class Device {
+class FPGACNN_API Device {
 public:
     virtual ~Device() = default;
 
@@ -169,27 +170,27 @@ public:
 /// Runs the identify command (kernel::kOpIdentify) on `device` in a small buffer of its own and
 /// decodes the answer. Throws DeviceError naming the device when it does not answer in time or the answer
 /// is not an fpgacnn kernel fingerprint (another IP, a stale bitstream).
-KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout);
+FPGACNN_API KernelFingerprint read_fingerprint(Device& device, std::chrono::milliseconds timeout);
 
 /// Throws DeviceError naming the device, both fingerprints and the fix, when `device` cannot run what
 /// this library computes: another arithmetic contract version or data width.
-void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name);
+FPGACNN_API void require_compatible_kernel(const KernelFingerprint& device, const std::string& device_name);
 
 /// One line of `fpgacnn-detect --list-devices`.
-struct DeviceInfo {
-    std::string spec;  // what --device takes, e.g. "xrt:0", "uio:fpgacnn", "emu", "cpu"
-    std::string name;  // e.g. "xilinx_u250_gen3x16_xdma_shell_4_1 (0000:65:00.1)"
+struct FPGACNN_API DeviceInfo {
+    std::string spec;  ///< what --device takes, e.g. "xrt:0", "uio:fpgacnn", "emu", "cpu"
+    std::string name;  ///< e.g. "xilinx_u250_gen3x16_xdma_shell_4_1 (0000:65:00.1)"
     bool usable = false;
-    std::string detail;  // why not usable (permissions, missing driver, xclbin mismatch) or extra facts
+    std::string detail;  ///< why not usable (permissions, missing driver, xclbin mismatch) or extra facts
 };
 
 /// Every device this machine offers, usable or not: each driver's list in the registry's order
 /// (fpgacnn/drivers/device_registry.hpp: cpu, emu, xrt when built in, uio). Never throws; a driver
 /// that fails to enumerate adds a line saying so.
-std::vector<DeviceInfo> list_devices();
+FPGACNN_API std::vector<DeviceInfo> list_devices();
 
 /// Opens a device from a --device value of a registered accelerator driver (emu, xrt, uio; not
 /// cpu or auto). Throws Error listing the valid values, or the driver's Error.
-std::unique_ptr<Device> open_device(const std::string& spec);
+FPGACNN_API std::unique_ptr<Device> open_device(const std::string& spec);
 
 }  // namespace fpgacnn

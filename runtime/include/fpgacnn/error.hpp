@@ -4,10 +4,11 @@
 
 #include <stdexcept>
 #include <string>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
-class Error : public std::runtime_error {
+class FPGACNN_API Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
@@ -16,7 +17,7 @@ public:
 /// does not answer, times out, vanished, reports a wrong status, or its kernel build cannot run
 /// what was asked (fingerprint, maxima). Thrown by the drivers and the device queue; the CPU would
 /// not hit it, so `--fallback cpu` continues on the CPU after a DeviceError, and only then.
-class DeviceError : public Error {
+class FPGACNN_API DeviceError : public Error {
 public:
     explicit DeviceError(const std::string& message) : Error(message) {}
 };

@@ -9,15 +9,16 @@
 
 #include "fpgacnn/backend.hpp"
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/plan.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
 
 /// Everything a device needs for one network, independent of any device instance.
-struct CommandList {
+struct FPGACNN_API CommandList {
     NetworkPlan plan;
-    std::vector<DeviceCommand> commands;  // the device layers, in execution order
+    std::vector<DeviceCommand> commands;  ///< the device layers, in execution order
     /// Re-ordered weights and padded biases at the plan's offsets (build_command_list); empty from
     /// plan_command_list: DeviceQueue then writes them from the network straight into the device buffer.
     std::vector<int16_t> parameters;
@@ -25,11 +26,11 @@ struct CommandList {
 
 /// Plans the network for a kernel build and fills in the exponents. Throws DeviceError naming the
 /// layer that does not fit the build, Error naming the layer whose exponents no kernel can run.
-CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions& options);
+FPGACNN_API CommandList plan_command_list(const QuantizedNetwork& network, const PlanOptions& options);
 /// plan_command_list plus the packed parameters on the host (tools and tests that need the buffer).
-CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
+FPGACNN_API CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
 
-struct QueueOptions {
+struct FPGACNN_API QueueOptions {
     /// Per-command deadline; a layer that takes longer fails the frame with an Error naming it.
     std::chrono::milliseconds layer_timeout{60000};
     /// Sync every layer's output back and keep it for every frame (layer_output()); costs one sync
@@ -44,7 +45,7 @@ struct QueueOptions {
 /// submission thread, which starts every layer's command, waits for each with the deadline and reads
 /// the output back; meanwhile the caller can submit (upload) the next frame. collect() returns the
 /// frames' outputs in submission order.
-class DeviceQueue {
+class FPGACNN_API DeviceQueue {
 public:
     /// Frames in flight at most: one computing, one uploaded and waiting.
     static constexpr int kInputSlots = 2;
@@ -104,7 +105,8 @@ private:
 /// float on the host, exactly as the CPU int16 backend does (so both give identical detections).
 /// `device_spec` as open_device() takes it ("emu", ...). With capture_layers, layer_output() works
 /// (one extra sync per layer).
-std::unique_ptr<Backend> make_device_backend(std::shared_ptr<const QuantizedNetwork> network,
-                                             const std::string& device_spec, bool capture_layers = false);
+FPGACNN_API std::unique_ptr<Backend> make_device_backend(std::shared_ptr<const QuantizedNetwork> network,
+                                                         const std::string& device_spec,
+                                                         bool capture_layers = false);
 
 }  // namespace fpgacnn

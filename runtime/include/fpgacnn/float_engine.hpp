@@ -5,11 +5,12 @@
 #include <memory>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace fpgacnn {
 
-class FloatEngine {
+class FPGACNN_API FloatEngine {
 public:
     /// The network must have weights loaded and batch-norm folded.
     explicit FloatEngine(const Network& network);
@@ -31,7 +32,7 @@ public:
 private:
     const Network& network_;
     std::vector<std::vector<float>> outputs_;
-    std::vector<float> workspace_;  // im2col scratch, sized for the largest conv
+    std::vector<float> workspace_;  ///< im2col scratch, sized for the largest conv
     std::vector<double> layer_ms_;
 };
 

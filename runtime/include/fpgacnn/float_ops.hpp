@@ -5,44 +5,46 @@
 #include <cstddef>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace fpgacnn {
 
 /// Convolution + bias + activation (batch-norm already folded). `workspace` must hold
 /// im2col_workspace_floats(layer) floats.
-void conv_forward(const Layer& layer, const float* input, float* output, float* workspace);
-std::size_t im2col_workspace_floats(const Layer& layer);
+FPGACNN_API void conv_forward(const Layer& layer, const float* input, float* output, float* workspace);
+FPGACNN_API std::size_t im2col_workspace_floats(const Layer& layer);
 
 /// darknet's maxpool: out-of-image taps (right/bottom padding) are ignored (-FLT_MAX).
-void maxpool_forward(const Layer& layer, const float* input, float* output);
+FPGACNN_API void maxpool_forward(const Layer& layer, const float* input, float* output);
 
 /// darknet's reorg_cpu(..., forward=0) with the layer's input w, h, c.
-void reorg_forward(const Layer& layer, const float* input, float* output);
+FPGACNN_API void reorg_forward(const Layer& layer, const float* input, float* output);
 
 /// darknet's route: the outputs of layer.route().inputs concatenated along channels.
 /// `layer_outputs` is indexed by layer index (FloatEngine's per-layer buffers).
-void route_forward(const Layer& layer, const std::vector<std::vector<float>>& layer_outputs, float* output);
+FPGACNN_API void route_forward(const Layer& layer, const std::vector<std::vector<float>>& layer_outputs,
+                               float* output);
 
 /// darknet's upsample_cpu (forward, scale 1): out(x, y) = in(x / stride, y / stride) per channel.
-void upsample_forward(const Layer& layer, const float* input, float* output);
+FPGACNN_API void upsample_forward(const Layer& layer, const float* input, float* output);
 
 /// darknet's forward_shortcut_layer: the previous layer's output plus layer `from`'s (`added`, of
 /// shape `added_shape`) where they overlap (shortcut_cpu), then the layer's activation.
-void shortcut_forward(const Layer& layer, const float* input, const float* added,
-                      const TensorShape& added_shape, float* output);
+FPGACNN_API void shortcut_forward(const Layer& layer, const float* input, const float* added,
+                                  const TensorShape& added_shape, float* output);
 
 /// darknet's forward_yolo_layer (inference) in place: per mask entry, logistic on x, y, objectness
 /// and the classes, w and h raw; with scale_x_y != 1 (AlexeyAB) x, y become x*s - (s - 1)/2.
-void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data);
+FPGACNN_API void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data);
 
 /// region_activate or yolo_activate, whichever `layer` (a [region] or [yolo] layer) is, on its
 /// output's layer.output.size() floats.
-void output_layer_activate(const Layer& layer, float* data);
+FPGACNN_API void output_layer_activate(const Layer& layer, float* data);
 
 /// The region layer's activation in place on the raw output of the last conv layer: logistic on
 /// x, y and objectness; softmax over the classes (logistic with softmax=0). Matches darknet's
 /// forward_region_layer; w, h and tw/th stay raw.
-void region_activate(const RegionParams& region, const TensorShape& shape, float* data);
+FPGACNN_API void region_activate(const RegionParams& region, const TensorShape& shape, float* data);
 
 }  // namespace fpgacnn

@@ -6,15 +6,16 @@
 
 #include <memory>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/vision.hpp"
 
 namespace fpgacnn {
 
-class FrameInput {
+class FPGACNN_API FrameInput {
 public:
     /// An empty input: Detector::submit refuses it.
     FrameInput() = default;
-    // Implicit, so that submit(shared_image) and submit(shared_pixels) read as they mean.
+    /// Implicit, so that submit(shared_image) and submit(shared_pixels) read as they mean.
     FrameInput(std::shared_ptr<const Image> image);
     FrameInput(std::shared_ptr<const RgbPixels> pixels);
     /// Pixels that `owner` keeps alive (the view points into what it owns): no copy is made.
@@ -30,7 +31,7 @@ public:
 
 private:
     std::shared_ptr<const Image> image_;
-    std::shared_ptr<const void> owner_;  // what keeps pixels_ alive
+    std::shared_ptr<const void> owner_;  ///< what keeps pixels_ alive
     RgbPixelsView pixels_;
 };
 

@@ -8,32 +8,33 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
 /// What the detector does after a mismatch (--on-mismatch).
 enum class OnMismatch {
-    Log,       // log and count it; keep running on the device
-    Fallback,  // also run this frame and every later one on the CPU int16 backend
+    Log,       ///< log and count it; keep running on the device
+    Fallback,  ///< also run this frame and every later one on the CPU int16 backend
 };
 
 /// "log" or "fallback": the --on-mismatch value.
-std::string on_mismatch_name(OnMismatch value);
+FPGACNN_API std::string on_mismatch_name(OnMismatch value);
 /// The inverse of on_mismatch_name; throws Error listing the valid values.
-OnMismatch parse_on_mismatch(const std::string& text);
+FPGACNN_API OnMismatch parse_on_mismatch(const std::string& text);
 
-struct GoldenTwinOptions {
+struct FPGACNN_API GoldenTwinOptions {
     /// Verify one frame in `every` (frames 0, N, 2N, ... of the detector); 0: off, at no cost.
     int every = 0;
     OnMismatch on_mismatch = OnMismatch::Log;
 };
 
 /// Where a device's results first differ from the CPU int16 backend's.
-struct TwinMismatch {
-    std::uint64_t frame = 0;  // the detector's frame number (0-based, counting every frame it ran)
+struct FPGACNN_API TwinMismatch {
+    std::uint64_t frame = 0;  ///< the detector's frame number (0-based, counting every frame it ran)
     int layer = -1;
-    std::string layer_kind;  // e.g. "convolutional"
-    int channel = 0;         // the first differing value of the layer's CHW output
+    std::string layer_kind;  ///< e.g. "convolutional"
+    int channel = 0;         ///< the first differing value of the layer's CHW output
     int row = 0;
     int column = 0;
     /// The planner's output tile holding that value, row-major (tile_row * column_tiles +
@@ -45,17 +46,17 @@ struct TwinMismatch {
     int column_tiles = 0;
     int16_t device_value = 0;
     int16_t cpu_value = 0;
-    std::size_t differing_values = 0;  // in this layer
+    std::size_t differing_values = 0;  ///< in this layer
     /// One line: frame, layer, channel, position, tile, both values.
     std::string text() const;
 };
 
 /// Detector::verification(): counts since the detector was made.
-struct VerificationStats {
-    int every = 0;  // GoldenTwinOptions::every; 0: checking is off
+struct FPGACNN_API VerificationStats {
+    int every = 0;  ///< GoldenTwinOptions::every; 0: checking is off
     std::uint64_t frames_verified = 0;
-    std::uint64_t mismatches = 0;  // frames whose device results differed
-    bool fell_back = false;        // OnMismatch::Fallback switched to the CPU
+    std::uint64_t mismatches = 0;  ///< frames whose device results differed
+    bool fell_back = false;        ///< OnMismatch::Fallback switched to the CPU
     std::optional<TwinMismatch> first_mismatch;
     std::optional<TwinMismatch> last_mismatch;
 };

@@ -6,12 +6,13 @@
 #include <memory>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
 
-class Int16Engine {
+class FPGACNN_API Int16Engine {
 public:
     /// threads = 0: the process-wide thread pool over all cores (the float path's too); else a pool of its
     /// own.

@@ -8,42 +8,43 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/kernel/contract.hpp"  // the shift ranges a model may carry
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
 
-class ThreadPool;  // the CPU backends' worker threads (Int16Engine passes the process-wide one)
+class ThreadPool;  ///< the CPU backends' worker threads (Int16Engine passes the process-wide one)
 
 /// Instruction-set paths of the int16 conv; every path gives identical bits.
 /// Scalar is portable C++ with the same packed layout and blocking as the SIMD paths.
 enum class Int16Isa { Scalar, Avx2, Avx512Vnni, Neon };
-const char* isa_name(Int16Isa isa);
+FPGACNN_API const char* isa_name(Int16Isa isa);
 /// The best path this CPU supports (run-time dispatch) that also passes int16_isa_self_test();
 /// decided once per process.
-Int16Isa best_int16_isa();
-bool int16_isa_supported(Int16Isa isa);
+FPGACNN_API Int16Isa best_int16_isa();
+FPGACNN_API bool int16_isa_supported(Int16Isa isa);
 /// Every path this CPU supports, Scalar first.
-std::vector<Int16Isa> supported_int16_isas();
+FPGACNN_API std::vector<Int16Isa> supported_int16_isas();
 /// Runs the path on a few small convs and the requantize edge cases and compares with the scalar
 /// reference bit for bit (a few milliseconds). False if unsupported or different.
-bool int16_isa_self_test(Int16Isa isa);
+FPGACNN_API bool int16_isa_self_test(Int16Isa isa);
 
 /// One conv layer in fixed point. Shapes from the IR; exponents from QuantizedLayer.
-struct Int16ConvArgs {
+struct FPGACNN_API Int16ConvArgs {
     TensorShape input;
-    TensorShape output;  // output.c = filters
+    TensorShape output;  ///< output.c = filters
     int size = 1;
     int stride = 1;
     int pad = 0;
     bool leaky = false;
-    int bias_shift = 0;    // Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
-    int output_shift = 0;  // Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
-    int output_bits = 16;  // storage width of the output (arith::kDataBits or kNarrowBits): its clamp
-    // Storage widths of the input values and of the weights (arith::kDataBits or kNarrowBits): every
-    // input value and weight must lie in its width's range ([-128, 127] at 8 bits). When both are
-    // 8-bit, the AVX-512 VNNI path multiplies bytes (vpdpbusd), twice the MACs per instruction.
+    int bias_shift = 0;    ///< Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
+    int output_shift = 0;  ///< Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
+    int output_bits = 16;  ///< storage width of the output (arith::kDataBits or kNarrowBits): its clamp
+    /// Storage widths of the input values and of the weights (arith::kDataBits or kNarrowBits): every
+    /// input value and weight must lie in its width's range ([-128, 127] at 8 bits). When both are
+    /// 8-bit, the AVX-512 VNNI path multiplies bytes (vpdpbusd), twice the MACs per instruction.
     int input_bits = 16;
     int weight_bits = 16;
 
@@ -53,28 +54,30 @@ struct Int16ConvArgs {
 /// The conv arguments of an IR conv layer with its exponents and widths; `input_bits` is the
 /// producer's output width (the network input's is arith::kDataBits). Throws Error naming the
 /// layer when the shapes, the shifts or the widths break the contract.
-Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized, int input_bits = 16);
+FPGACNN_API Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantized,
+                                          int input_bits = 16);
 
 /// Throws Error (prefixed with `what`, e.g. "layer 3 (convolutional)") unless the arguments are
 /// runnable: positive sizes, an output shape that follows from input/size/stride/pad, shifts in range,
 /// storage widths of 16 or 8 bits.
-void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
+FPGACNN_API void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
 
 /// The definition of truth: direct loops, acc = align_bias(b, bias_shift), then mac() over
 /// input channel, ky, kx with zero padding, out = requantize_to_width(acc, output_shift, leaky,
 /// output_bits).
 /// weights: [filters][channels][size][size]; biases: [filters].
-void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases,
-                          const int16_t* input, int16_t* output);
+FPGACNN_API void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights,
+                                      const int16_t* biases, const int16_t* input, int16_t* output);
 
 /// requantize() over n accumulators with one ISA path (the conv epilogue); identical bits on every path.
-void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa);
+FPGACNN_API void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky,
+                                  Int16Isa isa);
 
 /// The fast conv: weights packed once for one ISA path (pairs of input channels interleaved per
 /// block of output channels; quads of bytes on AVX-512 VNNI when input and weights are 8-bit), the
 /// input packed per run (padded, channel pairs or quads per pixel), register-blocked SIMD
 /// micro-kernels, work spread over a thread pool. Throws Error when an 8-bit weight is out of range.
-class Int16PackedConv {
+class FPGACNN_API Int16PackedConv {
 public:
     Int16PackedConv(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases, Int16Isa isa);
     ~Int16PackedConv();
@@ -103,13 +106,14 @@ private:
 
 /// darknet's maxpool on int16 (window starts padding/2 before the stride position, taps outside
 /// the image skipped); the exponent is unchanged. pool == nullptr runs on the calling thread.
-void int16_maxpool(const Layer& layer, const int16_t* input, int16_t* output, ThreadPool* pool = nullptr);
+FPGACNN_API void int16_maxpool(const Layer& layer, const int16_t* input, int16_t* output,
+                               ThreadPool* pool = nullptr);
 
 /// darknet's reorg_cpu(..., forward=0) on int16, with the layer's input w, h, c.
-void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
+FPGACNN_API void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
 
 /// darknet's upsample on int16: nearest neighbour, the exponent unchanged (a copy).
-void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
+FPGACNN_API void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
 
 /// A shortcut's output exponent may be at most this much finer than the finer of its operands
 /// (Qout <= max(Qa, Qb) + 8): with exponents in [kMinExponent, kMaxExponent] every intermediate then
@@ -117,9 +121,9 @@ void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
 constexpr int kShortcutMaxOutputGain = 8;
 
 /// The exponents and output width of a [shortcut] in fixed point (docs/arithmetic.md, "Shortcut").
-struct Int16ShortcutArgs {
-    int input_q = 0;  // the previous layer's output exponent
-    int added_q = 0;  // layer `from`'s output exponent
+struct FPGACNN_API Int16ShortcutArgs {
+    int input_q = 0;  ///< the previous layer's output exponent
+    int added_q = 0;  ///< layer `from`'s output exponent
     int output_q = 0;
     int output_bits = 16;
 };
@@ -128,15 +132,16 @@ struct Int16ShortcutArgs {
 /// added, then one rounding to output_q (round half up) with the activation folded in as the conv's
 /// requantize does (linear or leaky), saturated to output_bits. `added` has shape `added_shape`;
 /// the overlap rules are darknet's shortcut_cpu (as the float path).
-void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int16_t* input,
-                    const int16_t* added, const TensorShape& added_shape, int16_t* output);
+FPGACNN_API void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int16_t* input,
+                                const int16_t* added, const TensorShape& added_shape, int16_t* output);
 
 /// darknet's route: the sources' outputs concatenated along channels (all at one exponent); with
 /// groups, each source's group_id-th channel slice.
 /// `layer_outputs` is indexed by layer index.
-void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs, int16_t* output);
+FPGACNN_API void int16_route(const Layer& layer, const std::vector<std::vector<int16_t>>& layer_outputs,
+                             int16_t* output);
 /// The same with each layer's output given as a pointer and a value count (buffers the engine reuses).
-void int16_route(const Layer& layer, const std::vector<const int16_t*>& layer_outputs,
-                 const std::vector<std::size_t>& layer_sizes, int16_t* output);
+FPGACNN_API void int16_route(const Layer& layer, const std::vector<const int16_t*>& layer_outputs,
+                             const std::vector<std::size_t>& layer_sizes, int16_t* output);
 
 }  // namespace fpgacnn

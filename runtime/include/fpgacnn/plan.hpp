@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
@@ -24,64 +25,64 @@ namespace fpgacnn {
 /// kernel::native_build_maxima().
 using KernelMaxima = kernel::Maxima;
 
-struct PlanOptions {
+struct FPGACNN_API PlanOptions {
     KernelMaxima maxima;
-    double clock_mhz = 150.0;          // kernel clock
-    double bandwidth_gbs = 4.2;        // DDR bandwidth shared by the AXI masters, GB/s
-    int port_bits = arith::kDataBits;  // data width of each AXI master (the kernel's ports carry int16)
-    // The port arrangement of a design: feature-map read / write ports working in parallel, each
-    // port_bits wide (this kernel: one each; Chen et al. 2019: four read and two write ports).
+    double clock_mhz = 150.0;          ///< kernel clock
+    double bandwidth_gbs = 4.2;        ///< DDR bandwidth shared by the AXI masters, GB/s
+    int port_bits = arith::kDataBits;  ///< data width of each AXI master (the kernel's ports carry int16)
+    /// The port arrangement of a design: feature-map read / write ports working in parallel, each
+    /// port_bits wide (this kernel: one each; Chen et al. 2019: four read and two write ports).
     int fm_read_ports = 1;
     int fm_write_ports = 1;
-    // Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
-    // float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
+    /// Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
+    /// float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
     int element_bits = arith::kDataBits;
-    // The memory the masters see (the rtl device's memory models, drivers.md): cycles from a read
-    // burst's address to its first beat, read bursts a master keeps in flight, cycles from a write
-    // burst's last beat to its response. The defaults are the Zedboard's HP port (mem=zedboard).
+    /// The memory the masters see (the rtl device's memory models, drivers.md): cycles from a read
+    /// burst's address to its first beat, read bursts a master keeps in flight, cycles from a write
+    /// burst's last beat to its response. The defaults are the Zedboard's HP port (mem=zedboard).
     int read_latency_cycles = 30;
     int outstanding_reads = 8;
     int write_latency_cycles = 20;
-    // Cycles each burst costs on top of its beats and the latency: 0 for this kernel, whose RTL issues
-    // bursts back to back (measured, docs/kernel.md "The latency model"); a design that waits for each
-    // burst (Chen et al. 2019) is outstanding_reads = 1 and, there, a round trip of 48 cycles.
+    /// Cycles each burst costs on top of its beats and the latency: 0 for this kernel, whose RTL issues
+    /// bursts back to back (measured, docs/kernel.md "The latency model"); a design that waits for each
+    /// burst (Chen et al. 2019) is outstanding_reads = 1 and, there, a round trip of 48 cycles.
     int burst_overhead_cycles = 0;
-    int alignment_elements = 32;  // arena / parameter offsets are multiples of this (64 bytes)
-    // Storage width of each conv layer's weights, by network layer index (QuantizedLayer::weight_bits;
-    // conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
-    // 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).
+    int alignment_elements = 32;  ///< arena / parameter offsets are multiples of this (64 bytes)
+    /// Storage width of each conv layer's weights, by network layer index (QuantizedLayer::weight_bits;
+    /// conv_weight_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
+    /// 8-bit weights take half the parameter words and traffic (arith::kNarrowWeightsPerWord).
     std::vector<int> weight_bits;
-    // Storage width of each conv layer's output, by network layer index (QuantizedLayer::output_bits;
-    // layer_output_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
-    // Maxpool, reorg, route and region layers carry their input's width whatever this says. An 8-bit
-    // tensor takes one byte per element in the arena and on the kernel's byte-wide ports (half the DDR
-    // space and traffic, arith::fm_element_bytes). A conv layer whose input (its producer's output)
-    // and weights are both 8-bit runs in the kernel's pair mode, two output columns per multiplier
-    // (kernel::conv_runs_in_pairs): half its compute cycles, in a build that has the mode
-    // (maxima.int8_pairs); the same cycles as 16-bit in one that has not.
+    /// Storage width of each conv layer's output, by network layer index (QuantizedLayer::output_bits;
+    /// layer_output_bits() reads them from a quantized network). Empty, or a layer past its end: 16.
+    /// Maxpool, reorg, route and region layers carry their input's width whatever this says. An 8-bit
+    /// tensor takes one byte per element in the arena and on the kernel's byte-wide ports (half the DDR
+    /// space and traffic, arith::fm_element_bytes). A conv layer whose input (its producer's output)
+    /// and weights are both 8-bit runs in the kernel's pair mode, two output columns per multiplier
+    /// (kernel::conv_runs_in_pairs): half its compute cycles, in a build that has the mode
+    /// (maxima.int8_pairs); the same cycles as 16-bit in one that has not.
     std::vector<int> output_bits;
 };
 
 /// The conv layers' weight widths of a quantized network, for PlanOptions::weight_bits.
-std::vector<int> conv_weight_bits(const QuantizedNetwork& network);
+FPGACNN_API std::vector<int> conv_weight_bits(const QuantizedNetwork& network);
 
 /// Every layer's input width in a quantized network (the network input's for layer 0, else the
 /// previous layer's output width): what the plan's commands carry as input_bits.
-std::vector<int> layer_input_bits(const QuantizedNetwork& network);
+FPGACNN_API std::vector<int> layer_input_bits(const QuantizedNetwork& network);
 
 /// Every layer's output width in a quantized network, for PlanOptions::output_bits.
-std::vector<int> layer_output_bits(const QuantizedNetwork& network);
+FPGACNN_API std::vector<int> layer_output_bits(const QuantizedNetwork& network);
 
 /// PlanOptions::weight_bits and ::output_bits of a quantized network: what a plan of it needs.
-void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options);
+FPGACNN_API void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options);
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
 /// not 26 + 14, so the input halo and the loop bounds stay even).
-struct TileSplit {
-    int tile = 0;   // rows (columns) per tile
-    int tiles = 0;  // number of tiles
+struct FPGACNN_API TileSplit {
+    int tile = 0;   ///< rows (columns) per tile
+    int tiles = 0;  ///< number of tiles
 };
-TileSplit balanced_tiles(int extent, int maximum);
+FPGACNN_API TileSplit balanced_tiles(int extent, int maximum);
 
 /// `value` rounded up to a multiple of `alignment` (> 0): arena, parameter and input-slot offsets.
 constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {
@@ -91,7 +92,7 @@ constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {
 /// A tensor's place in the feature-map arena, in elements of its storage width from the arena base
 /// (16-bit words, or bytes for an 8-bit tensor: arith::fm_element_bytes), as the kernel's commands
 /// count them.
-struct ArenaRange {
+struct FPGACNN_API ArenaRange {
     std::size_t offset = 0;
     std::size_t elements = 0;
     int bits = arith::kDataBits;
@@ -102,7 +103,7 @@ struct ArenaRange {
 };
 
 /// Bytes, bursts and cycles of one layer as the kernel executes it.
-struct LayerEstimate {
+struct FPGACNN_API LayerEstimate {
     std::uint64_t macs = 0;
     std::uint64_t fm_read_bytes = 0;
     std::uint64_t fm_read_bursts = 0;
@@ -110,39 +111,39 @@ struct LayerEstimate {
     std::uint64_t fm_write_bursts = 0;
     std::uint64_t param_read_bytes = 0;
     std::uint64_t param_read_bursts = 0;
-    double compute_cycles = 0;  // MAC / compare pipeline busy
-    double load_cycles = 0;     // input tiles + weights (overlapped with compute by ping-pong)
-    double store_cycles = 0;    // output tiles (overlapped with the next group's compute)
-    double total_cycles = 0;    // with the overlap
+    double compute_cycles = 0;  ///< MAC / compare pipeline busy
+    double load_cycles = 0;     ///< input tiles + weights (overlapped with compute by ping-pong)
+    double store_cycles = 0;    ///< output tiles (overlapped with the next group's compute)
+    double total_cycles = 0;    ///< with the overlap
     double milliseconds = 0;
     LayerEstimate& operator+=(const LayerEstimate& o);
 };
 
-struct LayerPlan {
+struct FPGACNN_API LayerPlan {
     int index = 0;
     LayerType type = LayerType::Convolutional;
-    bool on_device = false;  // conv, maxpool, reorg; route and region cost no command
+    bool on_device = false;  ///< conv, maxpool, reorg; route and region cost no command
     /// Runs on the host between device commands (upsample, shortcut, route with groups): the CPU int16
     /// engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
     bool on_host = false;
     TensorShape input_shape;
     TensorShape output_shape;
-    ArenaRange input;   // device layers: the input tensor (for routes: unused)
-    ArenaRange output;  // every layer: where its output lives (routes: the concatenation)
-    // Tiling of device layers.
+    ArenaRange input;   ///< device layers: the input tensor (for routes: unused)
+    ArenaRange output;  ///< every layer: where its output lives (routes: the concatenation)
+    /// Tiling of device layers.
     int tile_rows = 0;
     int tile_cols = 0;
     int row_tiles = 0;
     int col_tiles = 0;
-    int map_groups = 0;       // ceil(M / Tm) (maxpool: ceil(C / min(Tn, Tm)))
-    int input_groups = 0;     // ceil(N / Tn)
-    int input_tile_rows = 0;  // with halo: (tile_rows - 1) * S + K
+    int map_groups = 0;       ///< ceil(M / Tm) (maxpool: ceil(C / min(Tn, Tm)))
+    int input_groups = 0;     ///< ceil(N / Tn)
+    int input_tile_rows = 0;  ///< with halo: (tile_rows - 1) * S + K
     int input_tile_cols = 0;
-    // Conv parameters in the parameter buffer (16-bit words).
+    /// Conv parameters in the parameter buffer (16-bit words).
     std::size_t weight_offset = 0;
-    std::size_t weight_words = 0;  // re-ordered, zero-padded to whole blocks, at the layer's weight_bits
+    std::size_t weight_words = 0;  ///< re-ordered, zero-padded to whole blocks, at the layer's weight_bits
     std::size_t bias_offset = 0;
-    std::size_t bias_elements = 0;  // padded to a multiple of Tm
+    std::size_t bias_elements = 0;  ///< padded to a multiple of Tm
     /// The kernel command; bias_shift / output_shift are 0 until with_exponents() fills them. The widths
     /// are the planned ones (PlanOptions::weight_bits / ::output_bits): the weight offsets and the arena
     /// ranges depend on them.
@@ -150,29 +151,30 @@ struct LayerPlan {
     LayerEstimate estimate;
 };
 
-struct NetworkPlan {
+struct FPGACNN_API NetworkPlan {
     PlanOptions options;
     TensorShape input_shape;
-    ArenaRange input;   // where the host writes the quantized image
-    ArenaRange output;  // the last layer's output (the region layer's input for YOLOv2)
+    ArenaRange input;   ///< where the host writes the quantized image
+    ArenaRange output;  ///< the last layer's output (the region layer's input for YOLOv2)
     std::vector<LayerPlan> layers;
-    std::size_t arena_elements = 0;  // 16-bit words of the arena, with reuse (8-bit tensors two per word)
-    std::size_t arena_elements_no_reuse = 0;  // every tensor in its own buffer (for reports)
-    std::size_t parameter_words = 0;          // 16-bit words: weights (8-bit ones two per word) and biases
+    std::size_t arena_elements = 0;  ///< 16-bit words of the arena, with reuse (8-bit tensors two per word)
+    std::size_t arena_elements_no_reuse = 0;  ///< every tensor in its own buffer (for reports)
+    std::size_t parameter_words = 0;          ///< 16-bit words: weights (8-bit ones two per word) and biases
     LayerEstimate total;
 };
 
 /// Plans a network (shapes only: no weights needed). Throws DeviceError naming the layer when a layer
 /// does not fit the kernel build (window, stride, sizes), Error when the network is inconsistent or a
 /// route cannot be placed.
-NetworkPlan plan_network(const Network& network, const PlanOptions& options);
+FPGACNN_API NetworkPlan plan_network(const Network& network, const PlanOptions& options);
 
 /// The command of every device layer with the exponents of a quantized network filled in
 /// (bias_shift = Qw + Qin - Qb, output_shift = Qw + Qin - Qout; maxpool / reorg: Qin - Qout). Throws
 /// Error naming the layer when a shift is outside arith::kExact*Shift, or when a width of the network
 /// (a conv layer's weights, a layer's input or output) differs from the width the plan was made for
 /// (plan_widths_of).
-std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const QuantizedNetwork& network);
+FPGACNN_API std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan,
+                                                             const QuantizedNetwork& network);
 
 /// The parameter buffer: every conv layer's re-ordered weights (8-bit layers two per word,
 /// kernel::store_weight_blocks) and padded biases at the plan's offsets, zeros elsewhere, written
@@ -181,21 +183,21 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
 /// set, is called with each finished range [first, first + count) in order (a layer's weights, biases
 /// and the padding before them; the ranges cover the buffer), so a caller can sync and release it.
 using ParametersWritten = std::function<void(std::size_t first, std::size_t count)>;
-void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network, int16_t* destination,
-                      const ParametersWritten& written = {});
+FPGACNN_API void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network,
+                                  int16_t* destination, const ParametersWritten& written = {});
 /// write_parameters into a new vector.
-std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network);
+FPGACNN_API std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const QuantizedNetwork& network);
 
 /// darknet-order weights [M][N][K][K] -> the kernel's (Tm, Tn) block layout, and back.
-std::vector<int16_t> reorder_weights(const std::vector<int16_t>& darknet_order, int out_c, int in_c, int size,
-                                     int tm, int tn);
-std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int out_c, int in_c, int size,
-                                     int tm, int tn);
+FPGACNN_API std::vector<int16_t> reorder_weights(const std::vector<int16_t>& darknet_order, int out_c,
+                                                 int in_c, int size, int tm, int tn);
+FPGACNN_API std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int out_c, int in_c,
+                                                 int size, int tm, int tn);
 
 /// Bytes / bursts / cycles of one command, following the kernel's loops exactly.
-LayerEstimate estimate_command(const kernel::LayerCommand& command, const PlanOptions& options);
+FPGACNN_API LayerEstimate estimate_command(const kernel::LayerCommand& command, const PlanOptions& options);
 
 /// The per-layer table fpgacnn-plan prints.
-std::string format_plan_table(const NetworkPlan& plan);
+FPGACNN_API std::string format_plan_table(const NetworkPlan& plan);
 
 }  // namespace fpgacnn

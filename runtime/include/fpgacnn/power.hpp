@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
@@ -18,11 +19,11 @@ class Device;
 
 /// What a sensor's read() returns.
 enum class PowerQuantity {
-    Watts,   // instantaneous power
-    Joules,  // a cumulative energy counter (any origin; wrap-arounds already unfolded)
+    Watts,   ///< instantaneous power
+    Joules,  ///< a cumulative energy counter (any origin; wrap-arounds already unfolded)
 };
 
-class PowerSensor {
+class FPGACNN_API PowerSensor {
 public:
     virtual ~PowerSensor() = default;
     /// e.g. "hwmon2 ina226 power1 (VCCINT)", "powercap intel-rapl:0 package-0".
@@ -34,41 +35,41 @@ public:
 
 /// Sensors of one kind whose values add up (the rails of a board, the packages of a host), or the
 /// reason there are none.
-struct PowerSource {
-    std::string name;  // "device", "hwmon" or "powercap"
+struct FPGACNN_API PowerSource {
+    std::string name;  ///< "device", "hwmon" or "powercap"
     std::vector<std::unique_ptr<PowerSensor>> sensors;
-    std::string unavailable;  // why `sensors` is empty, e.g. "needs root: ... permission denied"
+    std::string unavailable;  ///< why `sensors` is empty, e.g. "needs root: ... permission denied"
 };
 
 /// Rails under <root>/sys/class/hwmon/hwmon*: power*_input (µW; power*_average when there is no
 /// input), else in*_input (mV) x curr*_input (mA) of the same index (INA3221 has no power files).
-PowerSource find_hwmon_power(const std::string& root = "/");
+FPGACNN_API PowerSource find_hwmon_power(const std::string& root = "/");
 /// Top-level zones <root>/sys/class/powercap/intel-rapl:N (AMD CPUs expose the same names) read
 /// as energy_uj, unfolded at max_energy_range_uj; a "psys" zone, when present, is used alone
 /// because it already contains the packages.
-PowerSource find_powercap_energy(const std::string& root = "/");
+FPGACNN_API PowerSource find_powercap_energy(const std::string& root = "/");
 /// The accelerator's own power reading, Device::telemetry().power_watts (XRT: the card's
 /// electrical readings). The device must outlive the sensor and allow telemetry() from any thread.
-PowerSource find_device_power(const Device* device);
+FPGACNN_API PowerSource find_device_power(const Device* device);
 /// Every source in order of preference: the device's own sensor, hwmon rails, powercap energy.
-std::vector<PowerSource> find_power_sources(const Device* device, const std::string& root = "/");
+FPGACNN_API std::vector<PowerSource> find_power_sources(const Device* device, const std::string& root = "/");
 
 /// What a sampling run measured.
-struct PowerReport {
+struct FPGACNN_API PowerReport {
     bool available = false;
-    std::string source;  // the sensors measured, e.g. "hwmon: hwmon0 ina226 power1"
-    std::string reason;  // when not available
+    std::string source;  ///< the sensors measured, e.g. "hwmon: hwmon0 ina226 power1"
+    std::string reason;  ///< when not available
     double seconds = 0;
     int samples = 0;
     double average_watts = 0;
-    double peak_watts = 0;  // highest power over one sampling interval
+    double peak_watts = 0;  ///< highest power over one sampling interval
     double joules = 0;
-    double latest_watts = 0;  // power over the last sampling interval (what a live gauge shows)
+    double latest_watts = 0;  ///< power over the last sampling interval (what a live gauge shows)
 };
 
 /// Reads a source every `interval` on a thread of its own from construction until stop().
 /// Watts sensors are integrated (trapezoid rule); energy counters are differenced.
-class PowerSampler {
+class FPGACNN_API PowerSampler {
 public:
     explicit PowerSampler(PowerSource source,
                           std::chrono::milliseconds interval = std::chrono::milliseconds(50));
@@ -89,7 +90,7 @@ private:
 
 /// The first source with sensors, sampled; or a report that says why none could be read
 /// (one reason per source).
-class PowerMonitor {
+class FPGACNN_API PowerMonitor {
 public:
     explicit PowerMonitor(const Device* device, const std::string& root = "/",
                           std::chrono::milliseconds interval = std::chrono::milliseconds(50));

@@ -7,10 +7,11 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
-class ProgressBar {
+class FPGACNN_API ProgressBar {
 public:
     /// enabled = false (library callers that did not ask for progress, -q) or total <= 0: silent.
     /// `out` is stderr except in tests.

@@ -6,39 +6,40 @@
 #include <vector>
 
 #include "fpgacnn/backend.hpp"
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/vision.hpp"
 
 namespace fpgacnn {
 
-struct LayerAccuracy {
-    double signal_power = 0;  // sum of float^2 over all images
-    double noise_power = 0;   // sum of (float - dequantized int16)^2
+struct FPGACNN_API LayerAccuracy {
+    double signal_power = 0;  ///< sum of float^2 over all images
+    double noise_power = 0;   ///< sum of (float - dequantized int16)^2
     double max_abs_error = 0;
     /// 10 log10(signal / noise); +infinity when the outputs are identical.
     double sqnr_db() const;
 };
 
-struct DetectionAgreement {
+struct FPGACNN_API DetectionAgreement {
     float thresh = 0;
-    int float_detections = 0;  // over all images, after NMS
+    int float_detections = 0;  ///< over all images, after NMS
     int int16_detections = 0;
-    int reproduced = 0;  // float detections with an int16 one of the same class at IoU >= 0.5
+    int reproduced = 0;  ///< float detections with an int16 one of the same class at IoU >= 0.5
     double ratio() const {
         return float_detections == 0 ? 1.0 : static_cast<double>(reproduced) / float_detections;
     }
 };
 
-struct AccuracyOptions {
+struct FPGACNN_API AccuracyOptions {
     std::vector<float> thresholds = {0.25f, 0.5f};
     float nms = 0.45f;
     float match_iou = 0.5f;
-    bool progress = false;  // progress bar on stderr
+    bool progress = false;  ///< progress bar on stderr
 };
 
-struct AccuracyReport {
-    std::vector<LayerAccuracy> layers;          // per network layer (region: its activated output)
-    std::vector<DetectionAgreement> agreement;  // one per threshold
+struct FPGACNN_API AccuracyReport {
+    std::vector<LayerAccuracy> layers;          ///< per network layer (region: its activated output)
+    std::vector<DetectionAgreement> agreement;  ///< one per threshold
     int images = 0;
 };
 
@@ -46,13 +47,14 @@ struct AccuracyReport {
 /// `fixed_point` in int16 (the CPU int16 backend, or a device keeping its layer outputs).
 /// make_backend (fpgacnn/detector.hpp) makes both; taking them as arguments keeps quant below the
 /// pipeline that builds backends.
-AccuracyReport evaluate_quantization(const Network& network, Backend& reference, Backend& fixed_point,
-                                     const std::vector<std::string>& image_paths,
-                                     const AccuracyOptions& options = {});
+FPGACNN_API AccuracyReport evaluate_quantization(const Network& network, Backend& reference,
+                                                 Backend& fixed_point,
+                                                 const std::vector<std::string>& image_paths,
+                                                 const AccuracyOptions& options = {});
 
 /// Float detections reproduced by `candidate`: greedy one-to-one matching in order of decreasing
 /// probability, same class and IoU >= match_iou.
-int count_reproduced(const std::vector<Detection>& reference, const std::vector<Detection>& candidate,
-                     float match_iou);
+FPGACNN_API int count_reproduced(const std::vector<Detection>& reference,
+                                 const std::vector<Detection>& candidate, float match_iou);
 
 }  // namespace fpgacnn

@@ -10,14 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace fpgacnn {
 
-struct QuantizedLayer {
-    int input_q = 0;   // exponent of the layer's input activations (value = int * 2^-q)
-    int output_q = 0;  // exponent of its output activations
-    // Convolutional layers only:
+struct FPGACNN_API QuantizedLayer {
+    int input_q = 0;   ///< exponent of the layer's input activations (value = int * 2^-q)
+    int output_q = 0;  ///< exponent of its output activations
+    /// Convolutional layers only:
     int weight_q = 0;
     int bias_q = 0;
     /// Storage widths (arith::kDataBits or arith::kNarrowBits, docs/arithmetic.md "Per-layer
@@ -26,14 +27,14 @@ struct QuantizedLayer {
     /// memory here; an 8-bit one lies in [-128, 127].
     int output_bits = 16;
     int weight_bits = 16;
-    std::vector<int16_t> weights;  // [filters][channels][size][size], darknet order
-    std::vector<int16_t> biases;   // [filters]
+    std::vector<int16_t> weights;  ///< [filters][channels][size][size], darknet order
+    std::vector<int16_t> biases;   ///< [filters]
 };
 
 /// Where a QuantizedNetwork's int16 parameters are when they are not in memory: the quantized model
 /// file, read one layer at a time when a backend packs or uploads them (so a board never holds the
 /// whole model besides the packed copy or the device buffer).
-class QuantizedParameterSource {
+class FPGACNN_API QuantizedParameterSource {
 public:
     virtual ~QuantizedParameterSource() = default;
     /// Layer i's weight and bias counts as stored (0 for layers without parameters).
@@ -44,11 +45,11 @@ public:
     virtual void read(std::size_t layer, QuantizedLayer& into) const = 0;
 };
 
-struct QuantizedNetwork {
+struct FPGACNN_API QuantizedNetwork {
     /// The IR: shapes and layer kinds. Its float parameters are optional (reports and calibration
     /// use them; the int16 backends never do, and the tools drop them: release_float_parameters).
     Network network;
-    int input_q = 14;  // the letterboxed image in [0, 1] at a fixed exponent
+    int input_q = 14;  ///< the letterboxed image in [0, 1] at a fixed exponent
     /// One per network layer. With a parameter_source, the exponents only (weights / biases empty).
     std::vector<QuantizedLayer> layers;
     /// Set when the int16 parameters stay in the model file (load_quantized_network with
@@ -57,13 +58,13 @@ struct QuantizedNetwork {
 };
 
 /// Layer i's weight and bias counts, from memory or from the parameter source.
-std::size_t quantized_weight_count(const QuantizedNetwork& quantized, std::size_t layer);
-std::size_t quantized_bias_count(const QuantizedNetwork& quantized, std::size_t layer);
+FPGACNN_API std::size_t quantized_weight_count(const QuantizedNetwork& quantized, std::size_t layer);
+FPGACNN_API std::size_t quantized_bias_count(const QuantizedNetwork& quantized, std::size_t layer);
 
 /// One layer with its int16 parameters in memory for as long as this object lives: the network's
 /// own layer when the parameters are there, else a copy read from the parameter source. Consumers
 /// that pack or upload parameters go through it one layer at a time.
-class ResidentLayer {
+class FPGACNN_API ResidentLayer {
 public:
     ResidentLayer(const QuantizedNetwork& quantized, std::size_t layer);
     ResidentLayer(const ResidentLayer&) = delete;
@@ -77,10 +78,10 @@ private:
 
 /// Throws Error (prefixed with `where`) when one of `count` weights lies outside the `weight_bits`
 /// range ([-128, 127] at 8 bits).
-void require_weights_fit_width(const int16_t* weights, std::size_t count, int weight_bits,
-                               const std::string& where);
+FPGACNN_API void require_weights_fit_width(const int16_t* weights, std::size_t count, int weight_bits,
+                                           const std::string& where);
 /// The same for a layer's weights at its weight_bits.
-void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where);
+FPGACNN_API void require_weights_fit_width(const QuantizedLayer& layer, const std::string& where);
 
 /// Checks `quantized` against the arithmetic contract's invariants (docs/arithmetic.md), layer by
 /// layer in network order: exponents within the contract's range; parameter counts that match the
@@ -95,10 +96,10 @@ void require_weights_fit_width(const QuantizedLayer& layer, const std::string& w
 /// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also
 /// when it was built in memory (the devices run what they are given).
 enum class WidthScope {
-    Storage,   // model files and devices: 16 or 8 bits (arith::is_storage_width)
-    CpuStudy,  // calibration and the CPU int16 engine: also arith::is_study_width (--explore)
+    Storage,   ///< model files and devices: 16 or 8 bits (arith::is_storage_width)
+    CpuStudy,  ///< calibration and the CPU int16 engine: also arith::is_study_width (--explore)
 };
-void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where,
-                                WidthScope scope = WidthScope::Storage);
+FPGACNN_API void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where,
+                                            WidthScope scope = WidthScope::Storage);
 
 }  // namespace fpgacnn

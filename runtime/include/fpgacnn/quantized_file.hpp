@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn {
@@ -16,28 +17,28 @@ constexpr std::uint32_t kQuantizedFormatVersion = 2;
 
 /// FNV-1a 64 of the parsed layer list: the input shape and, per layer, its kind, shapes and the
 /// cfg options that shape the computation (not the weights). Differs for another cfg or --input size.
-std::uint64_t network_fingerprint(const Network& network);
+FPGACNN_API std::uint64_t network_fingerprint(const Network& network);
 
 /// FNV-1a 64 of the float parameters (conv weights and biases, after batch-norm folding).
-std::uint64_t weights_fingerprint(const Network& network);
+FPGACNN_API std::uint64_t weights_fingerprint(const Network& network);
 
-struct QuantizedFileInfo {
+struct FPGACNN_API QuantizedFileInfo {
     std::uint32_t format_version = 0;
     std::uint32_t contract_version = 0;
     std::uint64_t network_fingerprint = 0;
     std::uint64_t weights_fingerprint = 0;
-    std::uint64_t tiling_fingerprint = 0;  // 0: no tiling plan bound to the file
+    std::uint64_t tiling_fingerprint = 0;  ///< 0: no tiling plan bound to the file
     std::uint64_t bytes = 0;
 };
 
 /// Writes atomically (a temporary file in the same folder, then rename). `tiling_fingerprint`
 /// binds the file to one tiling plan of the accelerator (0: none). Throws Error naming the file.
-void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
-                            std::uint64_t tiling_fingerprint = 0);
+FPGACNN_API void save_quantized_network(const QuantizedNetwork& quantized, const std::string& path,
+                                        std::uint64_t tiling_fingerprint = 0);
 
 /// Where load_quantized_network puts the int16 parameters.
 enum class ParameterLoading {
-    InMemory,  // in the returned layers (reports, tools, tests)
+    InMemory,  ///< in the returned layers (reports, tools, tests)
     /// Left in the file (QuantizedNetwork::parameter_source): the backends read one layer at a time
     /// while they pack or upload it, so the host never holds the whole model besides the packed copy
     /// or the device buffer. Checked like InMemory at load; a layer whose bytes changed since is refused.
@@ -50,8 +51,8 @@ enum class ParameterLoading {
 /// match; when `network` has weights loaded they must be the ones that were quantized (without
 /// weights that check is skipped: the int16 backends need the file alone). The returned
 /// QuantizedNetwork holds `network`.
-QuantizedNetwork load_quantized_network(const std::string& path, Network network,
-                                        QuantizedFileInfo* info = nullptr,
-                                        ParameterLoading loading = ParameterLoading::InMemory);
+FPGACNN_API QuantizedNetwork load_quantized_network(const std::string& path, Network network,
+                                                    QuantizedFileInfo* info = nullptr,
+                                                    ParameterLoading loading = ParameterLoading::InMemory);
 
 }  // namespace fpgacnn

@@ -7,26 +7,27 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn::sysfs {
 
 /// root + "/" + path with one separator ("/" + "sys/class/uio" = "/sys/class/uio"; a root of ""
 /// or "/" leaves an absolute path as it is).
-std::string under_root(const std::string& root, const std::string& path);
+FPGACNN_API std::string under_root(const std::string& root, const std::string& path);
 
 /// The file's text without trailing newlines and spaces; nullopt when it cannot be read (errno
 /// says why).
-std::optional<std::string> read_attribute(const std::string& path);
+FPGACNN_API std::optional<std::string> read_attribute(const std::string& path);
 /// Same, throwing Error "cannot read <path> (<what>): <reason>".
-std::string require_attribute(const std::string& path, const std::string& what);
+FPGACNN_API std::string require_attribute(const std::string& path, const std::string& what);
 /// The decimal integer in `path`; throws Error "<path>: permission denied (needs root)" and the
 /// like, or "<path>: not a number: '<text>'".
-long long read_integer(const std::string& path);
+FPGACNN_API long long read_integer(const std::string& path);
 /// Parses decimal or 0x-hex; throws Error naming the file on anything else.
-std::uint64_t parse_number(const std::string& text, const std::string& path);
+FPGACNN_API std::uint64_t parse_number(const std::string& text, const std::string& path);
 /// Writes `value` (sysfs semantics: one write of the whole value). Throws Error naming the file.
-void write_attribute(const std::string& path, const std::string& value);
+FPGACNN_API void write_attribute(const std::string& path, const std::string& value);
 
-bool path_exists(const std::string& path);
+FPGACNN_API bool path_exists(const std::string& path);
 
 }  // namespace fpgacnn::sysfs

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace cv {
@@ -16,7 +17,7 @@ class Mat;
 namespace fpgacnn {
 
 /// Planar float image, RGB, values 0..1, CHW with width fastest (darknet's `image`).
-struct Image {
+struct FPGACNN_API Image {
     int w = 0;
     int h = 0;
     int c = 0;
@@ -43,32 +44,32 @@ constexpr std::uint64_t kMaxImageFileBytes = (std::uint64_t{1} << 31) - 1;
 /// is decoded (by signature; OpenCV's other decoders are not exposed to untrusted files). Throws
 /// Error naming the file when it cannot be read or decoded, or is above the pixel cap or memory
 /// budget. A damaged JPEG loads with Image::damaged set and a warning logged naming the file.
-Image load_image(const std::string& path);
+FPGACNN_API Image load_image(const std::string& path);
 
 /// load_image on bytes already in memory; `name` is used in messages (a path, "upload 3", ...).
-Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name);
+FPGACNN_API Image decode_image(const std::uint8_t* data, std::size_t size, const std::string& name);
 
 /// Converts an 8-bit BGR OpenCV frame (camera / video) to an Image.
-Image image_from_bgr(const cv::Mat& bgr);
+FPGACNN_API Image image_from_bgr(const cv::Mat& bgr);
 
 /// Converts interleaved 8-bit RGB pixels (rows of `width` x 3 bytes, no padding: an inference
 /// request's UINT8 [height, width, 3] tensor) to an Image: the values image_from_bgr gives for the
 /// same pixels in BGR order.
-Image image_from_rgb(const std::uint8_t* rgb, int width, int height);
+FPGACNN_API Image image_from_rgb(const std::uint8_t* rgb, int width, int height);
 
 /// 8-bit RGB pixels, interleaved and row-major (R, G, B for each pixel): a frame as a client or a
 /// capture delivers it, before any conversion.
-struct RgbPixels {
-    std::vector<std::uint8_t> data;  // width * height * 3 bytes
+struct FPGACNN_API RgbPixels {
+    std::vector<std::uint8_t> data;  ///< width * height * 3 bytes
     int width = 0;
     int height = 0;
 };
 
 /// RgbPixels' layout over bytes someone else owns (a server request's buffer): what letterbox_rgb
 /// reads. Converts from RgbPixels, so every function taking a view takes RgbPixels too.
-struct RgbPixelsView {
+struct FPGACNN_API RgbPixelsView {
     const std::uint8_t* data = nullptr;
-    std::size_t size = 0;  // bytes at data; valid views have width * height * 3
+    std::size_t size = 0;  ///< bytes at data; valid views have width * height * 3
     int width = 0;
     int height = 0;
     /// The bytes are B, G, R for each pixel (an OpenCV frame, a numpy array from cv2) instead of R, G,
@@ -86,65 +87,67 @@ struct RgbPixelsView {
 /// decode_image's checks and decoders, as 8-bit RGB pixels (a quarter of the bytes of an Image, for
 /// the detector's letterbox_rgb path; what image_from_bgr would convert). A damaged JPEG decodes as
 /// decode_image's does and is logged as a warning (RgbPixels has no damage flag).
-RgbPixels decode_rgb_pixels(const std::uint8_t* data, std::size_t size, const std::string& name);
+FPGACNN_API RgbPixels decode_rgb_pixels(const std::uint8_t* data, std::size_t size, const std::string& name);
 
 /// An 8-bit BGR OpenCV frame (camera / video) as RgbPixels: what image_from_bgr gives, for the
 /// detector's letterbox_rgb path (a quarter of the bytes of an Image, converted once, in SIMD).
-RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr);
+FPGACNN_API RgbPixels rgb_pixels_from_bgr(const cv::Mat& bgr);
 
 /// darknet's resize_image: corner-aligned bilinear, horizontal pass then vertical pass.
-Image resize_image(const Image& image, int w, int h);
+FPGACNN_API Image resize_image(const Image& image, int w, int h);
 
 /// darknet's letterbox_image: aspect-preserving resize into w x h, centred, 0.5 fill.
-Image letterbox_image(const Image& image, int w, int h);
+FPGACNN_API Image letterbox_image(const Image& image, int w, int h);
 
 /// letterbox_image(image_from_rgb(...), w, h) bit for bit, without the full-size float Image (12
 /// bytes a pixel): each source row is converted as the resize reads it. Throws Error for empty
 /// pixels or a data size other than width * height * 3.
-Image letterbox_rgb(const RgbPixelsView& pixels, int w, int h);
+FPGACNN_API Image letterbox_rgb(const RgbPixelsView& pixels, int w, int h);
 
 /// A box in relative coordinates (centre x, y and width, height as fractions of the image).
-struct Box {
+struct FPGACNN_API Box {
     float x = 0;
     float y = 0;
     float w = 0;
     float h = 0;
 };
 
-float box_iou(const Box& a, const Box& b);
+FPGACNN_API float box_iou(const Box& a, const Box& b);
 
 /// One candidate box of the region layer with its per-class probabilities (darknet's `detection`).
-struct RegionBox {
+struct FPGACNN_API RegionBox {
     Box bbox;
     float objectness = 0;
-    std::vector<float> prob;  // classes entries, 0 where below threshold or suppressed
+    std::vector<float> prob;  ///< classes entries, 0 where below threshold or suppressed
 };
 
 /// darknet's get_region_detections + correct_region_boxes (relative=1): decodes activated region
 /// output into boxes relative to the original image of size image_w x image_h.
-std::vector<RegionBox> decode_region(const RegionParams& region, const TensorShape& shape,
-                                     const float* activated, int image_w, int image_h, int net_w, int net_h,
-                                     float thresh);
+FPGACNN_API std::vector<RegionBox> decode_region(const RegionParams& region, const TensorShape& shape,
+                                                 const float* activated, int image_w, int image_h, int net_w,
+                                                 int net_h, float thresh);
 
 /// darknet's get_yolo_detections + correct_yolo_boxes (relative=1) for one [yolo] head: the boxes
 /// whose objectness is above thresh (strictly), cell by cell and within a cell by mask entry.
-std::vector<RegionBox> decode_yolo(const YoloParams& yolo, const TensorShape& shape, const float* activated,
-                                   int image_w, int image_h, int net_w, int net_h, float thresh);
+FPGACNN_API std::vector<RegionBox> decode_yolo(const YoloParams& yolo, const TensorShape& shape,
+                                               const float* activated, int image_w, int image_h, int net_w,
+                                               int net_h, float thresh);
 
 /// darknet's get_network_boxes: the boxes of every output layer (Network::output_layer_indices) in
 /// layer order, from `output` as Backend::run returns it (network.detection_output_size() floats).
-std::vector<RegionBox> decode_network_output(const Network& network, const std::vector<float>& output,
-                                             int image_w, int image_h, float thresh);
+FPGACNN_API std::vector<RegionBox> decode_network_output(const Network& network,
+                                                         const std::vector<float>& output, int image_w,
+                                                         int image_h, float thresh);
 
 /// darknet's do_nms_sort: per class, sort by probability, zero the weaker of overlapping boxes.
-void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_threshold);
+FPGACNN_API void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_threshold);
 
 /// A final detection, in pixels of the original image (as darknet's draw_detections computes).
-struct Detection {
+struct FPGACNN_API Detection {
     int class_id = 0;
     std::string class_name;
     float prob = 0;
-    Box box;  // relative
+    Box box;  ///< relative
     int left = 0;
     int top = 0;
     int right = 0;
@@ -152,14 +155,15 @@ struct Detection {
 };
 
 /// Every (box, class) pair with prob > thresh, in darknet's print order.
-std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, float thresh, int image_w,
-                                          int image_h, const std::vector<std::string>& names);
+FPGACNN_API std::vector<Detection> collect_detections(const std::vector<RegionBox>& boxes, float thresh,
+                                                      int image_w, int image_h,
+                                                      const std::vector<std::string>& names);
 
 /// Reads a darknet .names file (one class per line). Throws Error naming the file.
-std::vector<std::string> load_class_names(const std::string& path);
+FPGACNN_API std::vector<std::string> load_class_names(const std::string& path);
 
 /// Draws boxes and labels onto an 8-bit BGR image, coloured per class with darknet's palette (which
 /// spreads colours over the number of classes; 0 = unknown, use 80).
-void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections, int classes = 0);
+FPGACNN_API void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections, int classes = 0);
 
 }  // namespace fpgacnn

@@ -7,6 +7,9 @@
 #include <sstream>
 #include <string>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/network.hpp"
 
@@ -57,6 +60,20 @@ bool read_mem_available(std::uint64_t& bytes) {
     return false;
 }
 
+// What is left of the address-space limit (ulimit -v, RLIMIT_AS): an allocation past it fails with
+// bad_alloc however much memory the machine has, so it bounds the budget too. False when unlimited.
+bool read_address_space_left(std::uint64_t& bytes) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return false;
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    if (!(statm >> pages)) return false;
+    const std::uint64_t used = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    const auto cap = static_cast<std::uint64_t>(limit.rlim_cur);
+    bytes = cap > used ? cap - used : 0;
+    return true;
+}
+
 std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
     if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
     return a * b;
@@ -103,6 +120,12 @@ HostMemoryBudget host_memory_budget() {
     }
     budget.limited = read_mem_available(budget.bytes);
     budget.source = budget.limited ? "MemAvailable in /proc/meminfo" : "no /proc/meminfo: not checked";
+    std::uint64_t address_space = 0;
+    if (read_address_space_left(address_space) && (!budget.limited || address_space < budget.bytes)) {
+        budget.bytes = address_space;
+        budget.limited = true;
+        budget.source = "what is left of the address-space limit, ulimit -v";
+    }
     return budget;
 }
 

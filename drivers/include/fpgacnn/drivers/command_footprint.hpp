@@ -7,33 +7,35 @@
 #include <string>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
 /// A byte range [begin, end) in one buffer.
-struct ByteSpan {
+struct FPGACNN_API ByteSpan {
     std::uint64_t begin = 0;
     std::uint64_t end = 0;
     bool overlaps(const ByteSpan& o) const { return begin < o.end && o.begin < end; }
     std::string text() const;
 };
 
-struct CommandFootprint {
-    ByteSpan input;    // arena; empty for identify
-    ByteSpan output;   // arena
-    ByteSpan weights;  // parameters; conv only
-    ByteSpan biases;   // parameters; conv only
+struct FPGACNN_API CommandFootprint {
+    ByteSpan input;    ///< arena; empty for identify
+    ByteSpan output;   ///< arena
+    ByteSpan weights;  ///< parameters; conv only
+    ByteSpan biases;   ///< parameters; conv only
 };
 
 /// The ranges `command` reads and writes on a kernel built with `maxima` (weight blocks are Tm x Tn).
-CommandFootprint command_footprint(const kernel::LayerCommand& command, const KernelMaxima& maxima);
+FPGACNN_API CommandFootprint command_footprint(const kernel::LayerCommand& command,
+                                               const KernelMaxima& maxima);
 
 /// The check of every driver's start(), against the maxima of the DEVICE's kernel build (its
 /// fingerprint), not this library's: throws DeviceError (prefixed by `who`) when the command needs a
 /// larger build (a plan made for another bitstream), Error when it is malformed (kernel::check_command)
 /// or reaches outside `arena` / `parameters`, or writes what it reads. Returns what it touches.
-CommandFootprint check_command_fits(const std::string& who, const kernel::LayerCommand& command,
-                                    const KernelMaxima& maxima, const DeviceBuffer& arena,
-                                    const DeviceBuffer& parameters);
+FPGACNN_API CommandFootprint check_command_fits(const std::string& who, const kernel::LayerCommand& command,
+                                                const KernelMaxima& maxima, const DeviceBuffer& arena,
+                                                const DeviceBuffer& parameters);
 
 }  // namespace fpgacnn

@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
 /// One driver. A spec names it when the spec is its prefix alone or starts with "prefix:".
-struct DeviceDriver {
-    std::string prefix;   // "emu"
-    std::string grammar;  // every spec it takes, e.g. "emu[:lenient]"
-    std::string help;     // what it is, for --device help, e.g. "the FPGA kernel in-process"
-    std::string example;  // one spec that parses, e.g. "emu:lenient"
+struct FPGACNN_API DeviceDriver {
+    std::string prefix;   ///< "emu"
+    std::string grammar;  ///< every spec it takes, e.g. "emu[:lenient]"
+    std::string help;     ///< what it is, for --device help, e.g. "the FPGA kernel in-process"
+    std::string example;  ///< one spec that parses, e.g. "emu:lenient"
     /// A real accelerator: --device auto picks the first usable device of such drivers.
     bool hardware = false;
     /// Throws Error naming the spec and the grammar when the spec is malformed; opens nothing.
@@ -29,20 +30,20 @@ struct DeviceDriver {
 };
 
 /// The drivers of this build, in the order --list-devices and the help texts show them.
-const std::vector<DeviceDriver>& device_drivers();
+FPGACNN_API const std::vector<DeviceDriver>& device_drivers();
 
 /// The driver a spec names; throws Error listing the valid values when no driver has its prefix.
 /// Does not check the rest of the spec (DeviceDriver::check does).
-const DeviceDriver& device_driver(const std::string& spec);
+FPGACNN_API const DeviceDriver& device_driver(const std::string& spec);
 
 /// The device a --device value runs on: "auto" -> the first usable device of a hardware driver in
 /// list_devices() order, else "cpu"; any other value is returned as is once its driver's grammar
 /// accepts it. Throws Error listing the valid values for unknown devices.
-std::string resolve_device(const std::string& device);
+FPGACNN_API std::string resolve_device(const std::string& device);
 
 /// The --device values as one line, e.g. "auto, cpu, emu[:lenient], uio:NAME[...]" (error messages).
-std::string device_values_text();
+FPGACNN_API std::string device_values_text();
 /// The --device option's help text: each value with what it is.
-std::string device_option_help();
+FPGACNN_API std::string device_option_help();
 
 }  // namespace fpgacnn

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
@@ -20,14 +21,14 @@ namespace fpgacnn {
 /// of layer `layer` flipped every time the layer runs. The value is the first one (top-left) of tile
 /// `tile` (row-major over the command's output tiles: tile_rows x tile_cols) in output channel
 /// `channel`. Conv and maxpool layers only (reorg is not tiled by output rows and columns).
-struct EmuBitFlip {
+struct FPGACNN_API EmuBitFlip {
     int layer = -1;
     int channel = 0;
     int tile = 0;
     int bit = 0;
 };
 
-struct EmuOptions {
+struct FPGACNN_API EmuOptions {
     /// start() throws when a command reads bytes that were never synced to the device (or written
     /// by an earlier command). Off: the kernel computes on the poison instead.
     bool strict_sync = true;
@@ -45,20 +46,20 @@ struct EmuOptions {
     long long fail_after_commands = -1;
 };
 
-std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
+FPGACNN_API std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
 
 /// Every --device value of the emu driver: "emu", options after colons in any order, each at most
 /// once: lenient (strict_sync off), flip=LAYER/CHANNEL/TILE/BIT (bit_flip), fail-after=N
 /// (fail_after_commands).
 inline constexpr const char* kEmuSpecGrammar = "emu[:lenient][:flip=L/C/T/B][:fail-after=N]";
 /// The options an emu spec asks for; throws Error naming the spec and the grammar when malformed.
-EmuOptions parse_emu_spec(const std::string& spec);
+FPGACNN_API EmuOptions parse_emu_spec(const std::string& spec);
 /// The spec parse_emu_spec turns into `options` (their testing hooks aside): "emu", then lenient,
 /// flip=..., fail-after=... in that order.
-std::string emu_spec_text(const EmuOptions& options);
+FPGACNN_API std::string emu_spec_text(const EmuOptions& options);
 /// make_emu_device(parse_emu_spec(spec)).
-std::unique_ptr<Device> open_emu_device(const std::string& spec);
+FPGACNN_API std::unique_ptr<Device> open_emu_device(const std::string& spec);
 /// The emu device's line of list_devices() (always usable).
-std::vector<DeviceInfo> list_emu_devices();
+FPGACNN_API std::vector<DeviceInfo> list_emu_devices();
 
 }  // namespace fpgacnn

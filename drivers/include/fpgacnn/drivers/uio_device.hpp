@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 
 namespace fpgacnn {
 
 /// Environment variable that moves /sys, /dev and /proc under another folder (a simulated tree).
 inline constexpr const char* kUioRootVariable = "FPGACNN_UIO_ROOT";
 
-struct UioOptions {
+struct FPGACNN_API UioOptions {
     /// Prefix of sys/, dev/ and proc/. Empty: $FPGACNN_UIO_ROOT, else "/".
     std::string root;
     /// Register layout of the three AXI master addresses: 32 (Zynq-7000 builds, m_axi_addr64=false)
@@ -35,27 +36,27 @@ struct UioOptions {
 };
 
 /// `root` as given, else $FPGACNN_UIO_ROOT, else "/".
-std::string uio_root(const std::string& root = "");
+FPGACNN_API std::string uio_root(const std::string& root = "");
 
 /// Opens the IP whose UIO name is `name` (the device-tree node name, e.g. "fpgacnn_accel") or the
 /// node itself ("uio0"), reads its fingerprint and checks it. Throws DeviceError saying what is missing.
-std::unique_ptr<Device> make_uio_device(const std::string& name, const UioOptions& options = {});
+FPGACNN_API std::unique_ptr<Device> make_uio_device(const std::string& name, const UioOptions& options = {});
 
 /// Every --device value of the uio driver.
 inline constexpr const char* kUioSpecGrammar = "uio:NAME[:addr32|:addr64][:poll][:udmabufN]";
 
 /// A parsed uio: spec: the IP's UIO name and the options its suffixes ask for.
-struct UioSpec {
+struct FPGACNN_API UioSpec {
     std::string name;
     UioOptions options;
 };
 
 /// Parses "uio:..." (throws Error naming the spec and the grammar when malformed).
-UioSpec parse_uio_spec(const std::string& spec);
+FPGACNN_API UioSpec parse_uio_spec(const std::string& spec);
 /// make_uio_device() for a --device value.
-std::unique_ptr<Device> open_uio_device(const std::string& spec);
+FPGACNN_API std::unique_ptr<Device> open_uio_device(const std::string& spec);
 
 /// One line per UIO node under `root` (uio_root() when empty), usable or with the reason it is not.
-std::vector<DeviceInfo> list_uio_devices(const std::string& root = "");
+FPGACNN_API std::vector<DeviceInfo> list_uio_devices(const std::string& root = "");
 
 }  // namespace fpgacnn

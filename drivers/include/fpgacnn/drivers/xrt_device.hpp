@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fpgacnn/device.hpp"
+#include "fpgacnn/export.hpp"
 #include "fpgacnn/kernel/register_map.hpp"
 
 namespace fpgacnn {
@@ -22,34 +23,34 @@ namespace fpgacnn {
 inline constexpr const char* kXrtSpecGrammar = "xrt:<index|BDF>[/cu<k>][@<path.xclbin>]";
 
 /// A parsed xrt: spec.
-struct XrtSpec {
-    std::string device;               // "0" or a PCIe BDF such as "0000:65:00.1"
-    std::optional<int> index;         // set when `device` is a plain index
-    std::optional<int> compute_unit;  // /cu<k>
-    std::string xclbin;               // @path, else $FPGACNN_XCLBIN, else empty
+struct FPGACNN_API XrtSpec {
+    std::string device;               ///< "0" or a PCIe BDF such as "0000:65:00.1"
+    std::optional<int> index;         ///< set when `device` is a plain index
+    std::optional<int> compute_unit;  ///< /cu<k>
+    std::string xclbin;               ///< @path, else $FPGACNN_XCLBIN, else empty
     bool xclbin_from_environment = false;
 };
 
 /// Parses "xrt:..." (throws Error with the grammar on malformed input; an absent xclbin is not
 /// an error here, opening reports it).
-XrtSpec parse_xrt_spec(const std::string& spec);
+FPGACNN_API XrtSpec parse_xrt_spec(const std::string& spec);
 /// The spec back as text, e.g. "xrt:0/cu1@/x.xclbin" (without @ when the xclbin came from the environment).
-std::string xrt_spec_text(const XrtSpec& spec);
+FPGACNN_API std::string xrt_spec_text(const XrtSpec& spec);
 
 /// The kernel fingerprint as the xclbin's USER_METADATA section carries it: one line,
 ///   fpgacnn-fingerprint format=1 contract=3 data_bits=16 tm=32 tn=4 tr=26 tc=26 max_k=3 max_s=2
 /// (kernels/hls/vitis/Makefile adds it to every xclbin it links).
-std::string fingerprint_metadata(const KernelFingerprint& fingerprint);
+FPGACNN_API std::string fingerprint_metadata(const KernelFingerprint& fingerprint);
 /// Reads that line back; nullopt when `text` is not an fpgacnn fingerprint at all; throws DeviceError
 /// naming `where` when it is one but a field is missing or malformed.
-std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& text,
-                                                            const std::string& where);
+FPGACNN_API std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& text,
+                                                                        const std::string& where);
 
 /// Sensor readings from XRT's JSON device reports (xrt::info::device::electrical / thermal):
 /// the board power in watts and the FPGA die temperature; nullopt when the report has no such
 /// reading (absent sensor, "N/A", malformed JSON). Never throw.
-std::optional<double> power_from_electrical_report(const std::string& json);
-std::optional<double> fpga_temperature_from_thermal_report(const std::string& json);
+FPGACNN_API std::optional<double> power_from_electrical_report(const std::string& json);
+FPGACNN_API std::optional<double> fpga_temperature_from_thermal_report(const std::string& json);
 
 /// The marshalled arguments of one layer: the kCommandWords (22) command words in fpgacnn_accel's
 /// argument order (kernel/accel.hpp; argument i = word i), then the pointers in
@@ -64,15 +65,15 @@ inline constexpr int kXrtFm8WriteArgument = kernel::kCommandWords + kernel::regs
 /// Opens an XRT device from an xrt: spec. Throws DeviceError naming the device, the xclbin and what to
 /// do: no such device, XILINX_XRT unset, unreadable or invalid xclbin, no kernel fpgacnn_accel in
 /// it, no such compute unit, missing or incompatible fingerprint.
-std::unique_ptr<Device> open_xrt_device(const std::string& spec);
+FPGACNN_API std::unique_ptr<Device> open_xrt_device(const std::string& spec);
 /// One spec per compute unit of the kernel in the spec's xclbin ("xrt:0/cu0", "xrt:0/cu1", ...),
 /// read from the xclbin file without opening the device. Throws DeviceError like open_xrt_device.
-std::vector<std::string> xrt_compute_unit_specs(const std::string& spec);
+FPGACNN_API std::vector<std::string> xrt_compute_unit_specs(const std::string& spec);
 /// The memory bank XRT placed `buffer` in, as XRT's buffer object reports it, e.g.
 /// "HBM[1] (group_id 1)". Throws Error when `device` is not an XRT device or `buffer` not its own.
-std::string xrt_buffer_bank(const Device& device, const DeviceBuffer& buffer);
+FPGACNN_API std::string xrt_buffer_bank(const Device& device, const DeviceBuffer& buffer);
 /// Every XRT device XRT enumerates, usable or not and why (for list_devices()). Never throws.
-std::vector<DeviceInfo> list_xrt_devices();
+FPGACNN_API std::vector<DeviceInfo> list_xrt_devices();
 #endif
 
 }  // namespace fpgacnn

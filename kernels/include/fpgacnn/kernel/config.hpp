@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "fpgacnn/kernel/export.hpp"
+
 // The reference build: what the macros default to and what a default Maxima holds.
 #define FPGACNN_REFERENCE_TM 32    // output maps computed in parallel (adder trees)
 #define FPGACNN_REFERENCE_TN 4     // input maps per adder tree
@@ -108,7 +110,7 @@ inline Maxima compiled_maxima() {
 
 /// The maxima the native kernel object (fpgacnn_kernel, used by the emu device) was compiled with.
 /// Defined out of line so that a translation unit built with other -D values cannot disagree.
-Maxima native_build_maxima();
+FPGACNN_API Maxima native_build_maxima();
 
 }  // namespace kernel
 }  // namespace fpgacnn

@@ -17,32 +17,32 @@ namespace kernel {
 enum Op { kOpConv = 0, kOpMaxPool = 1, kOpReorg = 2, kOpIdentify = 3 };
 
 struct LayerCommand {
-    uint32_t op;             // Op
-    uint32_t input_offset;   // feature-map arena, int16 elements: the layer's CHW input
-    uint32_t output_offset;  // feature-map arena, int16 elements: the layer's CHW output
-    uint32_t weight_offset;  // parameter buffer, words: re-ordered weights (conv only)
-    uint32_t bias_offset;    // parameter buffer, words: biases padded to Tm (conv only)
+    uint32_t op;             ///< Op
+    uint32_t input_offset;   ///< feature-map arena, int16 elements: the layer's CHW input
+    uint32_t output_offset;  ///< feature-map arena, int16 elements: the layer's CHW output
+    uint32_t weight_offset;  ///< parameter buffer, words: re-ordered weights (conv only)
+    uint32_t bias_offset;    ///< parameter buffer, words: biases padded to Tm (conv only)
     uint32_t in_c;
     uint32_t in_h;
     uint32_t in_w;
     uint32_t out_c;
     uint32_t out_h;
     uint32_t out_w;
-    uint32_t kernel_size;  // conv / maxpool window K
-    uint32_t stride;       // conv / maxpool / reorg stride
-    uint32_t pad;          // conv: zero rows/columns on each side; maxpool: window start offset
-                           // before the stride position (darknet's padding / 2); reorg: 0
-    uint32_t leaky;        // conv: 1 = leaky ReLU folded into the rounding, 0 = linear
-    int32_t bias_shift;    // conv: Qw + Qin - Qb
-    int32_t output_shift;  // conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
-    uint32_t tile_rows;    // output rows per tile, 1..Tr (reorg: unused)
-    uint32_t tile_cols;    // output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
-    uint32_t output_bits;  // storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
-                           // to it; maxpool / reorg carry their input's); still one int16 word each
-    uint32_t weight_bits;  // conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
-                           // weights are packed two per word, arith::kNarrowWeightsPerWord);
-                           // maxpool / reorg have no weights: must be kDataBits
-    uint32_t input_bits;   // storage width of the input (its producer's output_bits): conv with 8-bit
+    uint32_t kernel_size;  ///< conv / maxpool window K
+    uint32_t stride;       ///< conv / maxpool / reorg stride
+    uint32_t pad;          ///< conv: zero rows/columns on each side; maxpool: window start offset
+                           /// before the stride position (darknet's padding / 2); reorg: 0
+    uint32_t leaky;        ///< conv: 1 = leaky ReLU folded into the rounding, 0 = linear
+    int32_t bias_shift;    ///< conv: Qw + Qin - Qb
+    int32_t output_shift;  ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
+    uint32_t tile_rows;    ///< output rows per tile, 1..Tr (reorg: unused)
+    uint32_t tile_cols;    ///< output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
+    uint32_t output_bits;  ///< storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
+                           /// to it; maxpool / reorg carry their input's); still one int16 word each
+    uint32_t weight_bits;  ///< conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
+                           /// weights are packed two per word, arith::kNarrowWeightsPerWord);
+                           /// maxpool / reorg have no weights: must be kDataBits
+    uint32_t input_bits;   ///< storage width of the input (its producer's output_bits): conv with 8-bit
                            // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
                            // carry their input's width, so it must equal output_bits
 };
@@ -53,15 +53,15 @@ static const int kCommandWords = 22;
 enum CommandCheck {
     kCommandOk = 0,
     kCommandBadOp,
-    kCommandBadDimension,    // a size is 0 or above kMaxDimension / kMaxChannels
-    kCommandBadWindow,       // kernel_size or stride outside 1..max_kernel / 1..max_stride
-    kCommandBadPad,          // pad >= kernel_size
-    kCommandBadTile,         // tile_rows / tile_cols outside 1..Tr / 1..Tc
-    kCommandBadShift,        // bias_shift / output_shift outside arith::kExact*Shift
-    kCommandShapeMismatch,   // output shape does not follow from input shape and window
-    kCommandBadWidth,        // output_bits is not a storage width (arith::is_storage_width)
-    kCommandBadWeightWidth,  // conv: weight_bits is not a storage width; maxpool / reorg: not 16
-    kCommandBadInputWidth,   // input_bits is not a storage width; maxpool / reorg: not output_bits
+    kCommandBadDimension,    ///< a size is 0 or above kMaxDimension / kMaxChannels
+    kCommandBadWindow,       ///< kernel_size or stride outside 1..max_kernel / 1..max_stride
+    kCommandBadPad,          ///< pad >= kernel_size
+    kCommandBadTile,         ///< tile_rows / tile_cols outside 1..Tr / 1..Tc
+    kCommandBadShift,        ///< bias_shift / output_shift outside arith::kExact*Shift
+    kCommandShapeMismatch,   ///< output shape does not follow from input shape and window
+    kCommandBadWidth,        ///< output_bits is not a storage width (arith::is_storage_width)
+    kCommandBadWeightWidth,  ///< conv: weight_bits is not a storage width; maxpool / reorg: not 16
+    kCommandBadInputWidth,   ///< input_bits is not a storage width; maxpool / reorg: not output_bits
 };
 
 /// Whether a conv command runs in pair mode: two output columns per multiplier (arith::kPairShift).
@@ -83,7 +83,7 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
     if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
     if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
-    // Layers without weights take the 16-bit default, so a stray value is caught, not ignored.
+    /// Layers without weights take the 16-bit default, so a stray value is caught, not ignored.
     const bool weight_width_ok = c.op == kOpConv ? arith::is_storage_width(static_cast<int>(c.weight_bits))
                                                  : c.weight_bits == static_cast<uint32_t>(arith::kDataBits);
     if (!weight_width_ok) return kCommandBadWeightWidth;

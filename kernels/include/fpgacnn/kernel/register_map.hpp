@@ -15,22 +15,22 @@ namespace fpgacnn {
 namespace kernel {
 namespace regs {
 
-// Block-level control (ap_ctrl_hs).
+/// Block-level control (ap_ctrl_hs).
 static const uint32_t kControl = 0x00;
 static const uint32_t kGlobalInterruptEnable = 0x04;
 static const uint32_t kInterruptEnable = 0x08;
 static const uint32_t kInterruptStatus = 0x0C;
 
-static const uint32_t kApStart = 1u << 0;  // write 1 to start; reads 1 until the IP accepts
-static const uint32_t kApDone = 1u << 1;   // set when the call finished; cleared on read
-static const uint32_t kApIdle = 1u << 2;   // no call in progress
-static const uint32_t kApReady = 1u << 3;  // ready for new inputs
+static const uint32_t kApStart = 1u << 0;  ///< write 1 to start; reads 1 until the IP accepts
+static const uint32_t kApDone = 1u << 1;   ///< set when the call finished; cleared on read
+static const uint32_t kApIdle = 1u << 2;   ///< no call in progress
+static const uint32_t kApReady = 1u << 3;  ///< ready for new inputs
 static const uint32_t kAutoRestart = 1u << 7;
 
-static const uint32_t kInterruptDone = 1u << 0;   // IER / ISR bit: ap_done
-static const uint32_t kInterruptReady = 1u << 1;  // IER / ISR bit: ap_ready
+static const uint32_t kInterruptDone = 1u << 0;   ///< IER / ISR bit: ap_done
+static const uint32_t kInterruptReady = 1u << 1;  ///< IER / ISR bit: ap_ready
 
-// One 32-bit register per LayerCommand field, in declaration order.
+/// One 32-bit register per LayerCommand field, in declaration order.
 static const uint32_t kFirstArgument = 0x10;
 static const uint32_t kScalarStride = 0x08;
 static const uint32_t kOp = 0x10;
@@ -68,13 +68,13 @@ static const char* const kCommandNames[kCommandWords] = {
     "stride",    "pad",          "leaky",         "bias_shift",    "output_shift", "tile_rows",
     "tile_cols", "output_bits",  "weight_bits",   "input_bits"};
 
-// The five AXI master base addresses follow the scalars: the word-wide ports, then (contract 5) the
-// byte-wide feature-map ports of 8-bit tensors. Every feature-map port gets the arena's address.
+/// The five AXI master base addresses follow the scalars: the word-wide ports, then (contract 5) the
+/// byte-wide feature-map ports of 8-bit tensors. Every feature-map port gets the arena's address.
 enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2, kFm8Read = 3, kFm8Write = 4 };
 static const int kPointerCount = 5;
 static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params", "fm8_read",
                                                          "fm8_write"};
-static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  // 0xC0
+static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  ///< 0xC0
 
 /// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
 inline uint32_t pointer_offset(Pointer pointer, bool address64) {
