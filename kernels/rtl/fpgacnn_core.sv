@@ -690,7 +690,9 @@ module fpgacnn_core #(
 
   // Parameter beats: the bias (aligned to the accumulator's exponent) or the weight block, whose
   // element e goes to (tap e / LANES, lane e % LANES); 8-bit weights arrive two per word.
-  logic [31:0] bias_q[2][TM];
+  // Two banks of Tm biases as plain registers (one bank per accumulator bank), each lane reading
+  // its own word: no memory with Tm read ports for yosys to map.
+  logic [TM*32-1:0] bias_q0, bias_q1;
   logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
   logic [31:0] wl_tap0, wl_lane0, wl_tap1, wl_lane1;
   always_comb begin
@@ -736,8 +738,10 @@ module fpgacnn_core #(
     end
     if (par_beat_valid && !par_beat_tag[1]) begin
       for (int m = 0; m < TM; m++) begin
-        if (par_beat_index == 16'(m))
-          bias_q[par_beat_tag[0]][m] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
+        if (par_beat_index == 16'(m) && !par_beat_tag[0])
+          bias_q0[32*m+:32] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
+        if (par_beat_index == 16'(m) && par_beat_tag[0])
+          bias_q1[32*m+:32] <= {{16{par_beat_data[15]}}, par_beat_data} << bias_shift[4:0];
       end
     end
   end
@@ -930,26 +934,33 @@ module fpgacnn_core #(
   assign s3_we0 = s3_v && (pair || !s3_odd);
   assign s3_we1 = s3_v && (pair ? s3_second : s3_odd);
   for (gi = 0; gi < TM; gi++) begin : g_accumulate
-    logic [31:0] add0, add1, old0, old1, pool_value, bias;
-    if (gi < PL) begin : g_pool_lane
-      assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
-    end else begin : g_no_pool_lane
-      assign pool_value = 32'd0;
-    end
-    assign bias = bias_q[c_acc_bank][gi];
+    logic [31:0] add0, add1, old0, old1, bias, sum_add0, sum_add1;
+    assign bias = c_acc_bank ? bias_q1[32*gi+:32] : bias_q0[32*gi+:32];
     always_comb begin
       add0 = sum0[32*gi+:32];
-      if (is_pool) add0 = pool_value;
       add1 = pair ? sum1[32*gi+:32] : add0;
       old0 = fwd0 ? fwd_data0[gi] : acc_rdata[gi][c_acc_bank][0];
       old1 = fwd1 ? fwd_data1[gi] : acc_rdata[gi][c_acc_bank][1];
-      if (is_pool) begin
-        acc_wdata0[gi] = s3_first || $signed(add0) > $signed(old0) ? add0 : old0;
-        acc_wdata1[gi] = s3_first || $signed(add1) > $signed(old1) ? add1 : old1;
-      end else begin
-        acc_wdata0[gi] = (s3_first ? bias : old0) + add0;
-        acc_wdata1[gi] = (s3_first ? bias : old1) + add1;
+      sum_add0 = (s3_first ? bias : old0) + add0;
+      sum_add1 = (s3_first ? bias : old1) + add1;
+    end
+    // Maxpool uses the first PL lanes only (a pool map group has at most PL maps, and the store
+    // reads no other lane): the comparators exist there and nowhere else.
+    if (gi < PL) begin : g_pool_lane
+      logic [31:0] pool_value;
+      assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
+      always_comb begin
+        if (is_pool) begin
+          acc_wdata0[gi] = s3_first || $signed(pool_value) > $signed(old0) ? pool_value : old0;
+          acc_wdata1[gi] = s3_first || $signed(pool_value) > $signed(old1) ? pool_value : old1;
+        end else begin
+          acc_wdata0[gi] = sum_add0;
+          acc_wdata1[gi] = sum_add1;
+        end
       end
+    end else begin : g_conv_lane
+      assign acc_wdata0[gi] = sum_add0;
+      assign acc_wdata1[gi] = sum_add1;
     end
   end
   assign acc_we0 = s3_we0;
