@@ -996,11 +996,14 @@ module fpgacnn_core #(
   assign in_raddr1 = s0_addr1;
   assign w_raddr = s0_wtap;
 
-  // Element pipeline: P1 buffer read, P2 lane select, then the requantizer.
-  logic p1_v, p1_reorg, p2_v, p1_bank;
-  logic [31:0] p1_lane;
-  logic p1_odd;
-  logic [31:0] p2_value;
+  // Element pipeline: P1 buffer read, P2 lane select, then the requantizer. The select is decoded
+  // into a one-hot register while the accumulators are read (lane, bank, parity: 4·Tm sources) and
+  // P2 ORs the selected source's bits: a balanced tree of a few LUT levels behind the block RAM,
+  // where a compare per lane became a chain of multiplexers 8 LUT6 + MUXF7 + MUXF8 levels deep at
+  // Tm = 35 (yosys sta: 10.5 ns).
+  logic p1_v, p1_reorg, p2_v;
+  logic [4*TM-1:0] p1_select;  // source 4·lane + 2·bank + parity
+  logic [31:0] p2_next, p2_value;
   always_ff @(posedge clk) begin
     if (rst) begin
       p1_v <= 1'b0;
@@ -1012,16 +1015,22 @@ module fpgacnn_core #(
   end
   always_ff @(posedge clk) begin
     p1_reorg <= rg_issue;
-    p1_lane <= st_lane;
-    p1_odd <= st_odd;
-    p1_bank <= st_bank;
-    p2_value <= {{16{in_rdata0[0][15]}}, in_rdata0[0]};
-    if (!p1_reorg) begin
-      for (int m = 0; m < TM; m++) begin
-        if (p1_lane == 32'(m)) p2_value <= acc_rdata[m][p1_bank][p1_odd];
+    for (int m = 0; m < TM; m++) begin
+      for (int b = 0; b < 2; b++) begin
+        for (int q = 0; q < 2; q++)
+          p1_select[4*m+2*b+q] <= !rg_issue && st_lane == 32'(m) && st_bank == 1'(b) && st_odd == 1'(q);
       end
     end
   end
+  always_comb begin
+    p2_next = p1_reorg ? {{16{in_rdata0[0][15]}}, in_rdata0[0]} : 32'd0;
+    for (int m = 0; m < TM; m++) begin
+      for (int b = 0; b < 2; b++) begin
+        for (int q = 0; q < 2; q++) p2_next = p2_next | (acc_rdata[m][b][q] & {32{p1_select[4*m+2*b+q]}});
+      end
+    end
+  end
+  always_ff @(posedge clk) p2_value <= p2_next;
 
   logic rq_valid;
   logic [15:0] rq_value;
