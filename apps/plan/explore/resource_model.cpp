@@ -37,6 +37,20 @@ constexpr double kFfPerMacFloat32 = 444.4;   // (205704 - 3000 - 3 * 1200) / 448
 // has the mode and no synthesis run was available.
 constexpr double kLutPerPairLane = 48;
 constexpr double kFfPerPairLane = 48;
+// The RTL twin (DesignShape::rtl), measured: yosys 0.23 `synth_xilinx -family xc7` of kernels/rtl
+// (scripts/synth-rtl.sh) at Tm x Tn = 8 x 4, 16 x 4 and 35 x 4 (Tr = Tc = 8, 13, 22; 16-bit ports,
+// pair mode on; docs/kernel.md "Model against yosys"). DSPs: one per multiplier plus the requantizer's
+// leaky product (two DSP48E1), at every size. LUTs (logic + LUTRAM + SRL, yosys's count) and FFs: a
+// fixed part (controller, AXI-Lite, command check, the five masters and their queues, requantizer)
+// plus a slope per multiplier (its DSP's neighbours: weight lane RAM and write decode, adder trees,
+// accumulate, lane selection), least-squares lines through the three builds (LUT 16 681, 20 350,
+// 32 459; FF 9 225, 10 149, 14 758 for 32, 64, 140 multipliers; the lines miss them by at most 3.1 % (LUT)
+// and 4.5 % (FF)).
+constexpr int kRtlControlDsp = 2;
+constexpr double kRtlLutFixed = 11482;
+constexpr double kRtlLutPerMac = 148.5;
+constexpr double kRtlFfFixed = 7213;
+constexpr double kRtlFfPerMac = 52.9;
 // The accumulators are int32 (int16 build) or float (float32 designs).
 constexpr int kAccumulatorBits = 32;
 
@@ -98,6 +112,11 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     d.pool = PoolBuffers::Separate;
     d.reorg_lines = true;
     d.int8_pairs = type == DataType::Int16 && maxima.int8_pairs;
+    d.rtl = type == DataType::Int16;
+    if (d.rtl) {  // kernels/rtl pools in the convolution's buffers and reorgs through input lane 0
+        d.pool = PoolBuffers::SharedWithConv;
+        d.reorg_lines = false;
+    }
     d.ports = {PortGroup{3, port_bits, 256}};  // fm_read, fm_write, params
     // An int16 build also has the byte-wide fm8_read / fm8_write of 8-bit tensors (contract 5), as many
     // elements a beat as the word-wide ports; a float32 design moves no 8-bit tensors.
@@ -105,7 +124,43 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     return d;
 }
 
+namespace {
+
+/// The RTL twin's buffers (kernels/rtl/fpgacnn_core.sv, one fpgacnn_ram per lane): an input lane holds
+/// both ping-pong banks in one memory, duplicated for the pair mode's second read port; weight lanes
+/// of 2·K² words (LUTRAM); accumulators Tm lanes x 2 banks x 2 column parities of Tr·ceil(Tc/2) int32;
+/// no maxpool buffers, reorg line buffers or burst FIFOs. Matches yosys's block RAMs at 8/4/8/8 and
+/// 16/4/13/13 exactly (docs/kernel.md).
+long long rtl_bram(const DesignShape& d) {
+    const kernel::Maxima& m = d.maxima;
+    const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
+    const long long in_cols = static_cast<long long>(m.tc - 1) * m.max_stride + m.max_kernel;
+    const long long taps = static_cast<long long>(m.max_kernel) * m.max_kernel;
+    const long long acc_depth = static_cast<long long>(m.tr) * ((m.tc + 1) / 2);
+    long long bram =
+        static_cast<long long>(m.tn) * (d.int8_pairs ? 2 : 1) * bram18_for(2 * in_rows * in_cols, 16);
+    bram += static_cast<long long>(m.tm) * m.tn * bram18_for(2 * taps, 16);
+    bram += 4LL * m.tm * bram18_for(acc_depth, kAccumulatorBits);
+    return bram;
+}
+
+Resources rtl_resources(const DesignShape& d) {
+    const int macs = d.maxima.tm * d.maxima.tn;
+    // Measured with the pair mode; without it, its share (the estimate above) is taken off.
+    const double pair_luts = d.int8_pairs ? 0.0 : kLutPerPairLane * macs;
+    const double pair_ffs = d.int8_pairs ? 0.0 : kFfPerPairLane * macs;
+    Resources r;
+    r.dsp = macs * dsp_per_mac(d.type) + kRtlControlDsp;
+    r.bram_18k = static_cast<int>(rtl_bram(d));
+    r.lut = static_cast<int>(std::lround(kRtlLutFixed + kRtlLutPerMac * macs - pair_luts));
+    r.ff = static_cast<int>(std::lround(kRtlFfFixed + kRtlFfPerMac * macs - pair_ffs));
+    return r;
+}
+
+}  // namespace
+
 Resources estimate_resources(const DesignShape& d) {
+    if (d.rtl) return rtl_resources(d);
     const kernel::Maxima& m = d.maxima;
     const int bits = data_bits(d.type);
     const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
