@@ -714,7 +714,9 @@ module fpgacnn_core #(
   // of the beat's first element; lane l takes element (l - wl_lane) mod LANES of the run, one tap
   // further when it wraps (a run is never longer than LANES: 2 * PE <= Tm * Tn).
   localparam int PW = 2 * PE;  // weights a beat at most
-  logic [31:0] bias_q[2][TM];
+  // Two banks of Tm biases as plain registers (one bank per accumulator bank), each lane reading
+  // its own word: no memory with Tm read ports for yosys to map.
+  logic [TM*32-1:0] bias_q0, bias_q1;
   logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
   logic [31:0] wl_tap0, wl_lane0, wl_run, wl_end;
   logic [15:0] wl_value[PW];  // the beat's weights, sign-extended
@@ -753,8 +755,12 @@ module fpgacnn_core #(
     if (par_beat_valid && !par_beat_tag[1]) begin
       for (int m = 0; m < TM; m++) begin
         for (int j = 0; j < PE; j++) begin
-          if (32'(par_beat_index) + 32'(j) == 32'(m) && j < 32'(par_beat_count))
-            bias_q[par_beat_tag[0]][m] <= {{16{par_beat_data[16*j+15]}}, par_beat_data[16*j+:16]} << bias_shift[4:0];
+          if (32'(par_beat_index) + 32'(j) == 32'(m) && j < 32'(par_beat_count)) begin
+            if (!par_beat_tag[0])
+              bias_q0[32*m+:32] <= {{16{par_beat_data[16*j+15]}}, par_beat_data[16*j+:16]} << bias_shift[4:0];
+            else
+              bias_q1[32*m+:32] <= {{16{par_beat_data[16*j+15]}}, par_beat_data[16*j+:16]} << bias_shift[4:0];
+          end
         end
       end
     end
@@ -948,26 +954,33 @@ module fpgacnn_core #(
   assign s3_we0 = s3_v && (pair || !s3_odd);
   assign s3_we1 = s3_v && (pair ? s3_second : s3_odd);
   for (gi = 0; gi < TM; gi++) begin : g_accumulate
-    logic [31:0] add0, add1, old0, old1, pool_value, bias;
-    if (gi < PL) begin : g_pool_lane
-      assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
-    end else begin : g_no_pool_lane
-      assign pool_value = 32'd0;
-    end
-    assign bias = bias_q[c_acc_bank][gi];
+    logic [31:0] add0, add1, old0, old1, bias, sum_add0, sum_add1;
+    assign bias = c_acc_bank ? bias_q1[32*gi+:32] : bias_q0[32*gi+:32];
     always_comb begin
       add0 = sum0[32*gi+:32];
-      if (is_pool) add0 = pool_value;
       add1 = pair ? sum1[32*gi+:32] : add0;
       old0 = fwd0 ? fwd_data0[gi] : acc_rdata[gi][c_acc_bank][0];
       old1 = fwd1 ? fwd_data1[gi] : acc_rdata[gi][c_acc_bank][1];
-      if (is_pool) begin
-        acc_wdata0[gi] = s3_first || $signed(add0) > $signed(old0) ? add0 : old0;
-        acc_wdata1[gi] = s3_first || $signed(add1) > $signed(old1) ? add1 : old1;
-      end else begin
-        acc_wdata0[gi] = (s3_first ? bias : old0) + add0;
-        acc_wdata1[gi] = (s3_first ? bias : old1) + add1;
+      sum_add0 = (s3_first ? bias : old0) + add0;
+      sum_add1 = (s3_first ? bias : old1) + add1;
+    end
+    // Maxpool uses the first PL lanes only (a pool map group has at most PL maps, and the store
+    // reads no other lane): the comparators exist there and nowhere else.
+    if (gi < PL) begin : g_pool_lane
+      logic [31:0] pool_value;
+      assign pool_value = {{16{pool_s3[16*gi+15]}}, pool_s3[16*gi+:16]};
+      always_comb begin
+        if (is_pool) begin
+          acc_wdata0[gi] = s3_first || $signed(pool_value) > $signed(old0) ? pool_value : old0;
+          acc_wdata1[gi] = s3_first || $signed(pool_value) > $signed(old1) ? pool_value : old1;
+        end else begin
+          acc_wdata0[gi] = sum_add0;
+          acc_wdata1[gi] = sum_add1;
+        end
       end
+    end else begin : g_conv_lane
+      assign acc_wdata0[gi] = sum_add0;
+      assign acc_wdata1[gi] = sum_add1;
     end
   end
   assign acc_we0 = s3_we0;
@@ -1003,11 +1016,14 @@ module fpgacnn_core #(
   assign in_raddr1 = s0_addr1;
   assign w_raddr = s0_wtap;
 
-  // Element pipeline: P1 buffer read, P2 lane select, then the requantizer.
-  logic p1_v, p1_reorg, p2_v, p1_bank;
-  logic [31:0] p1_lane;
-  logic p1_odd;
-  logic [31:0] p2_value;
+  // Element pipeline: P1 buffer read, P2 lane select, then the requantizer. The select is decoded
+  // into a one-hot register while the accumulators are read (lane, bank, parity: 4·Tm sources) and
+  // P2 ORs the selected source's bits: a balanced tree of a few LUT levels behind the block RAM,
+  // where a compare per lane became a chain of multiplexers 8 LUT6 + MUXF7 + MUXF8 levels deep at
+  // Tm = 35 (yosys sta: 10.5 ns).
+  logic p1_v, p1_reorg, p2_v;
+  logic [4*TM-1:0] p1_select;  // source 4·lane + 2·bank + parity
+  logic [31:0] p2_next, p2_value;
   always_ff @(posedge clk) begin
     if (rst) begin
       p1_v <= 1'b0;
@@ -1019,16 +1035,22 @@ module fpgacnn_core #(
   end
   always_ff @(posedge clk) begin
     p1_reorg <= rg_issue;
-    p1_lane <= st_lane;
-    p1_odd <= st_odd;
-    p1_bank <= st_bank;
-    p2_value <= {{16{in_rdata0[0][15]}}, in_rdata0[0]};
-    if (!p1_reorg) begin
-      for (int m = 0; m < TM; m++) begin
-        if (p1_lane == 32'(m)) p2_value <= acc_rdata[m][p1_bank][p1_odd];
+    for (int m = 0; m < TM; m++) begin
+      for (int b = 0; b < 2; b++) begin
+        for (int q = 0; q < 2; q++)
+          p1_select[4*m+2*b+q] <= !rg_issue && st_lane == 32'(m) && st_bank == 1'(b) && st_odd == 1'(q);
       end
     end
   end
+  always_comb begin
+    p2_next = p1_reorg ? {{16{in_rdata0[0][15]}}, in_rdata0[0]} : 32'd0;
+    for (int m = 0; m < TM; m++) begin
+      for (int b = 0; b < 2; b++) begin
+        for (int q = 0; q < 2; q++) p2_next = p2_next | (acc_rdata[m][b][q] & {32{p1_select[4*m+2*b+q]}});
+      end
+    end
+  end
+  always_ff @(posedge clk) p2_value <= p2_next;
 
   logic rq_valid;
   logic [15:0] rq_value;

@@ -1,9 +1,9 @@
 // The Tm x Tn multiplier array and its Tm adder trees: for each output map m, the sum over the Tn
 // input maps of w[n][m] * x[n], two register stages (the products, as in a DSP's MREG, then the
 // trees' sums). In pair mode (8-bit input and weights, arith::pair_products) each multiplier takes the
-// packed operand x1 * 2^16 + x0 (25 bits: a DSP48's A port) and its product is split into x0 * w
-// (the sign-extended low 16 bits) and x1 * w (the rest, plus the borrow of the low field), so every
-// tree sums two output columns at once. Sums wrap modulo 2^32 like arith::mac.
+// packed operand x1 * 2^16 + x0 (25 bits: a DSP48's A port), and the trees recover the sums of
+// x0 * w and of x1 * w (the two columns) from the products (stage 2 below), so every map sums two
+// output columns at once. Sums wrap modulo 2^32 like arith::mac.
 module fpgacnn_mac_array #(
     parameter int TM = 8,
     parameter int TN = 4,
@@ -48,32 +48,41 @@ module fpgacnn_mac_array #(
   end
   always_ff @(posedge clk) pair_q <= pair;
 
-  // Stage 2: split (pair mode) and the adder trees.
+  // Stage 2: the adder trees. One tree sums the whole products (T), a narrow one their low 16 bits
+  // sign-extended (L). In pair mode every x0 * w is exact in 16 bits (8-bit operands), so L is the
+  // first column's sum, T - L is the second column's sum times 2^16 (T and L agree in their low 16
+  // bits) and the second column is T[..:16] - L[..:16]: one narrow tree and one short subtraction
+  // instead of a second full tree and a borrow per product (arith::pair_products' p1, summed). T is
+  // wide enough not to wrap in pair mode; outside it its low 32 bits are the sum modulo 2^32.
+  localparam int TREE_BITS = 32 + $clog2(LEAVES);
+  localparam int LOW_BITS = 17 + $clog2(LEAVES);  // one spare bit: no empty replication at TN = 1
   for (gm = 0; gm < TM; gm++) begin : g_trees
-    logic [31:0] node0[2*LEAVES];
-    logic [31:0] node1[2*LEAVES];
+    logic [TREE_BITS-1:0] node_t[2*LEAVES];
+    logic [LOW_BITS-1:0] node_l[2*LEAVES];
+    logic [TREE_BITS-1:0] total;
+    logic [LOW_BITS-1:0] low;
+    logic [TREE_BITS-17:0] high;  // the second column's sum (pair mode)
     always_comb begin
       for (int i = 0; i < 2 * LEAVES; i++) begin
-        node0[i] = 32'd0;
-        node1[i] = 32'd0;
+        node_t[i] = '0;
+        node_l[i] = '0;
       end
       for (int n = 0; n < TN; n++) begin
-        if (INT8_PAIRS != 0 && pair_q) begin
-          node0[LEAVES+n] = {{16{product[gm*TN+n][15]}}, product[gm*TN+n][15:0]};
-          node1[LEAVES+n] = {{(48 - PROD_BITS){product[gm*TN+n][PROD_BITS-1]}}, product[gm*TN+n][PROD_BITS-1:16]} +
-                            {31'd0, product[gm*TN+n][15]};
-        end else begin
-          node0[LEAVES+n] = 32'(product[gm*TN+n]);
-        end
+        node_t[LEAVES+n] = TREE_BITS'(product[gm*TN+n]);
+        node_l[LEAVES+n] = {{(LOW_BITS - 16) {product[gm*TN+n][15]}}, product[gm*TN+n][15:0]};
       end
       for (int i = LEAVES - 1; i >= 1; i--) begin
-        node0[i] = node0[2*i] + node0[2*i+1];
-        node1[i] = node1[2*i] + node1[2*i+1];
+        node_t[i] = node_t[2*i] + node_t[2*i+1];
+        node_l[i] = node_l[2*i] + node_l[2*i+1];
       end
+      total = LEAVES > 1 ? node_t[1] : node_t[LEAVES];
+      low = LEAVES > 1 ? node_l[1] : node_l[LEAVES];
+      high = total[TREE_BITS-1:16] - {{(TREE_BITS - LOW_BITS) {low[LOW_BITS-1]}}, low[LOW_BITS-1:16]};
     end
     always_ff @(posedge clk) begin
-      sum0[32*gm+:32] <= LEAVES > 1 ? node0[1] : node0[LEAVES];
-      sum1[32*gm+:32] <= LEAVES > 1 ? node1[1] : node1[LEAVES];
+      if (INT8_PAIRS != 0 && pair_q) sum0[32*gm+:32] <= {{(32 - LOW_BITS) {low[LOW_BITS-1]}}, low};
+      else sum0[32*gm+:32] <= total[31:0];
+      sum1[32*gm+:32] <= INT8_PAIRS != 0 ? {{(48 - TREE_BITS) {high[TREE_BITS-17]}}, high} : 32'd0;
     end
   end
 endmodule

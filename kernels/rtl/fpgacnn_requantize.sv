@@ -1,7 +1,10 @@
-// arith::requantize_to_width as a three-stage pipeline: the leaky product (acc * 13107, one DSP),
-// the rounding shift (round half up: (v + 2^(s-1)) >> s, or a left shift for s < 0) and the
-// saturation to 16 or 8 bits. Every step is exact in 64-bit two's complement for the contract's
-// shift range (arith::kExact*OutputShift), as in the C++.
+// arith::requantize_to_width as a four-stage pipeline: the input registered, the product (acc * 13107
+// for a leaky negative value, acc * 1 otherwise: one multiplication, no multiplexer behind it), the
+// rounding shift (round half up: (v + 2^(s-1)) >> s, or a left shift for s < 0) and the saturation to
+// 16 or 8 bits. Every step is exact in 64-bit two's complement for the contract's shift range
+// (arith::kExact*OutputShift), as in the C++. The input register and the product register keep the
+// multiplier's DSPs between two registers of their own: the accumulator read and lane selection in
+// front of this module and the rounding behind it are separate paths.
 module fpgacnn_requantize (
     input  logic        clk,
     input  logic        in_valid,
@@ -16,21 +19,35 @@ module fpgacnn_requantize (
   logic unused_shift_bits;
   assign unused_shift_bits = &{1'b0, shift[31:8]};
 
-  // Stage 1: the activation picks the value and the total shift.
+  // Stage 0: the input and the activation's choice of factor and total shift.
+  logic               s0_valid;
+  logic signed [31:0] s0_acc;
+  logic signed [15:0] s0_factor;
+  logic signed [ 7:0] s0_shift;
+  logic               s0_narrow;
+  always_ff @(posedge clk) begin
+    s0_valid  <= in_valid;
+    s0_narrow <= narrow;
+    s0_acc    <= acc;
+    if (leaky && acc[31]) begin
+      s0_factor <= 16'(fpgacnn_contract_pkg::LEAKY_MULTIPLIER);
+      s0_shift  <= 8'(shift) + 8'(fpgacnn_contract_pkg::LEAKY_SHIFT);
+    end else begin
+      s0_factor <= 16'sd1;
+      s0_shift  <= 8'(shift);
+    end
+  end
+
+  // Stage 1: the product (exact: |acc * factor| < 2^46).
   logic               s1_valid;
   logic signed [63:0] s1_value;
   logic signed [ 7:0] s1_shift;
   logic               s1_narrow;
   always_ff @(posedge clk) begin
-    s1_valid  <= in_valid;
-    s1_narrow <= narrow;
-    if (leaky && acc[31]) begin
-      s1_value <= $signed({{32{acc[31]}}, acc}) * $signed(64'(fpgacnn_contract_pkg::LEAKY_MULTIPLIER));
-      s1_shift <= 8'(shift) + 8'(fpgacnn_contract_pkg::LEAKY_SHIFT);
-    end else begin
-      s1_value <= $signed({{32{acc[31]}}, acc});
-      s1_shift <= 8'(shift);
-    end
+    s1_valid  <= s0_valid;
+    s1_narrow <= s0_narrow;
+    s1_shift  <= s0_shift;
+    s1_value  <= $signed({{32{s0_acc[31]}}, s0_acc}) * $signed({{48{s0_factor[15]}}, s0_factor});
   end
 
   // Stage 2: one rounding.

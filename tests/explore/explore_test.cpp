@@ -57,6 +57,30 @@ TEST(ResourceModel, FitsThePublishedDesignsWithin15Percent) {
     }
 }
 
+// The int16 kernel is costed as its RTL twin: the three builds yosys 0.23 synthesised
+// (scripts/synth-rtl.sh, RTL of d121ecd; docs/kernel.md "Model against yosys"), DSPs and BRAMs as
+// counted, LUT (logic + LUTRAM + SRL) and FF within the fit's residuals.
+TEST(ResourceModel, Int16TermsMatchTheRtlSynthesisedWithYosys) {
+    struct Measured {
+        kernel::Maxima maxima;
+        Resources yosys;
+    };
+    const Measured builds[] = {{kernel::Maxima{8, 4, 8, 8, 3, 2}, Resources{34, 8, 16681, 9225}},
+                               {kernel::Maxima{16, 4, 13, 13, 3, 2}, Resources{66, 80, 20350, 10149}},
+                               {kernel::Maxima{35, 4, 22, 22, 3, 2}, Resources{142, 164, 32459, 14758}}};
+    for (const Measured& b : builds) {
+        const DesignShape shape = this_kernel(b.maxima, DataType::Int16, 16);
+        ASSERT_TRUE(shape.rtl);
+        const Resources r = estimate_resources(shape);
+        EXPECT_EQ(r.dsp, b.yosys.dsp) << "Tm=" << b.maxima.tm;
+        EXPECT_LE(relative_error(r.bram_18k, b.yosys.bram_18k), 0.05)
+            << "Tm=" << b.maxima.tm << ": " << r.bram_18k;
+        EXPECT_LE(relative_error(r.lut, b.yosys.lut), 0.05) << "Tm=" << b.maxima.tm << ": LUT " << r.lut;
+        EXPECT_LE(relative_error(r.ff, b.yosys.ff), 0.05) << "Tm=" << b.maxima.tm << ": FF " << r.ff;
+    }
+    EXPECT_FALSE(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Float32, 32).rtl);
+}
+
 TEST(ResourceModel, GrowsWithParallelismAndTiles) {
     const Resources small =
         estimate_resources(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Int16, 16));

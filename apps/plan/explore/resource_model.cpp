@@ -37,6 +37,20 @@ constexpr double kFfPerMacFloat32 = 444.4;   // (205704 - 3000 - 3 * 1200) / 448
 // has the mode and no synthesis run was available.
 constexpr double kLutPerPairLane = 48;
 constexpr double kFfPerPairLane = 48;
+// The RTL twin (DesignShape::rtl), measured: yosys 0.23 `synth_xilinx -family xc7` of kernels/rtl
+// (scripts/synth-rtl.sh) at Tm x Tn = 8 x 4, 16 x 4 and 35 x 4 (Tr = Tc = 8, 13, 22; 16-bit ports,
+// pair mode on; docs/kernel.md "Model against yosys"). DSPs: one per multiplier plus the requantizer's
+// leaky product (two DSP48E1), at every size. LUTs (logic + LUTRAM + SRL, yosys's count) and FFs: a
+// fixed part (controller, AXI-Lite, command check, the five masters and their queues, requantizer)
+// plus a slope per multiplier (its DSP's neighbours: weight lane RAM and write decode, adder trees,
+// accumulate, lane selection), least-squares lines through the three builds (LUT 16 681, 20 350,
+// 32 459; FF 9 225, 10 149, 14 758 for 32, 64, 140 multipliers; the lines miss them by at most 3.1 % (LUT)
+// and 4.5 % (FF)).
+constexpr int kRtlControlDsp = 2;
+constexpr double kRtlLutFixed = 11482;
+constexpr double kRtlLutPerMac = 148.5;
+constexpr double kRtlFfFixed = 7213;
+constexpr double kRtlFfPerMac = 52.9;
 // The accumulators are int32 (int16 build) or float (float32 designs).
 constexpr int kAccumulatorBits = 32;
 
@@ -98,6 +112,11 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
     d.pool = PoolBuffers::Separate;
     d.reorg_lines = true;
     d.int8_pairs = type == DataType::Int16 && maxima.int8_pairs;
+    d.rtl = type == DataType::Int16;
+    if (d.rtl) {  // kernels/rtl pools in the convolution's buffers and reorgs through input lane 0
+        d.pool = PoolBuffers::SharedWithConv;
+        d.reorg_lines = false;
+    }
     d.ports = {PortGroup{3, port_bits, 256}};  // fm_read, fm_write, params
     // An int16 build also has the byte-wide fm8_read / fm8_write of 8-bit tensors (contract 5), as many
     // elements a beat as the word-wide ports; a float32 design moves no 8-bit tensors.
@@ -110,7 +129,7 @@ namespace {
 
 // The port width (FPGACNN_PORT_BITS) as its own term, apart from the fitted ones above. A beat of E
 // elements lands in a cycle (kernels/rtl/fpgacnn_banked_ram.sv, fpgacnn_core.sv's parameter beats):
-//   BRAM: each input lane (2·Tn for conv, Tn for maxpool's tile) becomes E banks of 1/E the depth,
+//   BRAM: each input memory becomes E banks of 1/E the depth,
 //         each costing its own cheapest aspect ratio (or LUTRAM when small);
 //   LUT:  each weight lane picks its element out of the beat's up to 2E (8-bit weights) by a mux
 //         of 16-bit values: kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
@@ -119,20 +138,61 @@ namespace {
 // narrow / wide select), plus the lane's place-in-the-beat subtract and compare: about 24 LUTs for
 // three more elements a beat.
 constexpr double kLutPerWeightLaneBeatElement = 8;
-Resources port_width_cost(const DesignShape& d, long long in_depth, int bits) {
+// `lanes` input memories of `in_depth` elements of `bits` each (they differ between the HLS kernel's
+// buffers and the RTL's: see the callers).
+Resources port_width_cost(const DesignShape& d, long long lanes, long long in_depth, int bits) {
     Resources r;
     const long long e = d.beat_elements;
     if (e <= 1) return r;
     const long long banked = e * bram18_for((in_depth + e - 1) / e, bits) - bram18_for(in_depth, bits);
-    const long long lanes = 2LL * d.maxima.tn + (d.pool == PoolBuffers::Separate ? d.maxima.tn : 0);
     r.bram_18k = static_cast<int>(lanes * banked);
     r.lut = static_cast<int>(std::lround(kLutPerWeightLaneBeatElement * d.maxima.tm * d.maxima.tn * (e - 1)));
+    return r;
+}
+
+/// The RTL twin's buffers (kernels/rtl/fpgacnn_core.sv, one fpgacnn_ram per lane): an input lane holds
+/// both ping-pong banks in one memory, duplicated for the pair mode's second read port; weight lanes
+/// of 2·K² words (LUTRAM); accumulators Tm lanes x 2 banks x 2 column parities of Tr·ceil(Tc/2) int32;
+/// no maxpool buffers, reorg line buffers or burst FIFOs. Matches yosys's block RAMs at 8/4/8/8 and
+/// 16/4/13/13 exactly (docs/kernel.md).
+long long rtl_bram(const DesignShape& d) {
+    const kernel::Maxima& m = d.maxima;
+    const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
+    const long long in_cols = static_cast<long long>(m.tc - 1) * m.max_stride + m.max_kernel;
+    const long long taps = static_cast<long long>(m.max_kernel) * m.max_kernel;
+    const long long acc_depth = static_cast<long long>(m.tr) * ((m.tc + 1) / 2);
+    long long bram =
+        static_cast<long long>(m.tn) * (d.int8_pairs ? 2 : 1) * bram18_for(2 * in_rows * in_cols, 16);
+    bram += static_cast<long long>(m.tm) * m.tn * bram18_for(2 * taps, 16);
+    bram += 4LL * m.tm * bram18_for(acc_depth, kAccumulatorBits);
+    return bram;
+}
+
+Resources rtl_resources(const DesignShape& d) {
+    const int macs = d.maxima.tm * d.maxima.tn;
+    // Measured with the pair mode; without it, its share (the estimate above) is taken off.
+    const double pair_luts = d.int8_pairs ? 0.0 : kLutPerPairLane * macs;
+    const double pair_ffs = d.int8_pairs ? 0.0 : kFfPerPairLane * macs;
+    Resources r;
+    r.dsp = macs * dsp_per_mac(d.type) + kRtlControlDsp;
+    r.bram_18k = static_cast<int>(rtl_bram(d));
+    r.lut = static_cast<int>(std::lround(kRtlLutFixed + kRtlLutPerMac * macs - pair_luts));
+    r.ff = static_cast<int>(std::lround(kRtlFfFixed + kRtlFfPerMac * macs - pair_ffs));
+    // The input lanes' memories as rtl_bram counts them: Tn (twice with the pair mode) of both banks.
+    const kernel::Maxima& m = d.maxima;
+    const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
+    const long long in_cols = static_cast<long long>(m.tc - 1) * m.max_stride + m.max_kernel;
+    const Resources wide =
+        port_width_cost(d, static_cast<long long>(m.tn) * (d.int8_pairs ? 2 : 1), 2 * in_rows * in_cols, 16);
+    r.bram_18k += wide.bram_18k;
+    r.lut += wide.lut;
     return r;
 }
 
 }  // namespace
 
 Resources estimate_resources(const DesignShape& d) {
+    if (d.rtl) return rtl_resources(d);
     const kernel::Maxima& m = d.maxima;
     const int bits = data_bits(d.type);
     const long long in_rows = static_cast<long long>(m.tr - 1) * m.max_stride + m.max_kernel;
@@ -168,7 +228,9 @@ Resources estimate_resources(const DesignShape& d) {
                                          (fixed ? kLutPerMacInt16 : kLutPerMacFloat32) * macs + pair_luts));
     r.ff = static_cast<int>(std::lround(kFfControl + kFfPerPort * ports +
                                         (fixed ? kFfPerMacInt16 : kFfPerMacFloat32) * macs + pair_ffs));
-    const Resources wide = port_width_cost(d, in_rows * in_cols, bits);
+    // Ping-pong input tiles (2·Tn), and maxpool's own input tile (Tn) where it has one.
+    const long long in_lanes = 2LL * m.tn + (d.pool == PoolBuffers::Separate ? m.tn : 0);
+    const Resources wide = port_width_cost(d, in_lanes, in_rows * in_cols, bits);
     r.bram_18k += wide.bram_18k;
     r.lut += wide.lut;
     return r;

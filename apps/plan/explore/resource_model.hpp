@@ -43,11 +43,18 @@ struct DesignShape {
     // (kernel::Maxima::port_bits / 16; 1 for 16-bit ports and for other designs): the input lanes
     // are banked that many ways and each weight lane picks its element from a beat (port_width_cost).
     int beat_elements = 1;
+    // The RTL twin (kernels/rtl) instead of an HLS design: its buffers (both ping-pong banks of an
+    // input lane in one memory, a second copy of it for the pair mode's second read port, maxpool in
+    // the convolution's buffers, reorg in input lane 0, the AXI queues in LUTRAM) and its DSP, LUT and
+    // FF terms measured with yosys (docs/kernel.md "Model against yosys").
+    bool rtl = false;
 };
 
 /// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,
-/// bursts of up to 256 beats (accel_top.cpp), separate maxpool buffers, reorg line buffers, and
-/// (int16, when maxima.int8_pairs) the pair mode of 8-bit layers.
+/// bursts of up to 256 beats, and (int16, when maxima.int8_pairs) the pair mode of 8-bit layers. An
+/// int16 kernel is costed as its RTL twin (`rtl`: the terms measured with yosys); a float32 one as an
+/// HLS design (kernels/src: separate maxpool buffers, reorg line buffers, m_axi data FIFOs; the terms
+/// fitted on the published designs).
 DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bits);
 
 struct Resources {
