@@ -122,10 +122,10 @@ constexpr int kShortcutMaxOutputGain = 8;
 
 /// The exponents and output width of a [shortcut] in fixed point (docs/arithmetic.md, "Shortcut").
 struct FPGACNN_API Int16ShortcutArgs {
-    int input_q = 0;  ///< the previous layer's output exponent
-    int added_q = 0;  ///< layer `from`'s output exponent
-    int output_q = 0;
-    int output_bits = 16;
+    int input_q = 0;       ///< the previous layer's output exponent
+    int added_q = 0;       ///< layer `from`'s output exponent
+    int output_q = 0;      ///< the shortcut's own output exponent
+    int output_bits = 16;  ///< the output's storage width, 16 or 8
 };
 
 /// darknet's shortcut on int16: both operands aligned to the finer exponent (exact, in 64 bits),

@@ -59,27 +59,27 @@ struct FPGACNN_API MaxPoolParams {
 /// [group_id * c / groups, (group_id + 1) * c / groups).
 struct FPGACNN_API RouteParams {
     std::vector<int> inputs;
-    int groups = 1;
-    int group_id = 0;
+    int groups = 1;    ///< channel slices each input is cut into (1: the whole input)
+    int group_id = 0;  ///< the slice taken, 0 .. groups - 1
 };
 
 /// [upsample]: nearest neighbour, out(x, y) = in(x / stride, y / stride); out = in * stride per side.
 struct FPGACNN_API UpsampleParams {
-    int stride = 2;
+    int stride = 2;  ///< output pixels per input pixel along each side
 };
 
 /// [shortcut]: out = previous layer's output + layer `from`'s output (absolute index), then
 /// `activation`; inputs of other sizes or channel counts are added as darknet's shortcut_cpu does
 /// (docs/darknet-semantics.md).
 struct FPGACNN_API ShortcutParams {
-    int from = 0;
-    Activation activation = Activation::Linear;
+    int from = 0;                                ///< absolute index of the added layer
+    Activation activation = Activation::Linear;  ///< applied after the sum
 };
 
 /// [yolo]: YOLOv3 output head. Layout per mask entry n: [x, y, w, h, objectness, classes...], each a
 /// w*h plane; anchors are in network-input pixels (all `num` of them; `mask` picks this head's).
 struct FPGACNN_API YoloParams {
-    int classes = 0;
+    int classes = 0;             ///< class scores per box
     int total = 0;               ///< `num`: anchors in the list
     std::vector<int> mask;       ///< the anchors this head predicts (its n = mask.size())
     std::vector<float> anchors;  ///< 2 * total values, pixels
@@ -125,8 +125,11 @@ struct FPGACNN_API Layer {
     const RouteParams& route() const { return std::get<RouteParams>(params); }
     const ReorgParams& reorg() const { return std::get<ReorgParams>(params); }
     const RegionParams& region() const { return std::get<RegionParams>(params); }
+    /// The [upsample] parameters (the layer must be one).
     const UpsampleParams& upsample() const { return std::get<UpsampleParams>(params); }
+    /// The [shortcut] parameters (the layer must be one).
     const ShortcutParams& shortcut() const { return std::get<ShortcutParams>(params); }
+    /// The [yolo] parameters (the layer must be one).
     const YoloParams& yolo() const { return std::get<YoloParams>(params); }
 };
 
