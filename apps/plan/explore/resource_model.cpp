@@ -133,11 +133,12 @@ namespace {
 //         each costing its own cheapest aspect ratio (or LUTRAM when small);
 //   LUT:  each weight lane picks its element out of the beat's up to 2E (8-bit weights) by a mux
 //         of 16-bit values: kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
-// Estimated from the operator widths, not measured (no yosys run of a wide build finished yet): at
-// 64 bits a lane's 16-bit 8:1 multiplexer is two LUT6 a bit where the 16-bit build has one (the
-// narrow / wide select), plus the lane's place-in-the-beat subtract and compare: about 24 LUTs for
-// three more elements a beat.
-constexpr double kLutPerWeightLaneBeatElement = 8;
+// Measured on one build: yosys synthesised the RTL at Tm=32 Tn=6 Tr=Tc=30 with 64-bit ports (the
+// explorer's Zedboard pick with this term at its first estimate, 8) to 53 391 LUTs (LUTRAM and SRL
+// included) where the 16-bit terms give 39 994: 13 397 more for 192 weight lanes x 3 more elements a
+// beat, 23.3 each (docs/kernel.md "Port width"). One point, so the Tn = 6 extrapolation of the 16-bit
+// line is inside it; the operator-width estimate had been 8 (a 16-bit 8:1 multiplexer a lane).
+constexpr double kLutPerWeightLaneBeatElement = 23.3;
 // `lanes` input memories of `in_depth` elements of `bits` each (they differ between the HLS kernel's
 // buffers and the RTL's: see the callers).
 Resources port_width_cost(const DesignShape& d, long long lanes, long long in_depth, int bits) {
