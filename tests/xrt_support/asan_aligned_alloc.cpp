@@ -5,9 +5,12 @@
 // in the executable takes precedence over the sanitizer's and forwards to posix_memalign, which
 // ASan intercepts and checks like any allocation (leaks, overflows, frees) and which allows any
 // size. Only the size-rule check is given up, for every caller in the test process.
+// Default visibility: the project compiles with -fvisibility=hidden, and a hidden definition is not
+// exported from the executable, so libxrt_coreutil would bind to glibc's aligned_alloc and later hand
+// glibc's memory to ASan's free ("attempting free on address which was not malloc()-ed").
 #include <stdlib.h>
 
-extern "C" void* aligned_alloc(size_t alignment, size_t size) {
+extern "C" __attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
     void* p = nullptr;
     return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
 }
