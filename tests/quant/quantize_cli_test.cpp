@@ -187,6 +187,51 @@ TEST_F(QuantizeCli, ExploreEvaluatesEveryMoveThenTheGreedyPrefixesAndWritesTheCh
     EXPECT_EQ(std::string(signature + 1, 3), "PNG");
 }
 
+TEST_F(QuantizeCli, ExploreScoresTheLossAtTheThresholdTheModelRunsAt) {
+    // Scored at --thresh (default 0.5), the other of 0.25 / 0.5 reported beside it (issue 36 item 5).
+    // The int16 point and each move alone do not depend on the scores, so the two runs share them with
+    // the thresholds' roles swapped; the chosen point's loss is its own detections at --thresh.
+    std::string out, err;
+    std::vector<nlohmann::json> runs;
+    for (const std::string thresh : {"", " --thresh 0.25"}) {
+        const int code = run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " " +
+                                 test::darknet_file("data/person.jpg") + " --out " + dir_ +
+                                 "/t.fq16 --explore" + thresh + " --max-loss 100 --json -q",
+                             &out, &err);
+        ASSERT_EQ(code, 0) << err;
+        runs.push_back(nlohmann::json::parse(out));
+    }
+    const nlohmann::json& at_half = runs[0]["exploration"];
+    const nlohmann::json& at_quarter = runs[1]["exploration"];
+    EXPECT_EQ(at_half["thresh"].get<double>(), 0.5);
+    EXPECT_EQ(at_half["other_thresh"].get<double>(), 0.25);
+    EXPECT_EQ(at_quarter["thresh"].get<double>(), 0.25);
+    EXPECT_EQ(at_quarter["other_thresh"].get<double>(), 0.5);
+    const std::size_t alone = 1 + 8;  // int16 and the 8 moves of the tiny cfg
+    for (std::size_t i = 0; i < alone; ++i) {
+        EXPECT_EQ(at_half["points"][i]["loss_percent"], at_quarter["points"][i]["other_thresh_loss_percent"])
+            << i;
+        EXPECT_EQ(at_half["points"][i]["other_thresh_loss_percent"], at_quarter["points"][i]["loss_percent"])
+            << i;
+    }
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        const nlohmann::json& e = runs[r]["exploration"];
+        const nlohmann::json& chosen = e["points"][e["chosen"].get<std::size_t>()];
+        bool scored = false;
+        for (const auto& a : runs[r]["detections"]) {
+            const int reference = a["float_detections"].get<int>();
+            const double loss =
+                reference == 0 ? 0.0 : 100.0 * (reference - a["reproduced"].get<int>()) / reference;
+            const char* field = a["thresh"] == e["thresh"] ? "loss_percent" : "other_thresh_loss_percent";
+            EXPECT_DOUBLE_EQ(chosen[field].get<double>(), loss) << r << " " << a.dump();
+            scored = scored || a["thresh"] == e["thresh"];
+        }
+        EXPECT_TRUE(scored) << runs[r]["detections"].dump();
+    }
+    EXPECT_NE(run(model_arguments() + " --out " + dir_ + "/x.fq16 --thresh 0.3", &out, &err), 0);
+    EXPECT_NE(err.find("--explore"), std::string::npos) << err;
+}
+
 TEST_F(QuantizeCli, ExploreStudyOnYoloLiteLosesSqnrFromEightToFourBits) {
     // On a trained model every tensor loses signal at 4 bits against 8 (the synthetic tiny weights
     // above are too smooth to show it); one image keeps the run short.
