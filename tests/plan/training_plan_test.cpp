@@ -124,6 +124,14 @@ TEST(TrainingPlan, EveryPhaseCountsTheForwardMacsOnTheTorchvisionCfgs) {
         // BP skips the first layer (the image's delta) unless asked.
         EXPECT_EQ(e.backward.useful_macs, e.forward.useful_macs - e.layers[0].forward.useful_macs) << model;
         EXPECT_EQ(e.layers[0].backward.total_cycles, 0.0);
+        // FP is the planner's own estimate of each layer's command, once per image.
+        for (const TrainingLayerEstimate& l : e.layers) {
+            const LayerPlan& lp = plan.layers[static_cast<std::size_t>(l.index)];
+            EXPECT_DOUBLE_EQ(l.forward.total_cycles, lp.estimate.total_cycles * t.batch)
+                << model << " " << l.index;
+            EXPECT_DOUBLE_EQ(l.forward.milliseconds, lp.estimate.milliseconds * t.batch)
+                << model << " " << l.index;
+        }
         t.first_layer_delta = true;
         EXPECT_EQ(estimate_training(plan, t).backward.useful_macs, e.forward.useful_macs) << model;
         for (const TrainingLayerEstimate& l : e.layers) {
