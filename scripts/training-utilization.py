@@ -23,7 +23,10 @@ NAMES = {"vgg19": "VGG19", "resnet18": "ResNet18", "resnet50": "ResNet50", "wide
 # per MAC (16 bytes of features and 2 of weights a cycle).
 SEED = ["--tm", "32", "--tn", "32", "--tr", "56", "--tc", "56", "--max-kernel", "7", "--clock-mhz", "12800",
         "--bandwidth", "205", "--weight-bandwidth", "25.6", "--port-bits", "128", "--write-ports", "8"]
-SEED_REUSE = ["--fold-batch", "--resident-inputs"]
+# The seed gives bandwidths only: a memory without latency. The kernel's own reader (30 cycles to the
+# first beat, 4 bursts in flight) is the second row.
+NO_LATENCY = ["--read-latency", "0", "--write-latency", "0"]
+SEED_REUSE = ["--fold-batch", "--resident-inputs", "--wg-reuse"]
 # The builds fpgacnn-plan --explore picks for ResNet50 (cfg/train/resnet50.cfg, --conv-only) on each
 # board: 80 % headroom, the kernel's 16-bit ports, the board's clock and DDR bandwidth.
 BOARDS = {
@@ -35,13 +38,15 @@ BOARDS = {
              "--clock-mhz", "300", "--bandwidth", "19.2"],
 }
 ARRAYS = [
-    ("(a) seed array, with its batch and input reuse", SEED + SEED_REUSE),
-    ("(a) seed array, the kernel's dataflow as built", SEED),
-    ("(a) seed array as Tm x Tn = 128 x 128 at 800 MHz, with reuse",
+    ("(a) seed array, bandwidth-only memory, the three reuse changes", SEED + NO_LATENCY + SEED_REUSE),
+    ("(a) seed array, the kernel's read latency, the three reuse changes", SEED + SEED_REUSE),
+    ("(a) seed array, bandwidth-only memory, the kernel's dataflow as built", SEED + NO_LATENCY),
+    ("(a) seed array as Tm x Tn = 128 x 128 at 800 MHz, bandwidth-only, reuse",
      ["--tm", "128", "--tn", "128", "--tr", "56", "--tc", "56", "--max-kernel", "7", "--clock-mhz", "800",
       "--bandwidth", "205", "--weight-bandwidth", "25.6", "--port-bits", "512", "--read-ports", "4",
-      "--write-ports", "64"] + SEED_REUSE),
-] + [("(b) " + board, flags) for board, flags in BOARDS.items()]
+      "--write-ports", "64"] + NO_LATENCY + SEED_REUSE),
+] + [("(b) " + board, flags) for board, flags in BOARDS.items()] + [
+    ("(b) U250 with the three reuse changes", BOARDS["U250"] + SEED_REUSE)]
 SEED_REPORTED = {"vgg19": (97.1, 90.2, 92.4), "average": (77.6, 67.3, 70.4)}
 
 

@@ -183,8 +183,13 @@ void add_plan_options(CLI::App& app, PlanCommand& options) {
         ->needs(train);
     app.add_flag(
            "--resident-inputs", options.training.resident_inputs,
-           "--train: every input channel's window stays on chip across the output-map groups (the kernel "
-           "as built holds Tn channels and reloads them for each group of Tm outputs)")
+           "--train: FP and BP keep every input channel's window on chip across the output-map groups (the "
+           "kernel as built holds Tn channels and reloads them for each group of Tm outputs)")
+        ->needs(train);
+    app.add_flag(
+           "--wg-reuse", options.training.wg_reuse,
+           "--train: WG keeps the sums of several input groups on chip, loads each dY tile once for them "
+           "and overlaps its loads (the kernel as built: one Tm x Tn block, loads not overlapped)")
         ->needs(train);
     app.add_flag(
            "--first-layer-delta", options.training.first_layer_delta,

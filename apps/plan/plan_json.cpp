@@ -55,6 +55,7 @@ nlohmann::json training_to_json(const TrainingEstimate& e) {
             {"first_layer_delta", e.options.first_layer_delta},
             {"fold_batch", e.options.fold_batch},
             {"resident_inputs", e.options.resident_inputs},
+            {"wg_reuse", e.options.wg_reuse},
             {"layers", layers},
             {"fp", phase_json(e.forward, e.array_macs)},
             {"bp", phase_json(e.backward, e.array_macs)},

@@ -1,10 +1,10 @@
 // Training on the accelerator's array (issue 36): the forward (FP), backward (BP: the input delta) and
 // weight-gradient (WG) phases of every conv layer of a plan, timed with the planner's latency model
 // on the same Tm x Tn array, and each phase's utilization = useful MACs / (Tm * Tn * cycles). The
-// dataflows are docs/training-utilization.md's (BP: Tm over the forward input channels, Tn over the
-// output channels, stride > 1 split into S * S stride classes so no cycle multiplies an inserted zero;
-// WG: Tm over output channels, Tn over input channels, the K x K taps as the "output pixels", the
-// error tiled as the large "kernel", the gradient summed over the batch on chip).
+// dataflows are the kernel's (docs/training-utilization.md; BP: Tm over the forward input channels,
+// Tn over the output channels, stride > 1 split into S * S stride classes so no cycle multiplies an
+// inserted zero; WG: Tm over output channels, Tn over input channels, the K x K taps as the "output
+// pixels", the error tiled as the large "kernel", the gradient summed over the batch on chip).
 #pragma once
 
 #include <cstdint>
@@ -24,15 +24,21 @@ struct FPGACNN_API TrainingOptions {
     double weight_bandwidth_gbs = 0;
     /// Also time the BP of the first conv layer (the delta of the image, which training never uses).
     bool first_layer_delta = false;
-    /// FP and BP jobs take the same tile of several images when a map is smaller than the Tr x Tc
-    /// accumulators (as many as they hold), so one weight block serves them all: the batch reuse of a
-    /// training accelerator whose weights come from a slower memory. The kernel as built runs one image
-    /// per tile (false).
+    /// Jobs take the same tile of several images when a map is smaller than the Tr x Tc tile (as many
+    /// as it holds): in FP and BP one weight block serves them all (the batch reuse of a training
+    /// accelerator whose weights come from a slower memory), in WG one pass sums them all. The kernel as
+    /// built runs one image per tile (false).
     bool fold_batch = false;
-    /// The input windows of every input channel stay on chip across the output-map groups of a tile
-    /// (loaded once, with the first group's jobs), as in a design with buffers for all of them; the
-    /// kernel as built holds Tn channels and loads them again for each group of Tm outputs (false).
+    /// FP and BP: the input windows of every input channel stay on chip across the output-map groups
+    /// of a tile (loaded once, with the first group's jobs), as in a design with buffers for all of
+    /// them; the kernel as built holds Tn channels and loads them again for each group of Tm outputs
+    /// (false).
     bool resident_inputs = false;
+    /// WG keeps the 64-bit sums of as many input-channel groups as one accumulator bank holds, loads
+    /// the dY tile once for all their input windows, and overlaps its loads with the passes (FP's job
+    /// pipeline); the kernel as built sums one Tm x Tn block, reloads the dY tile for every group of Tn
+    /// inputs and does not overlap WG's loads (false).
+    bool wg_reuse = false;
 };
 
 /// One phase of one conv layer (or a sum of them) over a whole batch.
@@ -73,10 +79,8 @@ struct FPGACNN_API TrainingEstimate {
 
 /// Times FP, BP and WG of every conv layer of `plan` (made by plan_network for the same kernel build)
 /// for one batch. Layers other than conv (maxpool, route, shortcut, the host layers) are not counted.
-/// The BP window of a dX tile (about (Tr + K - 1) / S dY rows) is within the forward input tile
-/// ((Tr - 1) * S + K rows) and WG's X window is the forward one; the dY tile of WG is assumed to have a
-/// Tm x Tr x Tc buffer of its own. Throws Error when the batch is not positive or the weight bandwidth
-/// negative.
+/// The loops are the kernel's BP and WG command modes (kernels/src/conv_train.hpp). Throws Error when
+/// the batch is not positive or the weight bandwidth negative.
 FPGACNN_API TrainingEstimate estimate_training(const NetworkPlan& plan, const TrainingOptions& options);
 
 /// The per-layer table `fpgacnn-plan --train` prints: time and utilization of each phase of every conv

@@ -7,18 +7,19 @@
 //       rotated weight block (Tm * Tn * K * K) on the parameter master; compute is one array pass per
 //       stride class (a, b) of the tile with taps: Ka * Kb * rows_a * cols_b cycles plus the pipeline's
 //       drain, so no cycle multiplies a zero the stride would insert. Once per image.
-//   WG: the gradients of Tm output channels x G groups of Tn input channels x K * K taps stay in the
-//       accumulators for the whole batch (G: as many groups as one accumulator bank holds in int64);
-//       per image and Tr x Tc tile of dY, the dY tile (Tm maps) is loaded once and the X windows of
-//       the G groups (Tn maps each) stream past it, one job each of K * K * rows * cols cycles; both
-//       tensors on the feature-map master (both live in the arena: the command's input_offset and
-//       error_offset); the gradients are written once per batch.
+//   WG: a block of Tm output x Tn input channels x K * K taps of 64-bit sums stays on chip over the
+//       whole batch; per image and Tr x Tc tile of dY, a job loads the dY tile (Tm maps) and the tile's
+//       forward input window (Tn maps), both on the feature-map master (the command's error_offset
+//       and input_offset), then runs K * K * rows * cols cycles; nothing overlaps (the kernel does not
+//       ping-pong WG's tiles); the block is written once per batch.
+// The loops are conv_train.hpp's (the kernel's BP and WG modes).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -83,6 +84,13 @@ double with_command(double pipeline_cycles, const Model& model) {
     return pipeline_cycles + model.write_latency() + kControl.command;
 }
 
+/// The bursts of `t` for `images` images (a folded job loads each image's rows).
+Transfer repeated(Transfer t, int images) {
+    const auto n = static_cast<std::uint64_t>(images);
+    t.fm_elements *= n, t.fm_beats *= n, t.fm_bytes *= n, t.fm_bursts *= n;
+    return t;
+}
+
 /// A pass loop of the array as the forward conv runs it: the output tiled rows x cols with Tm of its
 /// channels per map group, the streamed operand's Tn channels per job, one K x K weight block per job.
 /// `images` images share each job (folding, TrainingOptions::fold_batch): their tiles side by side in
@@ -122,10 +130,8 @@ std::pair<double, double> run_passes(const PassLoop& loop, const PlanOptions& o,
             const auto [cycles, passes] = loop.tile_compute(row0, rows, col0, cols);
             const double compute = cycles * loop.images + kControl.compute * passes;
             for (int m0 = 0; m0 < loop.out_c; m0 += tm) {
-                Transfer store = output_tile(element_bytes, std::min(tm, loop.out_c - m0), rows, cols);
-                store.fm_elements *= static_cast<std::uint64_t>(loop.images);
-                store.fm_bursts *= static_cast<std::uint64_t>(loop.images);
-                store.fm_bytes *= static_cast<std::uint64_t>(loop.images);
+                const Transfer store = repeated(
+                    output_tile(element_bytes, std::min(tm, loop.out_c - m0), rows, cols), loop.images);
                 const double store_cycles = model.write(store) + kControl.store_group;
                 for (int g = 0; g < in_groups; ++g) {
                     place.map_offset = static_cast<std::uint64_t>(g) * tn * place.plane;
@@ -133,10 +139,7 @@ std::pair<double, double> run_passes(const PassLoop& loop, const PlanOptions& o,
                                             loop.in_w, in_row, in_col, in_rows, in_cols);
                     // Resident inputs: the first map group's loads brought every channel's window.
                     if (loop.resident_inputs && m0 > 0) t = Transfer{};
-                    t.fm_elements *= static_cast<std::uint64_t>(loop.images);
-                    t.fm_beats *= static_cast<std::uint64_t>(loop.images);
-                    t.fm_bytes *= static_cast<std::uint64_t>(loop.images);
-                    t.fm_bursts *= static_cast<std::uint64_t>(loop.images);
+                    t = repeated(t, loop.images);
                     t.param_bytes = element_bytes * block_words;
                     t.param_beats = port.of(static_cast<std::uint64_t>(g) * block_words, block_words);
                     t.param_bursts = 1;
@@ -202,11 +205,12 @@ std::pair<double, double> backward_group(const ConvShape& l, int images, bool re
     std::tie(loop.tile_rows, loop.tile_cols) = backward_tile(l, o.maxima);
     loop.images = images;
     loop.resident_inputs = resident;
-    // dY rows (columns) a dX tile [first, first + count) reads: t = (h + P - i) / S for the tile's h
-    // and the taps i of h's class (input_tile clips them to the tensor).
+    // dY rows (columns) a dX tile [first, first + count) reads, as conv_train.hpp's window: from
+    // floor((first + P - K + 1) / S) to floor((first + count - 1 + P) / S) (input_tile clips them to the
+    // tensor).
     loop.row_window = [&l](int first, int count) {
         const int lowest = first + l.pad - (l.k - 1);
-        const int lo = lowest <= 0 ? -ceil_div(-lowest, l.s) : ceil_div(lowest, l.s);
+        const int lo = lowest >= 0 ? lowest / l.s : -ceil_div(-lowest, l.s);  // floor, as the kernel's
         const int hi = (first + count - 1 + l.pad) / l.s;
         return std::make_pair(lo, hi - lo + 1);
     };
@@ -232,83 +236,88 @@ std::pair<double, double> backward_group(const ConvShape& l, int images, bool re
     return run_passes(loop, o, model);
 }
 
-/// WG of a batch: each Tm x Tn x K x K gradient block accumulates over every image and dY tile.
+/// WG of a batch. As the kernel runs it (conv_train.hpp weight_gradient_layer): for each block of Tm
+/// output x Tn input channels, its 64-bit sums on chip over every image and dY tile; a job loads the dY
+/// tile (Tm maps) and then the tile's forward input window (Tn maps), both on the feature-map master,
+/// then runs its pass: nothing overlaps (WG's tiles are not ping-ponged). The block is written after
+/// the batch, one burst per output map. With `reuse` (TrainingOptions::wg_reuse): the sums of G input
+/// groups stay on chip, G as many as one accumulator bank holds (Tr * Tc / 2 int64 per output lane over
+/// Tn * K * K), the dY tile is loaded once for their G windows, and loads overlap the passes through
+/// FP's job pipeline. `images` images share each job when folding (their dY tiles side by side in the
+/// tile buffer). Returns {compute cycles, cycles}.
 std::pair<double, double> weight_gradient_batch(const ConvShape& l, const PlanOptions& o, const Model& model,
-                                                int batch, bool resident) {
+                                                int batch, bool reuse, int images) {
     const int tm = o.maxima.tm, tn = o.maxima.tn;
     const TileSplit rows_split = balanced_tiles(l.out_h, o.maxima.tr);
     const TileSplit cols_split = balanced_tiles(l.out_w, o.maxima.tc);
     const std::uint64_t element_bytes = static_cast<std::uint64_t>(o.element_bits / 8);
     const PortBeats port = port_beats(o);
+    const int resident_groups = reuse ? std::max(1, (o.maxima.tr * o.maxima.tc / 2) / (tn * l.k * l.k)) : 1;
     TensorPlace x_place;
     x_place.plane = static_cast<std::uint64_t>(l.in_h) * l.in_w;
     x_place.width = static_cast<std::uint64_t>(l.in_w);
     TensorPlace dy_place;
     dy_place.plane = static_cast<std::uint64_t>(l.out_h) * l.out_w;
     dy_place.width = static_cast<std::uint64_t>(l.out_w);
-
-    // Input-channel groups whose gradients the accumulators hold at once (int64 sums, two int32 words
-    // each, in one bank of Tr * Tc words per output lane): the dY tile stays while their X windows
-    // stream past it.
-    const int groups_resident = std::max(1, (o.maxima.tr * o.maxima.tc / 2) / (tn * l.k * l.k));
-    // The jobs of one block and one image: the same for every image (offsets aside, which move the
-    // beats of a wide port by at most one a row), so one image's loads stand for each.
     struct Job {
         double load, compute;
     };
     double compute_cycles = 0;
+    double serial_cycles = 0;
     JobPipeline pipeline;
     for (int m0 = 0; m0 < l.out_c; m0 += tm) {
         const int maps_m = std::min(tm, l.out_c - m0);
-        for (int super0 = 0; super0 < l.in_c; super0 += tn * groups_resident) {
-            const int super_end = std::min(l.in_c, super0 + tn * groups_resident);
-            // One image's jobs: per dY tile, the tile (Tm maps) with the first group's X window, then
-            // the X windows of the other groups against the resident tile.
+        dy_place.map_offset = static_cast<std::uint64_t>(m0) * dy_place.plane;
+        for (int first = 0; first < l.in_c; first += tn * resident_groups) {
+            const int end = std::min(l.in_c, first + tn * resident_groups);
+            // One image's jobs stand for each (the images' offsets move a wide port's beats by at most
+            // one a row).
             std::vector<Job> jobs;
             for (int row0 = 0; row0 < l.out_h; row0 += rows_split.tile) {
                 const int rows = std::min(rows_split.tile, l.out_h - row0);
                 for (int col0 = 0; col0 < l.out_w; col0 += cols_split.tile) {
                     const int cols = std::min(cols_split.tile, l.out_w - col0);
-                    for (int n0 = super0; n0 < super_end; n0 += tn) {
+                    const Transfer dy = repeated(input_tile(element_bytes, port, dy_place, maps_m, maps_m,
+                                                            l.out_h, l.out_w, row0, col0, rows, cols),
+                                                 images);
+                    for (int n0 = first; n0 < end; n0 += tn) {
                         x_place.map_offset = static_cast<std::uint64_t>(n0) * x_place.plane;
-                        // Resident inputs: the first output group's jobs brought every X window.
-                        Transfer t = resident && m0 > 0
-                                         ? Transfer{}
-                                         : input_tile(element_bytes, port, x_place, tn, l.in_c - n0, l.in_h,
-                                                      l.in_w, row0 * l.s - l.pad, col0 * l.s - l.pad,
-                                                      (rows - 1) * l.s + l.k, (cols - 1) * l.s + l.k);
-                        if (n0 == super0) {
-                            dy_place.map_offset = static_cast<std::uint64_t>(m0) * dy_place.plane;
-                            const Transfer dy = input_tile(element_bytes, port, dy_place, maps_m, maps_m,
-                                                           l.out_h, l.out_w, row0, col0, rows, cols);
-                            t.fm_elements += dy.fm_elements;
-                            t.fm_beats += dy.fm_beats;
-                            t.fm_bytes += dy.fm_bytes;
-                            t.fm_bursts += dy.fm_bursts;
-                        }
-                        jobs.push_back({model.read(t) + kControl.job,
-                                        static_cast<double>(l.k) * l.k * rows * cols + kControl.compute});
+                        const Transfer x =
+                            repeated(input_tile(element_bytes, port, x_place, tn, l.in_c - n0, l.in_h, l.in_w,
+                                                row0 * l.s - l.pad, col0 * l.s - l.pad,
+                                                (rows - 1) * l.s + l.k, (cols - 1) * l.s + l.k),
+                                     images);
+                        const double load =
+                            (n0 == first ? model.read(dy) : 0.0) + model.read(x) + kControl.job;
+                        jobs.push_back({load, static_cast<double>(l.k) * l.k * rows * cols * images});
                     }
                 }
             }
-            // The gradient of the resident groups: Tm x (their channels) x K x K words written once, to
-            // the weight memory.
+            // The gradients of the resident groups: their channels x K * K words for each output map.
             Transfer store;
-            store.fm_elements = static_cast<std::uint64_t>(maps_m) * (super_end - super0) * l.k * l.k;
+            store.fm_elements = static_cast<std::uint64_t>(maps_m) * (end - first) * l.k * l.k;
             store.fm_bursts = static_cast<std::uint64_t>(maps_m);
-            store.param_bytes = store.fm_elements * element_bytes;
+            store.fm_bytes = store.fm_elements * element_bytes;
             const double store_cycles = model.write(store) + kControl.store_group;
-            for (int image = 0; image < batch; ++image) {
+            // The batch in groups of `images` (the last group's share when they do not divide it).
+            const double groups = static_cast<double>(batch) / images;
+            for (const Job& job : jobs) compute_cycles += job.compute * groups;
+            if (!reuse) {
+                for (const Job& job : jobs)
+                    serial_cycles += (job.load + job.compute + kControl.compute) * groups;
+                serial_cycles += store_cycles;
+                continue;
+            }
+            const int whole_groups = (batch + images - 1) / images;
+            for (int group = 0; group < whole_groups; ++group) {
                 for (std::size_t j = 0; j < jobs.size(); ++j) {
-                    const bool first = image == 0 && j == 0;
-                    const bool last = image + 1 == batch && j + 1 == jobs.size();
-                    pipeline.job(jobs[j].load, jobs[j].compute, first, last, store_cycles);
-                    compute_cycles += jobs[j].compute;
+                    pipeline.job(jobs[j].load, jobs[j].compute + kControl.compute, group == 0 && j == 0,
+                                 group + 1 == whole_groups && j + 1 == jobs.size(), store_cycles);
                 }
             }
         }
     }
-    return {compute_cycles, pipeline.end()};
+    return {compute_cycles, reuse ? pipeline.end() : serial_cycles};
 }
 
 PhaseEstimate phase(std::uint64_t macs, double compute, double total, double clock_mhz) {
@@ -364,7 +373,10 @@ TrainingEstimate estimate_training(const NetworkPlan& plan, const TrainingOption
             const int images = folded_images(options, o.maxima, rows, cols);
             t.backward = per_batch(backward_group(l, images, resident, o, model), images);
         }
-        const auto [compute, pipeline] = weight_gradient_batch(l, o, model, options.batch, resident);
+        const auto [compute, pipeline] =
+            weight_gradient_batch(l, o, model, options.batch, options.wg_reuse,
+                                  folded_images(options, o.maxima, balanced_tiles(l.out_h, o.maxima.tr).tile,
+                                                balanced_tiles(l.out_w, o.maxima.tc).tile));
         t.weight_gradient = phase(macs, compute, with_command(pipeline, model), o.clock_mhz);
         first_conv = false;
 
