@@ -30,6 +30,7 @@ for option in "$@"; do
                  # the Python package's tests (tests/python), its OpenCV examples and notebook
                  python3-pytest python3-opencv jupyter-nbconvert python3-ipykernel
                  python3-numpy  # also the YOLOv4-tiny float reference (tests/crosscheck/numpy_darknet_reference.py)
+                 python3-matplotlib  # docs figures: scripts/training-utilization.py (docs/training-utilization.md)
                  abi-dumper abi-compliance-checker  # the ABI check against the last release (scripts/check-abi.sh)
                  doxygen)  # the API reference, the `docs` target (cmake/Docs.cmake)
       ;;

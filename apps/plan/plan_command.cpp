@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "../common/flag_checks.hpp"
@@ -63,6 +64,10 @@ PlanOutput run_plan_command(const PlanCommand& options, const CLI::App& app) {
     std::optional<fpgacnn::InputSizeOverride> input_override;
     if (!options.input_size.empty()) input_override = fpgacnn::parse_input_size(options.input_size);
     const fpgacnn::Network network = fpgacnn::load_darknet_cfg_for_planning(options.cfg, input_override);
+    if (options.explore && options.train)
+        throw fpgacnn::Error(
+            "--train times one kernel build: run --explore first, then --train with the build's --tm, --tn, "
+            "--tr, --tc");
     if (options.explore) return run_explore(options, network, app);
     fpgacnn::PlanOptions plan_options = options.plan;
     plan_options.maxima.int8_pairs = !options.no_int8_pairs;
@@ -76,8 +81,24 @@ PlanOutput run_plan_command(const PlanCommand& options, const CLI::App& app) {
     nlohmann::json out = fpgacnn::plan_app::plan_to_json(plan);
     out["cfg"] = options.cfg;
     std::ostringstream text;
-    text << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n"
-         << fpgacnn::format_plan_table(plan);
+    text << options.cfg << " at " << network.input.w << "x" << network.input.h << "\n";
+    if (options.train) {
+        const fpgacnn::TrainingEstimate training = fpgacnn::estimate_training(plan, options.training);
+        out["training"] = fpgacnn::plan_app::training_to_json(training);
+        const fpgacnn::KernelMaxima& m = plan_options.maxima;
+        text << "kernel Tm=" << m.tm << " Tn=" << m.tn << " Tr=" << m.tr << " Tc=" << m.tc << " (max window "
+             << m.max_kernel << ", stride " << m.max_stride << "), " << plan_options.clock_mhz << " MHz, "
+             << plan_options.bandwidth_gbs << " GB/s"
+             << (options.training.weight_bandwidth_gbs > 0
+                     ? " feature maps + " + fmt::format("{:g}", options.training.weight_bandwidth_gbs) +
+                           " GB/s weights"
+                     : std::string(" DDR"))
+             << ", " << plan_options.port_bits << "-bit ports (" << plan_options.fm_read_ports << " read, "
+             << plan_options.fm_write_ports << " write)\n"
+             << fpgacnn::format_training_table(plan, training);
+    } else {
+        text << fpgacnn::format_plan_table(plan);
+    }
     return {out, text.str()};
 }
 
@@ -143,6 +164,37 @@ void add_plan_options(CLI::App& app, PlanCommand& options) {
         ->capture_default_str()
         ->check(CLI::Range(1, 8));
     app.add_flag("--json", options.json, "print the plan (or the exploration) as JSON");
+    auto* train = app.add_flag(
+        "--train", options.train,
+        "time the training phases of every conv layer on this build: forward (FP), input delta (BP) and "
+        "weight gradient (WG), each with its utilization (useful MACs / array MACs x cycles)");
+    app.add_option("--batch", options.training.batch,
+                   "--train: images per weight update (FP and BP run per image, WG sums over the batch)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 4096))
+        ->needs(train);
+    app.add_option("--weight-bandwidth", options.training.weight_bandwidth_gbs,
+                   "--train: GB/s of a separate weight memory (default: weights share --bandwidth)")
+        ->check(fpgacnn::apps::finite_range(0.001, 100000.0))
+        ->needs(train);
+    app.add_flag("--fold-batch", options.training.fold_batch,
+                 "--train: FP and BP tiles take several images when a map is smaller than the Tr x Tc tile, "
+                 "one weight block for all (batch reuse; the kernel as built runs one image per tile)")
+        ->needs(train);
+    app.add_flag(
+           "--resident-inputs", options.training.resident_inputs,
+           "--train: FP and BP keep every input channel's window on chip across the output-map groups (the "
+           "kernel as built holds Tn channels and reloads them for each group of Tm outputs)")
+        ->needs(train);
+    app.add_flag(
+           "--wg-reuse", options.training.wg_reuse,
+           "--train: WG keeps the sums of several input groups on chip, loads each dY tile once for them "
+           "and overlaps its loads (the kernel as built: one Tm x Tn block, loads not overlapped)")
+        ->needs(train);
+    app.add_flag(
+           "--first-layer-delta", options.training.first_layer_delta,
+           "--train: also time the first conv layer's BP (the image's delta, which training does not need)")
+        ->needs(train);
     app.add_flag("--explore", options.explore,
                  "search the kernel builds (Tm, Tn, Tr, Tc) that fit --board for this cfg: Pareto front and "
                  "the fastest build (--tm/--tn/--tr/--tc are then ignored)");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fpgacnn/plan.hpp"
+#include "fpgacnn/training_plan.hpp"
 
 namespace CLI {
 class App;
@@ -20,6 +21,9 @@ struct PlanCommand {
     std::string quantized;  // its conv layers' weight widths (8-bit weights take half the bytes)
     fpgacnn::PlanOptions plan;
     bool json = false;
+    // --train: FP / BP / WG of every conv layer and their utilization (fpgacnn/training_plan.hpp)
+    bool train = false;
+    fpgacnn::TrainingOptions training;
     // --explore
     bool explore = false;
     std::string board;

@@ -27,7 +27,42 @@ nlohmann::json estimate_json(const LayerEstimate& e, double clock_mhz) {
             {"milliseconds", e.milliseconds}};
 }
 
+nlohmann::json phase_json(const PhaseEstimate& p, int array_macs) {
+    return {{"useful_macs", p.useful_macs},
+            {"compute_cycles", p.compute_cycles},
+            {"total_cycles", p.total_cycles},
+            {"milliseconds", p.milliseconds},
+            {"utilization", p.utilization(array_macs)}};
+}
+
 }  // namespace
+
+nlohmann::json training_to_json(const TrainingEstimate& e) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const TrainingLayerEstimate& l : e.layers) {
+        nlohmann::json layer = {{"index", l.index},
+                                {"stride_classes", l.stride_classes},
+                                {"fp", phase_json(l.forward, e.array_macs)},
+                                {"wg", phase_json(l.weight_gradient, e.array_macs)}};
+        // The first conv layer's BP (the image's delta) is not timed unless asked for.
+        layer["bp"] = l.backward.total_cycles > 0 ? phase_json(l.backward, e.array_macs) : nlohmann::json();
+        layers.push_back(layer);
+    }
+    return {{"batch", e.options.batch},
+            {"array_macs", e.array_macs},
+            {"clock_mhz", e.clock_mhz},
+            {"weight_bandwidth_gbs", e.options.weight_bandwidth_gbs},
+            {"first_layer_delta", e.options.first_layer_delta},
+            {"fold_batch", e.options.fold_batch},
+            {"resident_inputs", e.options.resident_inputs},
+            {"wg_reuse", e.options.wg_reuse},
+            {"layers", layers},
+            {"fp", phase_json(e.forward, e.array_macs)},
+            {"bp", phase_json(e.backward, e.array_macs)},
+            {"wg", phase_json(e.weight_gradient, e.array_macs)},
+            {"backward", phase_json(e.backward_and_gradient(), e.array_macs)},
+            {"overall", phase_json(e.overall(), e.array_macs)}};
+}
 
 nlohmann::json plan_to_json(const NetworkPlan& plan) {
     const PlanOptions& o = plan.options;

@@ -54,6 +54,12 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
         ->check(apps::finite_range(0.0, 100.0))
         ->capture_default_str()
         ->needs(explore);
+    app.add_option("--thresh", options.thresh,
+                   "--explore: the detection threshold the model will run at (every tool's default 0.5): "
+                   "the loss is scored there; the other of 0.25 / 0.5 is reported beside it")
+        ->check(apps::finite_range(0.001, 0.999))
+        ->capture_default_str()
+        ->needs(explore);
     app.add_option("--plot", options.plot,
                    "--explore: a PNG of accuracy against weight bytes and CPU time, the front and the choice")
         ->needs(explore);

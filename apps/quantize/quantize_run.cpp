@@ -59,6 +59,7 @@ QuantizeOutcome quantize_model(const QuantizeOptions& options) {
     if (options.explore) {
         ExploreOptions explore;
         explore.max_loss_percent = options.max_loss_percent;
+        explore.thresh = options.thresh;
         explore.progress = !options.quiet;
         calibration.progress = false;  // the exploration's own bar follows the one float pass
         outcome.exploration =

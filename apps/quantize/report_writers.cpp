@@ -106,21 +106,25 @@ std::string exploration_text(const WidthExploration& e) {
         label_width = std::max(label_width, p.label.size());
         moves_width = std::max(moves_width, moves_text(p.moves).size());
     }
-    text += fmt::format("{:<{}} {:<{}} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8}  {}\n", "point", label_width,
-                        "8-bit", moves_width, "loss %", "region dB", "lowest dB", "weight KiB", "FPGA ms",
+    // The loss is scored at the threshold the model runs at; the other one is shown, not scored.
+    const float other = other_threshold(e.options.thresh);
+    text += fmt::format("{:<{}} {:<{}} {:>11} {:>11} {:>10} {:>10} {:>10} {:>8} {:>8}  {}\n", "point",
+                        label_width, "8-bit", moves_width, fmt::format("loss@{:g} %", e.options.thresh),
+                        fmt::format("(@{:g} %)", other), "region dB", "lowest dB", "weight KiB", "FPGA ms",
                         "CPU ms", "front");
     for (std::size_t i = 0; i < e.points.size(); ++i) {
         const WidthPoint& p = e.points[i];
         text +=
-            fmt::format("{:<{}} {:<{}} {:>7.1f} {:>10} {:>10} {:>10.1f} {:>8.2f} {:>8.2f}  {}{}\n", p.label,
-                        label_width, moves_text(p.moves), moves_width, p.loss_percent,
-                        sqnr_text(p.region_sqnr_db), sqnr_text(p.lowest_sqnr_db), p.weight_bytes / 1024.0,
-                        p.planner_ms, p.cpu_ms, p.on_front ? "yes" : "", i == e.chosen ? "  <- chosen" : "");
+            fmt::format("{:<{}} {:<{}} {:>11.1f} {:>11} {:>10} {:>10} {:>10.1f} {:>8.2f} {:>8.2f}  {}{}\n",
+                        p.label, label_width, moves_text(p.moves), moves_width, p.loss_percent,
+                        fmt::format("({:.1f})", p.other_loss_percent), sqnr_text(p.region_sqnr_db),
+                        sqnr_text(p.lowest_sqnr_db), p.weight_bytes / 1024.0, p.planner_ms, p.cpu_ms,
+                        p.on_front ? "yes" : "", i == e.chosen ? "  <- chosen" : "");
     }
     const WidthPoint& chosen = e.points[e.chosen];
     text += e.chosen_within_loss
-                ? fmt::format("chosen (fewest weight bytes within --max-loss {:g} %): {}\n",
-                              e.options.max_loss_percent, chosen.label)
+                ? fmt::format("chosen (fewest weight bytes within --max-loss {:g} % at thresh {:g}): {}\n",
+                              e.options.max_loss_percent, e.options.thresh, chosen.label)
                 : fmt::format("no width choice keeps the loss within --max-loss {:g} %: int16 is written\n",
                               e.options.max_loss_percent);
     return text + study_text(e);
@@ -132,6 +136,7 @@ nlohmann::json exploration_json(const WidthExploration& e) {
         points.push_back({{"label", p.label},
                           {"narrowed", moves_text(p.moves)},
                           {"loss_percent", p.loss_percent},
+                          {"other_thresh_loss_percent", p.other_loss_percent},
                           {"region_sqnr_db", finite_or_null(p.region_sqnr_db)},
                           {"lowest_sqnr_db", finite_or_null(p.lowest_sqnr_db)},
                           {"weight_bytes", p.weight_bytes},
@@ -144,6 +149,8 @@ nlohmann::json exploration_json(const WidthExploration& e) {
             {"chosen", e.chosen},
             {"chosen_within_loss", e.chosen_within_loss},
             {"max_loss_percent", e.options.max_loss_percent},
+            {"thresh", e.options.thresh},
+            {"other_thresh", other_threshold(e.options.thresh)},
             {"cpu", e.cpu},
             {"planner_build", e.planner_build},
             // 6 and 4 bits run on the CPU backend only, so the study is not part of the search.

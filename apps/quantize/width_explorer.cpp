@@ -51,14 +51,14 @@ std::size_t weight_bytes(const QuantizedNetwork& quantized) {
     return bytes;
 }
 
-double loss_percent(const AccuracyReport& report) {
-    int reference = 0;
-    int reproduced = 0;
+/// Float detections not reproduced at `thresh` (one of the report's thresholds), in %.
+double loss_percent(const AccuracyReport& report, float thresh) {
     for (const DetectionAgreement& a : report.agreement) {
-        reference += a.float_detections;
-        reproduced += a.reproduced;
+        if (a.thresh != thresh) continue;
+        return a.float_detections == 0 ? 0.0
+                                       : 100.0 * (a.float_detections - a.reproduced) / a.float_detections;
     }
-    return reference == 0 ? 0.0 : 100.0 * (reference - reproduced) / reference;
+    throw Error(fmt::format("the accuracy report has no detections at thresh {:g}", thresh));
 }
 
 /// Everything one point needs, made once: the float reference, the image the timing runs on.
@@ -77,8 +77,11 @@ public:
     void measure(const CalibrationResult& calibration, WidthPoint& point) {
         // The accuracy report compares every layer.
         const std::unique_ptr<Backend> backend = make_backend(network_, on_cpu(calibration, true));
-        point.accuracy = evaluate_quantization(network_, *reference_, *backend, images_);
-        point.loss_percent = loss_percent(point.accuracy);
+        AccuracyOptions accuracy;
+        accuracy.thresholds = {options_.thresh, other_threshold(options_.thresh)};
+        point.accuracy = evaluate_quantization(network_, *reference_, *backend, images_, accuracy);
+        point.loss_percent = loss_percent(point.accuracy, options_.thresh);
+        point.other_loss_percent = loss_percent(point.accuracy, other_threshold(options_.thresh));
         point.region_sqnr_db = point.accuracy.layers.back().sqnr_db();
         point.lowest_sqnr_db = std::numeric_limits<double>::infinity();
         for (const LayerAccuracy& layer : point.accuracy.layers)
@@ -181,6 +184,8 @@ std::vector<StudyRow> study_moves(const Network& network, const Calibration& cal
 
 }  // namespace
 
+float other_threshold(float thresh) { return thresh == 0.25f ? 0.5f : 0.25f; }
+
 std::string move_tag(const WidthMove& move) {
     return fmt::format("{}{}", move.layer, move.weights ? "w" : "o");
 }
@@ -190,6 +195,8 @@ WidthExploration explore_widths(const Network& network, const std::vector<std::s
                                 CalibrationResult& chosen) {
     if (!(options.max_loss_percent >= 0 && options.max_loss_percent <= 100))
         throw Error(fmt::format("--max-loss {} is outside [0, 100]", options.max_loss_percent));
+    if (!(options.thresh > 0 && options.thresh < 1))
+        throw Error(fmt::format("--thresh {} is outside (0, 1)", options.thresh));
     const Calibration calibration(network, images, calibration_options);
     Evaluator evaluator(network, images, options);
     WidthExploration result;

@@ -30,7 +30,7 @@ void accuracy_panel(cv::Mat& img, const WidthExploration& e, const cv::Rect& are
     const double left = std::max(0.0, std::floor(x0 / step - 1) * step);
     const double right = std::ceil(x1 / step + 1) * step;
     const Panel panel{area, left, right, std::max(0.0, std::floor(y0 / 10) * 10 - 5), 102, false, false};
-    axes(img, panel, title, xlabel, "% reproduced");
+    axes(img, panel, title, xlabel, fmt::format("% reproduced at {:g}", e.options.thresh));
     const double limit = 100.0 - e.options.max_loss_percent;
     if (limit > panel.y0) {
         cv::line(img, panel.at(panel.x0, limit), panel.at(panel.x1, limit), kGreen, 1, cv::LINE_AA);

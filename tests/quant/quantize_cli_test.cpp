@@ -187,6 +187,60 @@ TEST_F(QuantizeCli, ExploreEvaluatesEveryMoveThenTheGreedyPrefixesAndWritesTheCh
     EXPECT_EQ(std::string(signature + 1, 3), "PNG");
 }
 
+TEST_F(QuantizeCli, ExploreScoresTheLossAtTheThresholdTheModelRunsAt) {
+    // Scored at --thresh (default 0.5), the other of 0.25 / 0.5 reported beside it (issue 36 item 5).
+    // YOLO-LITE on person.jpg: 5 float detections at 0.5, 8 at 0.25, and the all-int8 mix (chosen under
+    // --max-loss 100: the fewest weight bytes) loses one of the 8 at 0.25 only. The int16 point and each
+    // move alone do not depend on the scores, so the two runs share them with the roles swapped; each
+    // chosen point's loss is its own detections at the scored threshold.
+    FPGACNN_REQUIRE_SHARED_MODELS();
+    const std::string folder = "yolo-lite-voc";
+    std::string out, err;
+    std::vector<nlohmann::json> runs;
+    for (const std::string thresh : {"", " --thresh 0.25"}) {
+        const int code =
+            run("--cfg " + test::shared_model_file(folder, "tiny-yolov2-trial3-noBatch.cfg") + " --weights " +
+                    test::shared_model_file(folder, "tiny-yolov2-trial3-noBatch.weights") + " --images " +
+                    test::darknet_file("data/person.jpg") + " --out " + dir_ + "/t.fq16 --explore" + thresh +
+                    " --max-loss 100 --json -q",
+                &out, &err);
+        ASSERT_EQ(code, 0) << err;
+        runs.push_back(nlohmann::json::parse(out));
+    }
+    const nlohmann::json& at_half = runs[0]["exploration"];
+    const nlohmann::json& at_quarter = runs[1]["exploration"];
+    EXPECT_EQ(at_half["thresh"].get<double>(), 0.5);
+    EXPECT_EQ(at_half["other_thresh"].get<double>(), 0.25);
+    EXPECT_EQ(at_quarter["thresh"].get<double>(), 0.25);
+    EXPECT_EQ(at_quarter["other_thresh"].get<double>(), 0.5);
+    const std::size_t alone = 1 + 14;  // int16 and the 14 moves of YOLO-LITE's 7 conv layers
+    for (std::size_t i = 0; i < alone; ++i) {
+        EXPECT_EQ(at_half["points"][i]["loss_percent"], at_quarter["points"][i]["other_thresh_loss_percent"])
+            << i;
+        EXPECT_EQ(at_half["points"][i]["other_thresh_loss_percent"], at_quarter["points"][i]["loss_percent"])
+            << i;
+    }
+    double largest_loss = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        const nlohmann::json& e = runs[r]["exploration"];
+        const nlohmann::json& chosen = e["points"][e["chosen"].get<std::size_t>()];
+        bool scored = false;
+        for (const auto& a : runs[r]["detections"]) {
+            const int reference = a["float_detections"].get<int>();
+            ASSERT_GT(reference, 0) << a.dump();
+            const double loss = 100.0 * (reference - a["reproduced"].get<int>()) / reference;
+            const char* field = a["thresh"] == e["thresh"] ? "loss_percent" : "other_thresh_loss_percent";
+            EXPECT_DOUBLE_EQ(chosen[field].get<double>(), loss) << r << " " << a.dump();
+            scored = scored || a["thresh"] == e["thresh"];
+            largest_loss = std::max(largest_loss, loss);
+        }
+        EXPECT_TRUE(scored) << runs[r]["detections"].dump();
+    }
+    EXPECT_GT(largest_loss, 0.0);  // the thresholds disagree, so scoring the wrong one would show
+    EXPECT_NE(run(model_arguments() + " --out " + dir_ + "/x.fq16 --thresh 0.3", &out, &err), 0);
+    EXPECT_NE(err.find("--explore"), std::string::npos) << err;
+}
+
 TEST_F(QuantizeCli, ExploreStudyOnYoloLiteLosesSqnrFromEightToFourBits) {
     // On a trained model every tensor loses signal at 4 bits against 8 (the synthetic tiny weights
     // above are too smooth to show it); one image keeps the run short.
