@@ -136,10 +136,31 @@ std::string replaced(std::string text, const std::string& from, const std::strin
     return text;
 }
 
+/// Objectness deltas the thresh rule cleared: zero, and not a truth's (whose delta is object_scale-sized).
+int ignored_predictions(const TrainingPair& pair) {
+    const Layer& region = pair.network().layers.back();
+    const int plane = region.output.w * region.output.h;
+    const int entries = region.region().coords + region.region().classes + 1;
+    const std::vector<float>& delta = pair.trainer().delta(region.index);
+    int count = 0;
+    for (std::size_t b = 0; b < delta.size() / region.output.size(); ++b) {
+        for (int n = 0; n < region.region().num; ++n) {
+            for (int cell = 0; cell < plane; ++cell) {
+                const std::size_t at =
+                    b * region.output.size() +
+                    static_cast<std::size_t>(n * entries + region.region().coords) * plane + cell;
+                if (delta[at] == 0.0f) ++count;
+            }
+        }
+    }
+    return count;
+}
+
 void expect_same_sgd_step(const std::string& cfg, std::uint64_t seen, unsigned seed) {
     TrainingPair pair(cfg, seed);
     set_truth(pair.truth());
     pair.forward(seen);
+    EXPECT_GT(ignored_predictions(pair), 0) << "no prediction above thresh: the test misses that rule";
     const WorstDifference outputs = pair.outputs();
     const WorstDifference region_delta = pair.deltas();  // before backward: the loss's deltas
     pair.backward();
@@ -169,6 +190,27 @@ TEST(NetworkTrainingStep, MatchesDarknetWithLogisticClasses) {
         replaced(replaced(replaced(kTinyYolo, "softmax=1", "softmax=0"), "rescore=1", "rescore=0"),
                  "bias_match=1", "bias_match=0");
     expect_same_sgd_step(cfg, 20000, 33);
+}
+
+// batch=4, subdivisions=2: two passes of 2 images summed into each update, momentum carried from
+// the first update into the second, the rate read at each update (burn_in), new images every pass.
+TEST(NetworkTrainingStep, MatchesDarknetOverTwoUpdatesWithSubdivisions) {
+    std::string cfg = replaced(replaced(kTinyYolo, "batch=2\nsubdivisions=1", "batch=4\nsubdivisions=2"),
+                               "burn_in=1", "burn_in=3");
+    TrainingPair pair(cfg, 34);
+    ASSERT_EQ(pair.trainer().batch(), 2);
+    set_truth(pair.truth());
+    std::uint64_t seen = 0;
+    for (int pass = 0; pass < 4; ++pass) {
+        pair.new_input();
+        seen = pair.train_step(seen);
+    }
+    const WorstDifference gradients = pair.gradients();  // the momentum buffers after two updates
+    const WorstDifference changes = pair.parameter_changes();
+    std::printf("two updates, subdivisions 2: momentum %.1e  parameter change %.1e\n", gradients.value,
+                changes.value);
+    EXPECT_LE(gradients.value, kNetworkTolerance) << "momentum of layer " << gradients.layer;
+    EXPECT_LE(changes.value, kNetworkTolerance) << "parameter change of layer " << changes.layer;
 }
 
 // get_current_rate for each policy at update numbers around its steps.

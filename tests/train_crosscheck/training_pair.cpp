@@ -64,6 +64,20 @@ TrainingPair::TrainingPair(const std::string& cfg_text, unsigned seed)
                   0.0f);
 }
 
+void TrainingPair::new_input() { input_ = uniform(input_.size(), 0.0f, 1.0f, random_); }
+
+std::uint64_t TrainingPair::train_step(std::uint64_t seen) {
+    const train::SolverOptions& solver = trainer_.options().solver;
+    seen += static_cast<std::uint64_t>(solver.batch);
+    forward(seen);
+    backward();
+    if ((seen / static_cast<std::uint64_t>(solver.batch)) % static_cast<std::uint64_t>(solver.subdivisions) ==
+        0) {
+        update(seen);
+    }
+    return seen;
+}
+
 void TrainingPair::forward(std::uint64_t seen) {
     trainer_.forward(input_.data(), truth_.data(), seen);
     const bool has_region = std::any_of(network().layers.begin(), network().layers.end(),

@@ -30,15 +30,21 @@ public:
     TrainingPair(const std::string& cfg_text, unsigned seed);
 
     train::FloatTrainer& trainer() { return trainer_; }
+    const train::FloatTrainer& trainer() const { return trainer_; }
     DarknetTrainingOracle& oracle() { return oracle_; }
     const Network& network() const { return trainer_.network(); }
     std::vector<float>& truth() { return truth_; }
 
+    /// A new random input batch for both.
+    void new_input();
     void forward(std::uint64_t seen);
     /// The same random d loss / d output written into the last layer of both.
     void set_random_last_delta();
     void backward();
     void update(std::uint64_t seen);
+    /// train_network_datum on both: seen += batch, forward, backward, and the update when
+    /// (seen / batch) % subdivisions == 0. Returns the new seen.
+    std::uint64_t train_step(std::uint64_t seen);
 
     /// Worst relative differences of every layer's output / delta, of the conv gradients and the
     /// input's delta.
