@@ -48,6 +48,18 @@ TEST(TrainingOptions, RegionLossOptions) {
     EXPECT_TRUE(region.bias_match);
 }
 
+TEST(TrainingOptions, PerLayerOptions) {
+    const TrainingOptions options =
+        options_of("batch=1", "[maxpool]\n[convolutional]\nfilters=2\nlearning_rate=0.1\nstopbackward=1\n");
+    ASSERT_EQ(options.layers.size(), 2U);
+    EXPECT_FLOAT_EQ(options.layers[0].learning_rate_scale, 1);
+    EXPECT_FALSE(options.layers[0].stop_backward);
+    EXPECT_FLOAT_EQ(options.layers[1].learning_rate_scale, 0.1f);
+    EXPECT_TRUE(options.layers[1].stop_backward);
+    EXPECT_THROW(options_of("adam=1"), Error);
+    EXPECT_THROW(options_of("batch=1", "[maxpool]\nonlyforward=1\n"), Error);
+}
+
 TEST(TrainingOptions, UnknownPolicyNamesTheLine) {
     try {
         options_of("batch=1\npolicy=cosine");

@@ -159,6 +159,7 @@ void DarknetTrainingOracle::backward(std::vector<float>& input_delta) {
     const network orig = *net;
     for (int i = net->n - 1; i >= 0; --i) {
         const layer l = net->layers[i];
+        if (l.stopbackward != 0) break;
         network state = orig;
         if (i == 0) {
             state.delta = input_delta.data();

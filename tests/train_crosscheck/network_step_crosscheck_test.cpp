@@ -213,6 +213,23 @@ TEST(NetworkTrainingStep, MatchesDarknetOverTwoUpdatesWithSubdivisions) {
     EXPECT_LE(changes.value, kNetworkTolerance) << "parameter change of layer " << changes.layer;
 }
 
+// A layer's own learning_rate scales its update; stopbackward=1 on layer 2 leaves layers 0..2 without
+// gradients (backward_network breaks before running it).
+TEST(NetworkTrainingStep, MatchesDarknetWithLayerRateAndStopBackward) {
+    std::string cfg = replaced(kTinyYolo, "[convolutional]\nbatch_normalize=1\nfilters=32\nsize=3",
+                               "[convolutional]\nlearning_rate=0.25\nbatch_normalize=1\nfilters=32\nsize=3");
+    cfg = replaced(cfg, "[convolutional]\nbatch_normalize=1\nfilters=16\nsize=3",
+                   "[convolutional]\nstopbackward=1\nbatch_normalize=1\nfilters=16\nsize=3");
+    TrainingPair pair(cfg, 35);
+    set_truth(pair.truth());
+    pair.forward(20000);
+    pair.backward();
+    EXPECT_LE(pair.gradients().value, kNetworkTolerance);
+    for (float g : pair.trainer().gradients(2).weight_updates) ASSERT_EQ(g, 0.0f);
+    pair.update(20000);
+    EXPECT_LE(pair.parameter_changes().value, kNetworkTolerance);
+}
+
 // get_current_rate for each policy at update numbers around its steps.
 TEST(LearningRatePolicy, MatchesGetCurrentRate) {
     const std::string layer = "\n[maxpool]\nsize=2\nstride=2\n";

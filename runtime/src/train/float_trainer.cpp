@@ -40,6 +40,11 @@ void require_trainable_conv(const Layer& layer) {
 
 void require_trainable(const Network& network, const TrainingOptions& options) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
+    if (options.layers.size() != network.layers.size()) {
+        throw Error(network.cfg_path + ": training options for " + std::to_string(options.layers.size()) +
+                    " layers, but the network has " + std::to_string(network.layers.size()) +
+                    "; read both from the same cfg");
+    }
     if (!network.weights_loaded) throw Error(network.cfg_path + ": load weights before training");
     for (const Layer& layer : network.layers) {
         switch (layer.type) {
@@ -172,6 +177,7 @@ void FloatTrainer::backward(float* input_delta) {
     for (auto it = network_.layers.rbegin(); it != network_.layers.rend(); ++it) {
         const Layer& layer = *it;
         const int i = layer.index;
+        if (options_.layers[i].stop_backward) break;  // backward_network: neither it nor any before it
         const float* layer_input = i == 0 ? input_ : outputs_[i - 1].data();
         float* previous_delta = i == 0 ? input_delta : deltas_[i - 1].data();
         float* delta = deltas_[i].data();
@@ -226,10 +232,11 @@ void FloatTrainer::update(std::uint64_t seen) {
     const SolverOptions& solver = options_.solver;
     const std::uint64_t batch_num = seen / static_cast<std::uint64_t>(solver.images_per_update());
     const float uniform01 = std::uniform_real_distribution<float>(0.0f, 1.0f)(random_rate_);
-    const SgdStep step{current_learning_rate(solver, batch_num, uniform01), solver.momentum, solver.decay,
-                       solver.images_per_update()};
+    const float rate = current_learning_rate(solver, batch_num, uniform01);
     for (Layer& layer : network_.layers) {
         if (layer.type != LayerType::Convolutional) continue;
+        const SgdStep step{rate * options_.layers[layer.index].learning_rate_scale, solver.momentum,
+                           solver.decay, solver.images_per_update()};
         sgd_update(layer.conv(), conv_states_[layer.index].gradients, step);
     }
 }

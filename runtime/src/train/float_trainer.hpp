@@ -37,9 +37,11 @@ public:
     /// is darknet's counter including this batch (it steers the prior warm-up). Returns the cost.
     float forward(const float* input, const float* truth, std::uint64_t seen);
     /// backward_network from the deltas forward() left (or the caller wrote into delta()): gradients
-    /// are added to gradients(i); d loss / d input added to `input_delta` when not null.
+    /// are added to gradients(i); d loss / d input added to `input_delta` when not null. Stops before
+    /// a layer with stopbackward=1, as darknet does.
     void backward(float* input_delta = nullptr);
-    /// update_network: SGD at the rate of update number seen / (batch * subdivisions).
+    /// update_network: SGD at the rate of update number seen / (batch * subdivisions), times each
+    /// layer's own learning_rate.
     void update(std::uint64_t seen);
     /// train_network_datum: seen += batch, forward, backward, and an update once batch * subdivisions
     /// images have been summed. Returns the cost.

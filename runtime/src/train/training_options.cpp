@@ -73,6 +73,10 @@ SolverOptions read_solver(model::SectionReader& reader) {
         case RatePolicy::Random:
             break;
     }
+    if (reader.flag("adam", false)) {
+        reader.fail(reader.find("adam"), "the adam optimizer is not implemented",
+                    "train with SGD: remove adam=1");
+    }
     if (solver.policy == RatePolicy::Poly && solver.max_batches < 1) {
         reader.fail("policy=poly needs max_batches (the rate falls to 0 there)",
                     "add max_batches=N to [net]");
@@ -93,6 +97,21 @@ RegionLossOptions read_region(model::SectionReader& reader) {
     return region;
 }
 
+LayerTrainingOptions read_layer(model::SectionReader& reader) {
+    LayerTrainingOptions layer;
+    layer.learning_rate_scale =
+        reader.real_in_range("learning_rate", 1, 0, 1e30f, "a layer's learning_rate scales the net's rate");
+    layer.stop_backward = reader.flag("stopbackward", false);
+    if (reader.flag("onlyforward", false)) {
+        reader.fail(reader.find("onlyforward"), "onlyforward is not implemented", "remove onlyforward=1");
+    }
+    const model::CfgOption* smooth = reader.find("smooth");
+    if (smooth != nullptr && reader.real_in_range("smooth", 0, -1e30f, 1e30f, "smooth is a rate") != 0) {
+        reader.fail(smooth, "smooth is not implemented", "remove smooth");
+    }
+    return layer;
+}
+
 }  // namespace
 
 TrainingOptions read_training_options(const model::CfgFile& cfg) {
@@ -101,10 +120,10 @@ TrainingOptions read_training_options(const model::CfgFile& cfg) {
     model::SectionReader net(cfg, cfg.sections.front(), -1);
     options.solver = read_solver(net);
     for (std::size_t s = 1; s < cfg.sections.size(); ++s) {
-        if (cfg.sections[s].name != "region") continue;
         const int index = static_cast<int>(s) - 1;
         model::SectionReader reader(cfg, cfg.sections[s], index);
-        options.regions[index] = read_region(reader);
+        options.layers.push_back(read_layer(reader));
+        if (cfg.sections[s].name == "region") options.regions[index] = read_region(reader);
     }
     return options;
 }

@@ -46,13 +46,22 @@ struct RegionLossOptions {
     bool bias_match = false;
 };
 
+/// Options darknet's parser reads for every layer.
+struct LayerTrainingOptions {
+    float learning_rate_scale =
+        1;                       ///< the section's `learning_rate`: multiplies the net's rate in its update
+    bool stop_backward = false;  ///< `stopbackward=1`: backward_network stops after this layer
+};
+
 struct TrainingOptions {
     SolverOptions solver;
     std::map<int, RegionLossOptions> regions;  ///< by layer index
+    std::vector<LayerTrainingOptions> layers;  ///< by layer index
 };
 
 /// Reads the options from a tokenised cfg (section s + 1 is layer s). Throws Error naming the file
-/// and line for values darknet would misread (a policy it does not know, steps without scales).
+/// and line for values darknet would misread (a policy it does not know, steps without scales) and
+/// for what is not implemented (adam, onlyforward, smooth).
 TrainingOptions read_training_options(const model::CfgFile& cfg);
 
 /// get_current_rate: the learning rate of update number `batch_num` (seen / images_per_update).
