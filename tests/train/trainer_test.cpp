@@ -93,6 +93,16 @@ TEST(FloatTrainer, RefusesATruthOutsideTheImage) {
     const float box[] = {1.2f, 0.5f, 0.2f, 0.2f, 0};
     std::copy(box, box + 5, truth.begin());
     EXPECT_THROW(trainer.train_batch(input.data(), truth.data()), Error);
+    const float huge_class[] = {0.5f, 0.5f, 0.2f, 0.2f, 1e30f};
+    std::copy(huge_class, huge_class + 5, truth.begin());
+    EXPECT_THROW(trainer.train_batch(input.data(), truth.data()), Error);
+}
+
+TEST(FloatTrainer, RefusesBatchNormOverOneValue) {
+    const std::string one =
+        "[net]\nbatch=1\nwidth=1\nheight=1\nchannels=3\n[convolutional]\nbatch_normalize=1\n"
+        "filters=2\nsize=1\nactivation=leaky\n";
+    EXPECT_NE(error_of(one).find("raise [net] batch"), std::string::npos) << error_of(one);
 }
 
 // rescore=0 here: with rescore the objectness target starts at the poor early IoU, the objectness of

@@ -38,6 +38,17 @@ void require_trainable_conv(const Layer& layer) {
     }
 }
 
+// darknet's batch variance divides by batch*spatial - 1.
+void require_batch_statistics(const Layer& layer, int batch) {
+    const ConvParams& conv = layer.conv();
+    if (conv.batch_normalize && static_cast<std::size_t>(batch) * layer.output.h * layer.output.w < 2) {
+        throw Error(detail::describe_layer(layer) +
+                    ": batch-norm in training needs at least two values a channel, but batch " +
+                    std::to_string(batch) + " x " + std::to_string(layer.output.h) + "x" +
+                    std::to_string(layer.output.w) + " gives one; raise [net] batch");
+    }
+}
+
 void require_trainable(const Network& network, const TrainingOptions& options) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
     if (options.layers.size() != network.layers.size()) {
@@ -50,6 +61,7 @@ void require_trainable(const Network& network, const TrainingOptions& options) {
         switch (layer.type) {
             case LayerType::Convolutional:
                 require_trainable_conv(layer);
+                require_batch_statistics(layer, options.solver.batch);
                 break;
             case LayerType::Region:
                 if (options.regions.count(layer.index) == 0) {

@@ -59,7 +59,7 @@ Box truth_box(const float* t) { return Box{t[0], t[1], t[2], t[3]}; }
 void check_truth(const Layer& layer, const float* t, int image, int box) {
     const bool inside = t[0] > 0 && t[0] < 1 && t[1] > 0 && t[1] < 1 && t[2] > 0 && t[3] > 0;
     const int classes = layer.region().classes;
-    const bool known_class = t[4] >= 0 && static_cast<int>(t[4]) < classes;
+    const bool known_class = t[4] >= 0 && t[4] < static_cast<float>(classes);  // before any cast to int
     if (!inside || !known_class) {
         throw Error("region layer " + std::to_string(layer.index) + ": truth box " + std::to_string(box) +
                     " of image " + std::to_string(image) + " (x " + std::to_string(t[0]) + ", y " +
