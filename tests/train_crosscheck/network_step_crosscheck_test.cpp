@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "model/cfg_parser.hpp"
@@ -230,6 +232,40 @@ TEST(NetworkTrainingStep, MatchesDarknetWithLayerRateAndStopBackward) {
     EXPECT_LE(pair.parameter_changes().value, kNetworkTolerance);
 }
 
+/// Debian's yolov2-tiny-voc.cfg at 64x64 with batch 2 and learning_rate 0.1 (so that one step's change
+/// stands well above the weights' float rounding), as darknet ships it otherwise.
+std::string tiny_voc_at_64() {
+    std::ifstream in("/usr/share/darknet/cfg/yolov2-tiny-voc.cfg");
+    std::ostringstream out;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("batch=", 0) == 0) line = "batch=2";
+        if (line.rfind("width=", 0) == 0) line = "width=64";
+        if (line.rfind("height=", 0) == 0) line = "height=64";
+        if (line.rfind("learning_rate=", 0) == 0) line = "learning_rate=0.1";
+        out << line << '\n';
+    }
+    return out.str();
+}
+
+TEST(NetworkTrainingStep, MatchesDarknetOnYolov2TinyVoc) {
+    const std::string cfg = tiny_voc_at_64();
+    if (cfg.empty()) GTEST_SKIP() << "Debian's darknet cfgs are not installed";
+    TrainingPair pair(cfg, 36);
+    set_truth(pair.truth());
+    pair.forward(2);
+    const WorstDifference outputs = pair.outputs();
+    pair.backward();
+    const WorstDifference gradients = pair.gradients();
+    pair.update(2);
+    const WorstDifference changes = pair.parameter_changes();
+    std::printf("yolov2-tiny-voc 64x64 step: output %.1e  gradients %.1e  weight change %.1e\n",
+                outputs.value, gradients.value, changes.value);
+    EXPECT_LE(outputs.value, kNetworkTolerance) << "output of layer " << outputs.layer;
+    EXPECT_LE(gradients.value, kNetworkTolerance) << "gradients of layer " << gradients.layer;
+    EXPECT_LE(changes.value, kNetworkTolerance) << "parameter change of layer " << changes.layer;
+}
+
 // get_current_rate for each policy at update numbers around its steps.
 TEST(LearningRatePolicy, MatchesGetCurrentRate) {
     const std::string layer = "\n[maxpool]\nsize=2\nstride=2\n";
@@ -243,6 +279,8 @@ TEST(LearningRatePolicy, MatchesGetCurrentRate) {
         "policy=exp\ngamma=0.99\n",
         "policy=poly\npower=2\nmax_batches=200\n",
         "policy=sigmoid\ngamma=0.1\nstep=20\n",
+        // yolov2-tiny-voc.cfg's list: darknet compares the int -1 with a size_t, so it never passes it.
+        "policy=steps\nsteps=-1,10,50\nscales=.1,10,.1\n",
     };
     for (const char* policy : policies) {
         const std::string cfg = net + policy + layer;
