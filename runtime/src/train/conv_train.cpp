@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/thread_pool.hpp"
 #include "float/darknet_math.hpp"
 #include "float/im2col.hpp"
 #include "float/pooled_sgemm.hpp"
@@ -47,6 +48,49 @@ void col2im_add(const detail::Im2colGeometry& g, const float* columns, float* im
             }
         }
     }
+}
+
+// Below this many multiply-adds a backward sgemm runs on the calling thread alone.
+constexpr std::size_t kMinSplitWork = std::size_t(1) << 20;
+
+/// Runs part(first, last) over [0, count) split into one range per pool thread, or at once when the
+/// sgemm is small. Each part is an sgemm of its own rows: every value is the same dot product.
+template <typename Part>
+void split_rows(int count, std::size_t work, const Part& part) {
+    ThreadPool& pool = ThreadPool::shared();
+    const int parts = work < kMinSplitWork ? 1 : std::min(pool.size(), count);
+    if (parts <= 1) {
+        part(0, count);
+        return;
+    }
+    pool.parallel_for(static_cast<std::size_t>(parts), [&](std::size_t p) {
+        const int index = static_cast<int>(p);
+        part(count * index / parts, count * (index + 1) / parts);
+    });
+}
+
+/// weight_updates (filters x depth) += delta (filters x pixels) * columns (depth x pixels)^T, split by
+/// weight columns (rows of `columns`).
+void add_weight_gradient(int filters, int depth, int pixels, const float* delta, const float* columns,
+                         float* weight_updates) {
+    const std::size_t work = static_cast<std::size_t>(filters) * depth * pixels;
+    split_rows(depth, work, [&](int first, int last) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, filters, last - first, pixels, 1.0f, delta,
+                    pixels, columns + static_cast<std::size_t>(first) * pixels, pixels, 1.0f,
+                    weight_updates + first, depth);
+    });
+}
+
+/// out (depth x pixels) = beta * out + weights (filters x depth)^T * delta (filters x pixels), split by
+/// rows of `out`.
+void weights_transposed_times_delta(int filters, int depth, int pixels, const float* weights,
+                                    const float* delta, float beta, float* out) {
+    const std::size_t work = static_cast<std::size_t>(filters) * depth * pixels;
+    split_rows(depth, work, [&](int first, int last) {
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, last - first, pixels, filters, 1.0f,
+                    weights + first, depth, delta, pixels, beta,
+                    out + static_cast<std::size_t>(first) * pixels, pixels);
+    });
 }
 
 }  // namespace
@@ -127,19 +171,17 @@ void conv_backward(const Layer& layer, int batch, const float* input, const floa
             detail::im2col(geometry, image, 0, layer.output.h, workspace);
             columns = workspace;
         }
-        // weight_updates (filters x depth) += delta_b (filters x pixels) * columns^T.
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, filters, depth, pixels, 1.0f, delta_b, pixels,
-                    columns, pixels, 1.0f, gradients.weight_updates.data(), depth);
+        add_weight_gradient(filters, depth, pixels, delta_b, columns, gradients.weight_updates.data());
         if (input_delta == nullptr) continue;
         float* image_delta = input_delta + b * in_size;
         if (input_is_column_matrix(conv)) {
             // Added, not overwritten: darknet's beta = 0 here drops what later layers (a route or
             // shortcut reading the same input) already sent back (docs/darknet-semantics.md).
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, depth, pixels, filters, 1.0f,
-                        conv.weights.data(), depth, delta_b, pixels, 1.0f, image_delta, pixels);
+            weights_transposed_times_delta(filters, depth, pixels, conv.weights.data(), delta_b, 1.0f,
+                                           image_delta);
         } else {
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, depth, pixels, filters, 1.0f,
-                        conv.weights.data(), depth, delta_b, pixels, 0.0f, workspace, pixels);
+            weights_transposed_times_delta(filters, depth, pixels, conv.weights.data(), delta_b, 0.0f,
+                                           workspace);
             col2im_add(geometry, workspace, image_delta);
         }
     }
