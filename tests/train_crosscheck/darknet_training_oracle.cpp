@@ -176,6 +176,16 @@ void DarknetTrainingOracle::backward(std::vector<float>& input_delta) {
     }
 }
 
+void DarknetTrainingOracle::darknet_layer_backward(int i) {
+    const layer l = impl_->at(i);
+    const layer previous = impl_->at(i - 1);
+    network state = *impl_->net;
+    state.input = previous.output;
+    state.delta = previous.delta;
+    state.index = i;
+    l.backward(l, state);
+}
+
 void DarknetTrainingOracle::update() { update_network(impl_->net); }
 
 float DarknetTrainingOracle::current_rate(std::uint64_t seen) {

@@ -38,6 +38,9 @@ public:
     void set_delta(int i, const std::vector<float>& delta);
     /// backward_network's loop; the network input's delta goes to `input_delta` (batch * inputs floats).
     void backward(std::vector<float>& input_delta);
+    /// Layer i's own backward pointer (for the region layer: pjreddie's CPU backward_region_layer),
+    /// with the previous layer's output and delta as backward_network passes them (i >= 1).
+    void darknet_layer_backward(int i);
     /// update_network (the rate from get_current_rate at *net->seen).
     void update();
     /// get_current_rate at *net->seen = seen.

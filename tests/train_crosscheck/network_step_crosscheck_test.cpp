@@ -3,6 +3,7 @@
 // layer sent back the GPU way, to 1e-3 of the largest value (the sums run in other orders).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -192,6 +193,22 @@ TEST(NetworkTrainingStep, MatchesDarknetWithLogisticClasses) {
         replaced(replaced(replaced(kTinyYolo, "softmax=1", "softmax=0"), "rescore=1", "rescore=0"),
                  "bias_match=1", "bias_match=0");
     expect_same_sgd_step(cfg, 20000, 33);
+}
+
+// The trap this file works around: libdarknet's CPU backward_region_layer sends nothing back (its
+// body is commented out), although the region layer's own deltas are there.
+TEST(NetworkTrainingStep, DarknetsCpuRegionBackwardIsEmpty) {
+    TrainingPair pair(kTinyYolo, 37);
+    set_truth(pair.truth());
+    pair.forward(20000);
+    const int region = static_cast<int>(pair.network().layers.size()) - 1;
+    DarknetTrainingOracle& darknet = pair.oracle();
+    const auto nonzero = [](const std::vector<float>& v) {
+        return std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
+    };
+    ASSERT_GT(nonzero(darknet.delta(region)), 0);
+    darknet.darknet_layer_backward(region);
+    EXPECT_EQ(nonzero(darknet.delta(region - 1)), 0);
 }
 
 // batch=4, subdivisions=2: two passes of 2 images summed into each update, momentum carried from
