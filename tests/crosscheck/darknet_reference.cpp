@@ -15,6 +15,8 @@
 // only, so its global type names (image, box, layer, network...) stay out of the tests.
 #include <darknet.h>
 
+#include "stderr_silencer.hpp"
+
 namespace fs = std::filesystem;
 
 // libdarknet's free_network leaves net->workspace and some cfg-parsing lists behind; those leaks are
@@ -72,31 +74,6 @@ image copy_image_in(const ReferenceImage& in) {
     std::memcpy(im.data, in.data.data(), in.data.size() * sizeof(float));
     return im;
 }
-
-/// darknet prints its whole layer table and "Loading weights..." to stderr on every load; the
-/// cross-checks load many networks, so that chatter is parked in /dev/null while loading.
-class StderrSilencer {
-public:
-    StderrSilencer() {
-        std::fflush(stderr);
-        saved_ = ::dup(STDERR_FILENO);
-        const int null_fd = ::open("/dev/null", O_WRONLY);
-        if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
-        if (null_fd >= 0) ::close(null_fd);
-    }
-    ~StderrSilencer() {
-        std::fflush(stderr);
-        if (saved_ >= 0) {
-            ::dup2(saved_, STDERR_FILENO);
-            ::close(saved_);
-        }
-    }
-    StderrSilencer(const StderrSilencer&) = delete;
-    StderrSilencer& operator=(const StderrSilencer&) = delete;
-
-private:
-    int saved_ = -1;
-};
 
 std::string trimmed_key(const std::string& line) {
     const auto eq = line.find('=');

@@ -13,6 +13,8 @@ namespace {
 // Below this many multiply-adds an sgemm runs on the calling thread alone.
 constexpr std::size_t kMinSplitWork = std::size_t(1) << 20;
 
+}  // namespace
+
 void single_threaded_openblas() {
     static const bool done = [] {
         openblas_set_num_threads(1);
@@ -20,8 +22,6 @@ void single_threaded_openblas() {
     }();
     (void)done;
 }
-
-}  // namespace
 
 void pooled_sgemm(int m, int n, int k, const float* a, const float* b, int ldb, float* c, int ldc) {
     single_threaded_openblas();

@@ -7,6 +7,10 @@
 
 namespace fpgacnn::detail {
 
+/// Makes OpenBLAS single-threaded, once per process (the reason above); call before any direct
+/// cblas call that may run beside the pool's work.
+void single_threaded_openblas();
+
 /// C = A * B, row-major, no transposes: A is m x k (lda = k), B is k x n, C is m x n. Split along
 /// the larger of m and n into one part per pool thread (a single call when the product is small).
 /// Each value is the same dot product as an unsplit call, rounded in the kernel's order for its

@@ -1,0 +1,72 @@
+// Float training of a darknet network on the CPU, step for step as darknet trains it
+// (train_network_datum: forward_network with net.train = 1, backward_network, update_network), with
+// the [region] loss sent back the way darknet's GPU path does (docs/darknet-semantics.md,
+// "Training (float)"). Kept apart from FloatEngine so the inference path stays as fast as it was: this
+// one keeps every layer's batch of outputs and deltas.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fpgacnn/network.hpp"
+#include "train/conv_train.hpp"
+#include "train/training_options.hpp"
+
+namespace fpgacnn::train {
+
+class FloatTrainer {
+public:
+    /// `network` with its weights loaded and batch-norm NOT folded (load_darknet_cfg +
+    /// load_darknet_weights, not load_darknet_model): the rolling mean and variance are trained too.
+    /// Throws Error naming the layer for what training does not cover ([yolo], mish, planning-only
+    /// sections, a folded batch-norm).
+    FloatTrainer(Network network, TrainingOptions options);
+
+    int batch() const { return options_.solver.batch; }
+    const Network& network() const { return network_; }
+    Network& network() { return network_; }
+    const TrainingOptions& options() const { return options_; }
+    /// Images trained on so far (darknet's *net->seen).
+    std::uint64_t seen() const { return seen_; }
+
+    /// forward_network in training mode on batch() images (batch() * network().input.size() floats)
+    /// with their truth boxes (batch() * kMaxTruthBoxes * kTruthFloats floats, region_loss.hpp; may be
+    /// null when the network has no [region]). Every delta is reset, then the region loss set. `seen`
+    /// is darknet's counter including this batch (it steers the prior warm-up). Returns the cost.
+    float forward(const float* input, const float* truth, std::uint64_t seen);
+    /// backward_network from the deltas forward() left (or the caller wrote into delta()): gradients
+    /// are added to gradients(i); d loss / d input added to `input_delta` when not null. Stops before
+    /// a layer with stopbackward=1, as darknet does.
+    void backward(float* input_delta = nullptr);
+    /// update_network: SGD at the rate of update number seen / (batch * subdivisions), times each
+    /// layer's own learning_rate.
+    void update(std::uint64_t seen);
+    /// train_network_datum: seen += batch, forward, backward, and an update once batch * subdivisions
+    /// images have been summed. Returns the cost.
+    float train_batch(const float* input, const float* truth);
+
+    /// Layer i's batch of outputs (after forward()).
+    const std::vector<float>& output(int i) const { return outputs_.at(static_cast<std::size_t>(i)); }
+    /// Layer i's batch of deltas (d loss / d output, turned in place into the pre-activation's by
+    /// backward()).
+    std::vector<float>& delta(int i) { return deltas_.at(static_cast<std::size_t>(i)); }
+    const std::vector<float>& delta(int i) const { return deltas_.at(static_cast<std::size_t>(i)); }
+    /// A conv layer's accumulated gradients (momentum included after an update).
+    const ConvGradients& gradients(int i) const;
+
+private:
+    Network network_;
+    TrainingOptions options_;
+    std::uint64_t seen_ = 0;
+    const float* input_ = nullptr;  // the last forward()'s input, read again by backward()
+    std::vector<std::vector<float>> outputs_;
+    std::vector<std::vector<float>> deltas_;
+    std::vector<ConvTrainState> conv_states_;             // by layer index (empty for other layers)
+    std::vector<std::vector<std::size_t>> pool_indexes_;  // by layer index
+    std::vector<float> workspace_;
+    std::mt19937 random_rate_{0};  // the random policy's draws (darknet: rand_uniform(0, 1))
+};
+
+}  // namespace fpgacnn::train

@@ -1,0 +1,71 @@
+// The training options of a darknet cfg that the inference loader skips: [net]'s batch, solver and
+// learning-rate policy, and each [region]'s loss weights. Read with darknet's defaults
+// (parse_net_options, parse_region in pjreddie's parser.c).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/cfg_parser.hpp"
+
+namespace fpgacnn::train {
+
+/// darknet's learning_rate_policy, spelled in the cfg as constant, step, steps, exp, poly, random,
+/// sigmoid (anything else: darknet warns and goes with constant; here it is an error).
+enum class RatePolicy { Constant, Step, Steps, Exp, Poly, Random, Sig };
+
+struct SolverOptions {
+    int batch = 1;         ///< images per forward/backward: the cfg's batch / subdivisions
+    int subdivisions = 1;  ///< forward/backward passes per weight update
+    float learning_rate = 0.001f;
+    float momentum = 0.9f;
+    float decay = 0.0001f;
+    RatePolicy policy = RatePolicy::Constant;
+    int burn_in = 0;
+    float power = 4;  ///< read for every policy: burn_in and poly/random use it
+    int step = 1;     ///< step, sigmoid
+    float scale = 1;  ///< step
+    std::vector<int> steps;
+    std::vector<float> scales;
+    float gamma = 1;  ///< exp, sigmoid
+    int max_batches = 0;
+    /// Images per weight update (darknet's update_args.batch = batch * subdivisions).
+    int images_per_update() const { return batch * subdivisions; }
+};
+
+/// A [region] layer's loss options (parse_region's defaults).
+struct RegionLossOptions {
+    float object_scale = 1;
+    float noobject_scale = 1;
+    float class_scale = 1;
+    float coord_scale = 1;
+    float thresh = 0.5f;  ///< a prediction overlapping a truth by more than this gets no no-object delta
+    bool rescore = false;
+    bool bias_match = false;
+};
+
+/// Options darknet's parser reads for every layer.
+struct LayerTrainingOptions {
+    float learning_rate_scale =
+        1;                       ///< the section's `learning_rate`: multiplies the net's rate in its update
+    bool stop_backward = false;  ///< `stopbackward=1`: backward_network stops after this layer
+};
+
+struct TrainingOptions {
+    SolverOptions solver;
+    std::map<int, RegionLossOptions> regions;  ///< by layer index
+    std::vector<LayerTrainingOptions> layers;  ///< by layer index
+};
+
+/// Reads the options from a tokenised cfg (section s + 1 is layer s). Throws Error naming the file
+/// and line for values darknet would misread (a policy it does not know, steps without scales) and
+/// for what is not implemented (adam, onlyforward, smooth).
+TrainingOptions read_training_options(const model::CfgFile& cfg);
+
+/// get_current_rate: the learning rate of update number `batch_num` (seen / images_per_update).
+/// `uniform01` is the draw of the random policy (darknet: rand_uniform(0, 1)); others ignore it.
+float current_learning_rate(const SolverOptions& solver, std::uint64_t batch_num, float uniform01 = 0.5f);
+
+}  // namespace fpgacnn::train

@@ -1,0 +1,110 @@
+// [net] and [region] training options as darknet's parser reads them, and the learning-rate policies.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fpgacnn/error.hpp"
+#include "model/cfg_parser.hpp"
+#include "train/training_options.hpp"
+
+namespace fpgacnn::train {
+namespace {
+
+TrainingOptions options_of(const std::string& net, const std::string& rest = "[maxpool]\n") {
+    return read_training_options(model::parse_cfg_text("[net]\n" + net + "\n" + rest, "options.cfg"));
+}
+
+TEST(TrainingOptions, DarknetDefaults) {
+    const SolverOptions solver = options_of("width=8").solver;
+    EXPECT_EQ(solver.batch, 1);
+    EXPECT_EQ(solver.subdivisions, 1);
+    EXPECT_FLOAT_EQ(solver.learning_rate, 0.001f);
+    EXPECT_FLOAT_EQ(solver.momentum, 0.9f);
+    EXPECT_FLOAT_EQ(solver.decay, 0.0001f);
+    EXPECT_EQ(solver.policy, RatePolicy::Constant);
+    EXPECT_FLOAT_EQ(solver.power, 4.0f);
+}
+
+TEST(TrainingOptions, BatchIsDividedBySubdivisions) {
+    const SolverOptions solver = options_of("batch=64\nsubdivisions=16").solver;
+    EXPECT_EQ(solver.batch, 4);
+    EXPECT_EQ(solver.images_per_update(), 64);
+}
+
+TEST(TrainingOptions, RegionLossOptions) {
+    const TrainingOptions options =
+        options_of("batch=1",
+                   "[convolutional]\nfilters=12\nsize=1\n[region]\nanchors=1,1,2,2\nnum=2\nclasses=1\n"
+                   "object_scale=5\nnoobject_scale=0.5\nclass_scale=2\ncoord_scale=3\nthresh=.6\nrescore=1\n"
+                   "bias_match=1\n");
+    ASSERT_EQ(options.regions.count(1), 1U);
+    const RegionLossOptions& region = options.regions.at(1);
+    EXPECT_FLOAT_EQ(region.object_scale, 5);
+    EXPECT_FLOAT_EQ(region.noobject_scale, 0.5f);
+    EXPECT_FLOAT_EQ(region.class_scale, 2);
+    EXPECT_FLOAT_EQ(region.coord_scale, 3);
+    EXPECT_FLOAT_EQ(region.thresh, 0.6f);
+    EXPECT_TRUE(region.rescore);
+    EXPECT_TRUE(region.bias_match);
+}
+
+TEST(TrainingOptions, PerLayerOptions) {
+    const TrainingOptions options =
+        options_of("batch=1", "[maxpool]\n[convolutional]\nfilters=2\nlearning_rate=0.1\nstopbackward=1\n");
+    ASSERT_EQ(options.layers.size(), 2U);
+    EXPECT_FLOAT_EQ(options.layers[0].learning_rate_scale, 1);
+    EXPECT_FALSE(options.layers[0].stop_backward);
+    EXPECT_FLOAT_EQ(options.layers[1].learning_rate_scale, 0.1f);
+    EXPECT_TRUE(options.layers[1].stop_backward);
+    EXPECT_THROW(options_of("adam=1"), Error);
+    EXPECT_THROW(options_of("batch=1", "[maxpool]\nonlyforward=1\n"), Error);
+}
+
+TEST(TrainingOptions, UnknownPolicyNamesTheLine) {
+    try {
+        options_of("batch=1\npolicy=cosine");
+        FAIL() << "an unknown policy was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("options.cfg:3"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cosine"), std::string::npos) << e.what();
+    }
+}
+
+TEST(TrainingOptions, StepsNeedAsManyScales) {
+    EXPECT_THROW(options_of("policy=steps\nsteps=10,20\nscales=.1"), Error);
+    EXPECT_THROW(options_of("policy=poly"), Error);
+    EXPECT_THROW(options_of("batch=2\nsubdivisions=4"), Error);
+}
+
+TEST(LearningRate, StepsWithBurnIn) {
+    const SolverOptions solver =
+        options_of("learning_rate=0.1\nburn_in=10\npower=2\npolicy=steps\nsteps=20,30\nscales=.5,.1").solver;
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 0), 0.0f);
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 5), 0.1f * 0.25f);
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 10), 0.1f);
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 20), 0.05f);
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 35), 0.005f);
+}
+
+TEST(LearningRate, PolyStepExpRandom) {
+    EXPECT_FLOAT_EQ(
+        current_learning_rate(options_of("learning_rate=1\npolicy=poly\npower=2\nmax_batches=10").solver, 5),
+        0.25f);
+    EXPECT_FLOAT_EQ(
+        current_learning_rate(options_of("learning_rate=1\npolicy=step\nstep=3\nscale=.5").solver, 7), 0.25f);
+    EXPECT_FLOAT_EQ(current_learning_rate(options_of("learning_rate=1\npolicy=exp\ngamma=.5").solver, 3),
+                    0.125f);
+    EXPECT_FLOAT_EQ(
+        current_learning_rate(options_of("learning_rate=1\npolicy=random\npower=1").solver, 3, 0.3f), 0.3f);
+}
+
+TEST(LearningRate, SigmoidIsCentredOnStep) {
+    // darknet's size_t subtraction would give 0 below step; the sigmoid is 1/2 at step and near 1 before.
+    const SolverOptions solver = options_of("learning_rate=1\npolicy=sigmoid\ngamma=1\nstep=10").solver;
+    EXPECT_FLOAT_EQ(current_learning_rate(solver, 10), 0.5f);
+    EXPECT_GT(current_learning_rate(solver, 0), 0.99f);
+    EXPECT_LT(current_learning_rate(solver, 20), 0.01f);
+}
+
+}  // namespace
+}  // namespace fpgacnn::train
