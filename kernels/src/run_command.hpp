@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "conv_layer.hpp"
+#include "conv_train.hpp"
 #include "fpgacnn/kernel/fingerprint.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "pool_layer.hpp"
@@ -35,6 +36,10 @@ CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_
         identify(cmd, fm_write, traffic);
     } else if (cmd.op == kOpConv) {
         conv_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, traffic);
+    } else if (cmd.op == kOpConvBackward) {
+        conv_backward_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, traffic);
+    } else if (cmd.op == kOpWeightGradient) {
+        weight_gradient_layer(cmd, fm_read, fm_write, fm8_read, traffic);
     } else if (cmd.op == kOpMaxPool) {
         pool_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     } else {

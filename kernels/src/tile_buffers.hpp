@@ -24,6 +24,10 @@ typedef int16_t WeightBlock[kMaxK * kMaxK][kWeightLanes];
 /// int32 accumulators of one output tile, output map innermost (one value per adder tree).
 typedef int32_t OutputTile[kTr][kTc][kTm];
 
+/// WG's sums (contract 6): one 64-bit accumulator per multiplier and tap, shaped like a weight block
+/// ([tap][n*Tm + m]) because it becomes one: arith::mac64 says why int32 is not enough.
+typedef int64_t GradientBlock[kMaxK * kMaxK][kWeightLanes];
+
 /// Lanes a maxpool pass handles: the input tile holds Tn maps, the output tile Tm.
 static const int kPoolLanes = kTn < kTm ? kTn : kTm;
 
