@@ -33,6 +33,13 @@ struct ArrayPass {
     int rows, cols;          // output pixels of the pass
 };
 
+/// Pipelined cycles (II = 1) of one array pass: one per tap and output pixel. A Traffic policy receives
+/// them (array_cycles), so a test can measure the array's utilization per phase.
+inline uint64_t pass_cycles(const ArrayPass& p) {
+    return static_cast<uint64_t>(p.taps_y) * static_cast<uint64_t>(p.taps_x) * static_cast<uint64_t>(p.rows) *
+           static_cast<uint64_t>(p.cols);
+}
+
 /// The forward conv's pass over a rows x cols output tile.
 inline ArrayPass forward_pass(int kernel_size, int stride, int rows, int cols) {
     ArrayPass p;
@@ -181,17 +188,10 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         const int rows = min_int(tile_rows, out_h - row0);
         for (int col0 = 0; col0 < out_w; col0 += tile_cols) {
             const int cols = min_int(tile_cols, out_w - col0);
-            InputWindow win;
-            win.tensor_offset = cmd.input_offset;
-            win.bits = static_cast<int>(cmd.input_bits);
-            win.height = static_cast<int>(cmd.in_h);
-            win.width = static_cast<int>(cmd.in_w);
-            win.first_map = 0;
-            win.valid_maps = 0;
-            win.first_row = row0 * s - pad;
-            win.first_col = col0 * s - pad;
-            win.rows = (rows - 1) * s + k;
-            win.cols = (cols - 1) * s + k;
+            // Maps are set per input group (load_group).
+            const InputWindow win = tile_input_window(cmd.input_offset, static_cast<int>(cmd.input_bits),
+                                                      static_cast<int>(cmd.in_h), static_cast<int>(cmd.in_w),
+                                                      0, 0, row0, rows, col0, cols, k, s, pad);
 
             for (int map0 = 0; map0 < out_c; map0 += kTm) {
                 OutputTile& acc = output_tiles[current];
@@ -211,25 +211,19 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
 #if FPGACNN_INT8_PAIRS
                     if (pairs) {
                         conv_compute_pairs(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                        traffic.array_cycles(pass_cycles(forward_pass(k, s, rows, (cols + 1) / 2)));
                         continue;
                     }
 #endif
                     conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
+                    traffic.array_cycles(pass_cycles(forward_pass(k, s, rows, cols)));
                 }
                 if (has_pending) {
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,
                                       fm_write, fm8_write, traffic);
                 }
-                pending.tensor_offset = cmd.output_offset;
-                pending.bits = static_cast<int>(cmd.output_bits);
-                pending.height = out_h;
-                pending.width = out_w;
-                pending.first_map = map0;
-                pending.maps = min_int(kTm, out_c - map0);
-                pending.first_row = row0;
-                pending.rows = rows;
-                pending.first_col = col0;
-                pending.cols = cols;
+                pending = output_window(cmd.output_offset, static_cast<int>(cmd.output_bits), out_h, out_w,
+                                        map0, min_int(kTm, out_c - map0), row0, rows, col0, cols);
                 has_pending = true;
                 current = 1 - current;
             }

@@ -109,10 +109,10 @@ void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_
                     }
                     for (int a = 0; a < min_int(s, rows); ++a) {
                         for (int b = 0; b < min_int(s, cols); ++b) {
-                            array_pass(input_tiles[ping], weight_blocks[ping],
-                                       backward_class_pass(k, s, pad_t, row0, col0, rows, cols, win.first_row,
-                                                           win.first_col, a, b),
-                                       acc);
+                            const ArrayPass pass = backward_class_pass(k, s, pad_t, row0, col0, rows, cols,
+                                                                       win.first_row, win.first_col, a, b);
+                            array_pass(input_tiles[ping], weight_blocks[ping], pass, acc);
+                            traffic.array_cycles(pass_cycles(pass));
                         }
                     }
                 }
@@ -120,16 +120,8 @@ void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_
                     store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, false, fm_write,
                                       fm8_write, traffic);
                 }
-                pending.tensor_offset = dx_base;
-                pending.bits = arith::kDataBits;
-                pending.height = dx_h;
-                pending.width = dx_w;
-                pending.first_map = map0;
-                pending.maps = min_int(kTm, dx_c - map0);
-                pending.first_row = row0;
-                pending.rows = rows;
-                pending.first_col = col0;
-                pending.cols = cols;
+                pending = output_window(dx_base, arith::kDataBits, dx_h, dx_w, map0,
+                                        min_int(kTm, dx_c - map0), row0, rows, col0, cols);
                 has_pending = true;
                 current = 1 - current;
             }
@@ -212,28 +204,19 @@ void weight_gradient_layer(const LayerCommand& cmd, const int16_t* fm_read, int1
                     const int rows = min_int(tile_rows, out_h - row0);
                     for (int col0 = 0; col0 < out_w; col0 += tile_cols) {
                         const int cols = min_int(tile_cols, out_w - col0);
-                        OutputWindow ewin;
-                        ewin.tensor_offset = cmd.error_offset + image * e_size;
-                        ewin.bits = arith::kDataBits;
-                        ewin.height = out_h, ewin.width = out_w;
-                        ewin.first_map = m0, ewin.maps = maps;
-                        ewin.first_row = row0, ewin.rows = rows;
-                        ewin.first_col = col0, ewin.cols = cols;
+                        const OutputWindow ewin =
+                            output_window(cmd.error_offset + image * e_size, arith::kDataBits, out_h, out_w,
+                                          m0, maps, row0, rows, col0, cols);
                         load_error_tile(fm_read, ewin, error_tile, traffic);
                         // The forward input window of this output tile: the taps' moving operand.
-                        InputWindow win;
-                        win.tensor_offset = cmd.input_offset + image * x_size;
-                        win.bits = arith::kDataBits;
-                        win.height = static_cast<int>(cmd.in_h);
-                        win.width = static_cast<int>(cmd.in_w);
-                        win.first_map = n0;
-                        win.valid_maps = min_int(kTn, in_c - n0);
-                        win.first_row = row0 * s - pad;
-                        win.first_col = col0 * s - pad;
-                        win.rows = (rows - 1) * s + k;
-                        win.cols = (cols - 1) * s + k;
+                        const InputWindow win =
+                            tile_input_window(cmd.input_offset + image * x_size, arith::kDataBits,
+                                              static_cast<int>(cmd.in_h), static_cast<int>(cmd.in_w), n0,
+                                              min_int(kTn, in_c - n0), row0, rows, col0, cols, k, s, pad);
                         load_input_tile(fm_read, fm8_read, win, 0, input_tile, traffic);
                         gradient_pass(input_tile, error_tile, k, s, rows, cols, grad);
+                        traffic.array_cycles(static_cast<uint64_t>(k * k) *
+                                             static_cast<uint64_t>(rows * cols));
                     }
                 }
             }

@@ -30,6 +30,25 @@ struct InputWindow {
     int cols;
 };
 
+/// The input window of the rows x cols output tile at (row0, col0) of a layer with window K, stride S
+/// and pad P (conv, maxpool, WG's moving operand): the tile plus its halo; maps first_map.. (valid_maps).
+inline InputWindow tile_input_window(uint32_t tensor_offset, int bits, int height, int width, int first_map,
+                                     int valid_maps, int row0, int rows, int col0, int cols, int k, int s,
+                                     int pad) {
+    InputWindow win;
+    win.tensor_offset = tensor_offset;
+    win.bits = bits;
+    win.height = height;
+    win.width = width;
+    win.first_map = first_map;
+    win.valid_maps = valid_maps;
+    win.first_row = row0 * s - pad;
+    win.first_col = col0 * s - pad;
+    win.rows = (rows - 1) * s + k;
+    win.cols = (cols - 1) * s + k;
+    return win;
+}
+
 /// One burst of `length` consecutive elements of either width into int16 lanes.
 template <class Element>
 void read_row(const Element* port, uint32_t source, int length, int16_t* target) {
@@ -173,6 +192,23 @@ struct OutputWindow {
     int first_col;
     int cols;
 };
+
+/// The window of `maps` maps from first_map, rows x cols at (first_row, first_col), of a CHW tensor.
+inline OutputWindow output_window(uint32_t tensor_offset, int bits, int height, int width, int first_map,
+                                  int maps, int first_row, int rows, int first_col, int cols) {
+    OutputWindow w;
+    w.tensor_offset = tensor_offset;
+    w.bits = bits;
+    w.height = height;
+    w.width = width;
+    w.first_map = first_map;
+    w.maps = maps;
+    w.first_row = first_row;
+    w.rows = rows;
+    w.first_col = first_col;
+    w.cols = cols;
+    return w;
+}
 
 /// One map row of an accumulator tile, requantized, as one burst of elements of either width.
 template <class Element>
