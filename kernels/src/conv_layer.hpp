@@ -151,16 +151,10 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* f
 
 template <class Traffic>
 void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
-    InputTile input_tiles[2];
-    WeightBlock weight_blocks[2];
-    OutputTile output_tiles[2];
-#pragma HLS ARRAY_PARTITION variable = input_tiles complete dim = 2
-#pragma HLS ARRAY_PARTITION variable = weight_blocks complete dim = 3
-#pragma HLS ARRAY_PARTITION variable = output_tiles complete dim = 4
-#if FPGACNN_INT8_PAIRS  // pair mode: two columns read and written a cycle
-#pragma HLS ARRAY_PARTITION variable = output_tiles cyclic factor = 2 dim = 3
-#endif
+                int8_t* fm8_write, const int16_t* params, const ArrayBuffers& buffers, Traffic& traffic) {
+    InputTile(&input_tiles)[2] = buffers.input_tiles;
+    WeightBlock(&weight_blocks)[2] = buffers.weight_blocks;
+    OutputTile(&output_tiles)[2] = buffers.output_tiles;
 
     const int out_h = static_cast<int>(cmd.out_h);
     const int out_w = static_cast<int>(cmd.out_w);

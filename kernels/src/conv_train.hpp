@@ -54,13 +54,10 @@ inline ArrayPass backward_class_pass(int kernel_size, int stride, int pad_t, int
 template <class Traffic>
 void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_base, const int16_t* fm_read,
                          int16_t* fm_write, const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
-                         Traffic& traffic) {
-    InputTile input_tiles[2];
-    WeightBlock weight_blocks[2];
-    OutputTile output_tiles[2];
-#pragma HLS ARRAY_PARTITION variable = input_tiles complete dim = 2
-#pragma HLS ARRAY_PARTITION variable = weight_blocks complete dim = 3
-#pragma HLS ARRAY_PARTITION variable = output_tiles complete dim = 4
+                         const ArrayBuffers& buffers, Traffic& traffic) {
+    InputTile(&input_tiles)[2] = buffers.input_tiles;
+    WeightBlock(&weight_blocks)[2] = buffers.weight_blocks;
+    OutputTile(&output_tiles)[2] = buffers.output_tiles;
 
     const int k = static_cast<int>(cmd.kernel_size);
     const int s = static_cast<int>(cmd.stride);
@@ -135,12 +132,13 @@ void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_
 
 template <class Traffic>
 void conv_backward_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                         const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
+                         const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
+                         const ArrayBuffers& buffers, Traffic& traffic) {
     const uint32_t dy_size = cmd.out_c * cmd.out_h * cmd.out_w;
     const uint32_t dx_size = cmd.in_c * cmd.in_h * cmd.in_w;
     for (uint32_t image = 0; image < cmd.batch; ++image) {
         conv_backward_image(cmd, cmd.input_offset + image * dy_size, cmd.output_offset + image * dx_size,
-                            fm_read, fm_write, fm8_read, fm8_write, params, traffic);
+                            fm_read, fm_write, fm8_read, fm8_write, params, buffers, traffic);
     }
 }
 
@@ -178,12 +176,10 @@ inline void gradient_pass(const InputTile& in, const OutputTile& error, int kern
 
 template <class Traffic>
 void weight_gradient_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                           const int8_t* fm8_read, Traffic& traffic) {
-    InputTile input_tile;
-    OutputTile error_tile;  // the forward output tile's buffer holds the error tile: same Tr x Tc x Tm
-    GradientBlock grad;
-#pragma HLS ARRAY_PARTITION variable = input_tile complete dim = 1
-#pragma HLS ARRAY_PARTITION variable = error_tile complete dim = 3
+                           const int8_t* fm8_read, const ArrayBuffers& buffers, Traffic& traffic) {
+    InputTile& input_tile = buffers.input_tiles[0];
+    OutputTile& error_tile = buffers.output_tiles[0];  // FP's output tile holds the error tile: Tr x Tc x Tm
+    GradientBlock grad;                                // WG's own: one 64-bit sum per multiplier and tap
 #pragma HLS ARRAY_PARTITION variable = grad complete dim = 2
 
     const int k = static_cast<int>(cmd.kernel_size);
