@@ -151,11 +151,8 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* f
 
 template <class Traffic>
 void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                int8_t* fm8_write, const int16_t* params, const ArrayBuffers& buffers, Traffic& traffic) {
-    InputTile(&input_tiles)[2] = buffers.input_tiles;
-    WeightBlock(&weight_blocks)[2] = buffers.weight_blocks;
-    OutputTile(&output_tiles)[2] = buffers.output_tiles;
-
+                int8_t* fm8_write, const int16_t* params, InputTile input_tiles[2],
+                WeightBlock weight_blocks[2], OutputTile output_tiles[2], Traffic& traffic) {
     const int out_h = static_cast<int>(cmd.out_h);
     const int out_w = static_cast<int>(cmd.out_w);
     const int out_c = static_cast<int>(cmd.out_c);

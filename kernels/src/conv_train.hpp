@@ -54,11 +54,8 @@ inline ArrayPass backward_class_pass(int kernel_size, int stride, int pad_t, int
 template <class Traffic>
 void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_base, const int16_t* fm_read,
                          int16_t* fm_write, const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
-                         const ArrayBuffers& buffers, Traffic& traffic) {
-    InputTile(&input_tiles)[2] = buffers.input_tiles;
-    WeightBlock(&weight_blocks)[2] = buffers.weight_blocks;
-    OutputTile(&output_tiles)[2] = buffers.output_tiles;
-
+                         InputTile input_tiles[2], WeightBlock weight_blocks[2], OutputTile output_tiles[2],
+                         Traffic& traffic) {
     const int k = static_cast<int>(cmd.kernel_size);
     const int s = static_cast<int>(cmd.stride);
     const int pad_t = k - 1 - static_cast<int>(cmd.pad);  // the stride-1 equivalent's padding
@@ -133,12 +130,14 @@ void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_
 template <class Traffic>
 void conv_backward_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
                          const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
-                         const ArrayBuffers& buffers, Traffic& traffic) {
+                         InputTile input_tiles[2], WeightBlock weight_blocks[2], OutputTile output_tiles[2],
+                         Traffic& traffic) {
     const uint32_t dy_size = cmd.out_c * cmd.out_h * cmd.out_w;
     const uint32_t dx_size = cmd.in_c * cmd.in_h * cmd.in_w;
     for (uint32_t image = 0; image < cmd.batch; ++image) {
         conv_backward_image(cmd, cmd.input_offset + image * dy_size, cmd.output_offset + image * dx_size,
-                            fm_read, fm_write, fm8_read, fm8_write, params, buffers, traffic);
+                            fm_read, fm_write, fm8_read, fm8_write, params, input_tiles, weight_blocks,
+                            output_tiles, traffic);
     }
 }
 
@@ -176,10 +175,11 @@ inline void gradient_pass(const InputTile& in, const OutputTile& error, int kern
 
 template <class Traffic>
 void weight_gradient_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                           const int8_t* fm8_read, const ArrayBuffers& buffers, Traffic& traffic) {
-    InputTile& input_tile = buffers.input_tiles[0];
-    OutputTile& error_tile = buffers.output_tiles[0];  // FP's output tile holds the error tile: Tr x Tc x Tm
-    GradientBlock grad;                                // WG's own: one 64-bit sum per multiplier and tap
+                           const int8_t* fm8_read, InputTile input_tiles[2], OutputTile output_tiles[2],
+                           Traffic& traffic) {
+    InputTile& input_tile = input_tiles[0];
+    OutputTile& error_tile = output_tiles[0];  // FP's output tile holds the error tile: Tr x Tc x Tm
+    GradientBlock grad;                        // WG's own: one 64-bit sum per multiplier and tap
 #pragma HLS ARRAY_PARTITION variable = grad complete dim = 2
 
     const int k = static_cast<int>(cmd.kernel_size);

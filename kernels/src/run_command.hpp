@@ -34,6 +34,7 @@ CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_
     if (check != kCommandOk) return check;
     // One set of the conv's buffers and one array for FP, BP and WG (the seed's point: one array, three
     // dataflows): declared here, handed to each phase; HLS may instantiate array_pass once only.
+    // (Natively they are this call's stack, as they were conv_layer's.)
     InputTile input_tiles[2];
     WeightBlock weight_blocks[2];
     OutputTile output_tiles[2];
@@ -44,15 +45,16 @@ CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_
 #pragma HLS ARRAY_PARTITION variable = output_tiles cyclic factor = 2 dim = 3
 #endif
 #pragma HLS ALLOCATION function instances = array_pass limit = 1
-    const ArrayBuffers buffers = {input_tiles, weight_blocks, output_tiles};
     if (cmd.op == kOpIdentify) {
         identify(cmd, fm_write, traffic);
     } else if (cmd.op == kOpConv) {
-        conv_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, buffers, traffic);
+        conv_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, input_tiles, weight_blocks,
+                   output_tiles, traffic);
     } else if (cmd.op == kOpConvBackward) {
-        conv_backward_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, buffers, traffic);
+        conv_backward_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, params, input_tiles, weight_blocks,
+                            output_tiles, traffic);
     } else if (cmd.op == kOpWeightGradient) {
-        weight_gradient_layer(cmd, fm_read, fm_write, fm8_read, buffers, traffic);
+        weight_gradient_layer(cmd, fm_read, fm_write, fm8_read, input_tiles, output_tiles, traffic);
     } else if (cmd.op == kOpMaxPool) {
         pool_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     } else {

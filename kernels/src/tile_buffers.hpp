@@ -24,14 +24,6 @@ typedef int16_t WeightBlock[kMaxK * kMaxK][kWeightLanes];
 /// int32 accumulators of one output tile, output map innermost (one value per adder tree).
 typedef int32_t OutputTile[kTr][kTc][kTm];
 
-/// The conv's on-chip buffers, ping-ponged: declared once per call (run_command) and handed to FP, BP
-/// and WG, so the three phases share one set of memories as they share one array (array_pass).
-struct ArrayBuffers {
-    InputTile (&input_tiles)[2];
-    WeightBlock (&weight_blocks)[2];
-    OutputTile (&output_tiles)[2];
-};
-
 /// WG's sums (contract 6): one 64-bit accumulator per multiplier and tap, shaped like a weight block
 /// ([tap][n*Tm + m]) because it becomes one: arith::mac64 says why int32 is not enough.
 typedef int64_t GradientBlock[kMaxK * kMaxK][kWeightLanes];
