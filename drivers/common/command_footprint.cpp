@@ -49,18 +49,35 @@ CommandFootprint command_footprint(const kernel::LayerCommand& c, const KernelMa
         f.output = elements(c.output_offset, kernel::kFingerprintWords);
         return f;
     }
-    f.input =
-        elements(c.input_offset, std::uint64_t{c.in_c} * c.in_h * c.in_w, static_cast<int>(c.input_bits));
-    f.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w,
-                        static_cast<int>(c.output_bits));
+    const std::uint64_t in_size = std::uint64_t{c.in_c} * c.in_h * c.in_w;
+    const std::uint64_t out_size = std::uint64_t{c.out_c} * c.out_h * c.out_w;
+    const auto tm = static_cast<std::uint32_t>(maxima.tm), tn = static_cast<std::uint32_t>(maxima.tn);
+    if (c.op == kernel::kOpConvBackward) {  // reads dY, writes dX; BP's weight layout swaps M and N
+        f.input = elements(c.input_offset, out_size * c.batch);
+        f.output = elements(c.output_offset, in_size * c.batch);
+        f.weights = elements(c.weight_offset, kernel::reordered_weight_words(c.in_c, c.out_c, c.kernel_size,
+                                                                             tm, tn, arith::kDataBits));
+        return f;
+    }
+    if (c.op == kernel::kOpWeightGradient) {  // reads X (and dY: command_error_span), writes dW
+        f.input = elements(c.input_offset, in_size * c.batch);
+        f.output = elements(c.output_offset, std::uint64_t{c.out_c} * c.in_c * c.kernel_size * c.kernel_size);
+        return f;
+    }
+    f.input = elements(c.input_offset, in_size, static_cast<int>(c.input_bits));
+    f.output = elements(c.output_offset, out_size, static_cast<int>(c.output_bits));
     if (c.op == kernel::kOpConv) {
-        const auto tm = static_cast<std::uint32_t>(maxima.tm), tn = static_cast<std::uint32_t>(maxima.tn);
         f.weights =
             elements(c.weight_offset, kernel::reordered_weight_words(c.out_c, c.in_c, c.kernel_size, tm, tn,
                                                                      static_cast<int>(c.weight_bits)));
         f.biases = elements(c.bias_offset, kernel::padded_bias_elements(c.out_c, tm));
     }
     return f;
+}
+
+ByteSpan command_error_span(const kernel::LayerCommand& c) {
+    if (c.op != kernel::kOpWeightGradient) return ByteSpan{};
+    return elements(c.error_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w * c.batch);
 }
 
 CommandFootprint check_command_fits(const std::string& who, const kernel::LayerCommand& c,
@@ -75,6 +92,12 @@ CommandFootprint check_command_fits(const std::string& who, const kernel::LayerC
     if (f.input.overlaps(f.output)) {
         throw Error(who + ": input " + f.input.text() + " and output " + f.output.text() + " overlap in '" +
                     arena.purpose() + "'; the plan's arena layout is broken");
+    }
+    const ByteSpan error = command_error_span(c);
+    require_inside(who, arena, error, "reads its error from");
+    if (error.overlaps(f.output)) {
+        throw Error(who + ": error " + error.text() + " and output " + f.output.text() + " overlap in '" +
+                    arena.purpose() + "'; the training phase would overwrite what it reads");
     }
     require_inside(who, parameters, f.weights, "reads its weights from");
     require_inside(who, parameters, f.biases, "reads its biases from");

@@ -153,8 +153,11 @@ private:
         const kernel::LayerCommand& c = job.command.command;
         if (c.op == kernel::kOpIdentify) return;  // writes the fingerprint, reads nothing
         require_synced(who, *job.arena, job.footprint.input);
-        if (c.op != kernel::kOpConv) return;
+        const ByteSpan error = command_error_span(c);
+        if (error.end > error.begin) require_synced(who, *job.arena, error);
+        if (c.op != kernel::kOpConv && c.op != kernel::kOpConvBackward) return;
         require_synced(who, *job.params, job.footprint.weights);
+        if (c.op == kernel::kOpConvBackward) return;  // no bias
         require_synced(who, *job.params, job.footprint.biases);
     }
 

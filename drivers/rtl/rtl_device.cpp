@@ -150,6 +150,12 @@ public:
                         " is still running (ap_idle is low); wait() for it first");
         }
         if (faulted_) throw DeviceError(who + ": the simulation stopped at an earlier bus fault: " + fault_);
+        if (kernel::is_training_op(command.command.op)) {
+            // kernels/rtl implements FP only (docs/kernel.md "Training phases"): refuse before the IP
+            // sees an op its command check would drop.
+            throw DeviceError(who + ": BP/WG not supported by this build (" + name() +
+                              " implements the forward ops only; run the training phases on the emu device)");
+        }
         Job job;
         job.command = command;
         job.arena = owned_memory<RtlMemory>(arena, token_, who, name());

@@ -12,7 +12,7 @@ module fpgacnn_axil_regs #(
     // AXI4-Lite
     input  logic              s_axi_awvalid,
     output logic              s_axi_awready,
-    input  logic [       7:0] s_axi_awaddr,
+    input  logic [fpgacnn_contract_pkg::REG_ADDR_BITS-1:0] s_axi_awaddr,
     input  logic              s_axi_wvalid,
     output logic              s_axi_wready,
     input  logic [      31:0] s_axi_wdata,
@@ -22,7 +22,7 @@ module fpgacnn_axil_regs #(
     output logic [       1:0] s_axi_bresp,
     input  logic              s_axi_arvalid,
     output logic              s_axi_arready,
-    input  logic [       7:0] s_axi_araddr,
+    input  logic [fpgacnn_contract_pkg::REG_ADDR_BITS-1:0] s_axi_araddr,
     output logic              s_axi_rvalid,
     input  logic              s_axi_rready,
     output logic [      31:0] s_axi_rdata,
@@ -37,6 +37,12 @@ module fpgacnn_axil_regs #(
 );
   localparam int PTR_STRIDE = ADDR64 != 0 ? 12 : 8;
   localparam int PTR_FIRST = fpgacnn_contract_pkg::REG_FIRST_POINTER;
+  localparam int AB = fpgacnn_contract_pkg::REG_ADDR_BITS;  // 9 since contract 6's two registers
+
+  // A register offset as an address of the bus's width.
+  function automatic logic [AB-1:0] reg_addr(input int offset);
+    reg_addr = offset[AB-1:0];
+  endfunction
 
   logic [31:0] words[WORDS];
   logic [31:0] ptr_low[PTRS];
@@ -54,7 +60,7 @@ module fpgacnn_axil_regs #(
 
   // Write channel: address and data may arrive in either order; the write happens with both.
   logic       aw_held, w_held;
-  logic [7:0] aw_addr;
+  logic [AB-1:0] aw_addr;
   logic [31:0] w_data;
   logic [ 3:0] w_strb;
   assign s_axi_awready = !rst && !aw_held && !s_axi_bvalid;  // no handshake is lost in reset
@@ -64,7 +70,7 @@ module fpgacnn_axil_regs #(
   assign s_axi_arready = !rst && !s_axi_rvalid;
 
   logic do_write;
-  logic [7:0] write_addr;
+  logic [AB-1:0] write_addr;
   logic [31:0] write_data;
   assign do_write = aw_held && w_held && !s_axi_bvalid;
   assign write_addr = aw_addr;
@@ -76,32 +82,32 @@ module fpgacnn_axil_regs #(
   logic [31:0] read_value;
   always_comb begin
     read_value = 32'd0;
-    if (s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_CONTROL)) begin
+    if (s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_CONTROL)) begin
       read_value[fpgacnn_contract_pkg::AP_START_BIT] = ap_start;
       read_value[fpgacnn_contract_pkg::AP_DONE_BIT] = ap_done;
       read_value[fpgacnn_contract_pkg::AP_IDLE_BIT] = !busy && !ap_start;
       read_value[fpgacnn_contract_pkg::AP_READY_BIT] = ap_ready;
       read_value[fpgacnn_contract_pkg::AUTO_RESTART_BIT] = auto_restart;
-    end else if (s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_GIE)) begin
+    end else if (s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_GIE)) begin
       read_value[0] = gie;
-    end else if (s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_IER)) begin
+    end else if (s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_IER)) begin
       read_value[1:0] = ier;
-    end else if (s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_ISR)) begin
+    end else if (s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_ISR)) begin
       read_value[1:0] = isr;
     end
     for (int i = 0; i < WORDS; i++) begin
-      if (s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_FIRST_ARGUMENT + i * fpgacnn_contract_pkg::REG_SCALAR_STRIDE))
+      if (s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_FIRST_ARGUMENT + i * fpgacnn_contract_pkg::REG_SCALAR_STRIDE))
         read_value = words[i];
     end
     for (int p = 0; p < PTRS; p++) begin
-      if (s_axi_araddr == 8'(PTR_FIRST + p * PTR_STRIDE)) read_value = ptr_low[p];
-      if (ADDR64 != 0 && s_axi_araddr == 8'(PTR_FIRST + p * PTR_STRIDE + 4)) read_value = ptr_high[p];
+      if (s_axi_araddr == reg_addr(PTR_FIRST + p * PTR_STRIDE)) read_value = ptr_low[p];
+      if (ADDR64 != 0 && s_axi_araddr == reg_addr(PTR_FIRST + p * PTR_STRIDE + 4)) read_value = ptr_high[p];
     end
   end
 
   logic read_control;
   assign read_control = s_axi_arvalid && s_axi_arready &&
-      s_axi_araddr == 8'(fpgacnn_contract_pkg::REG_CONTROL);
+      s_axi_araddr == reg_addr(fpgacnn_contract_pkg::REG_CONTROL);
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -160,29 +166,29 @@ module fpgacnn_axil_regs #(
         aw_held <= 1'b0;
         w_held <= 1'b0;
         s_axi_bvalid <= 1'b1;
-        if (write_addr == 8'(fpgacnn_contract_pkg::REG_CONTROL)) begin
+        if (write_addr == reg_addr(fpgacnn_contract_pkg::REG_CONTROL)) begin
           auto_restart <= write_data[fpgacnn_contract_pkg::AUTO_RESTART_BIT];
-        end else if (write_addr == 8'(fpgacnn_contract_pkg::REG_GIE)) begin
+        end else if (write_addr == reg_addr(fpgacnn_contract_pkg::REG_GIE)) begin
           gie <= write_data[0];
-        end else if (write_addr == 8'(fpgacnn_contract_pkg::REG_IER)) begin
+        end else if (write_addr == reg_addr(fpgacnn_contract_pkg::REG_IER)) begin
           ier <= write_data[1:0];
-        end else if (write_addr == 8'(fpgacnn_contract_pkg::REG_ISR)) begin
+        end else if (write_addr == reg_addr(fpgacnn_contract_pkg::REG_ISR)) begin
           isr <= isr ^ write_data[1:0];  // toggle on write
         end
         for (int i = 0; i < WORDS; i++) begin
-          if (write_addr == 8'(fpgacnn_contract_pkg::REG_FIRST_ARGUMENT + i * fpgacnn_contract_pkg::REG_SCALAR_STRIDE))
+          if (write_addr == reg_addr(fpgacnn_contract_pkg::REG_FIRST_ARGUMENT + i * fpgacnn_contract_pkg::REG_SCALAR_STRIDE))
             words[i] <= write_data;
         end
         for (int p = 0; p < PTRS; p++) begin
-          if (write_addr == 8'(PTR_FIRST + p * PTR_STRIDE)) ptr_low[p] <= write_data;
-          if (ADDR64 != 0 && write_addr == 8'(PTR_FIRST + p * PTR_STRIDE + 4)) ptr_high[p] <= write_data;
+          if (write_addr == reg_addr(PTR_FIRST + p * PTR_STRIDE)) ptr_low[p] <= write_data;
+          if (ADDR64 != 0 && write_addr == reg_addr(PTR_FIRST + p * PTR_STRIDE + 4)) ptr_high[p] <= write_data;
         end
       end
     end
   end
 
   // A write of ap_start = 1 while idle starts a call.
-  assign start = do_write && write_addr == 8'(fpgacnn_contract_pkg::REG_CONTROL) &&
+  assign start = do_write && write_addr == reg_addr(fpgacnn_contract_pkg::REG_CONTROL) &&
       write_data[fpgacnn_contract_pkg::AP_START_BIT] && !ap_start && !busy;
   assign interrupt = gie && (isr != 2'b00);
 endmodule

@@ -19,8 +19,9 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
                               uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky,
                               int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
                               uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
-                              uint32_t input_bits, const int16_t* fm_read, int16_t* fm_write,
-                              const int16_t* params, const int8_t* fm8_read, int8_t* fm8_write) {
+                              uint32_t input_bits, uint32_t error_offset, uint32_t batch,
+                              const int16_t* fm_read, int16_t* fm_write, const int16_t* params,
+                              const int8_t* fm8_read, int8_t* fm8_write) {
 #pragma HLS INTERFACE m_axi port = fm_read offset = slave bundle = gmem_fm_read max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm_write offset = slave bundle = gmem_fm_write max_write_burst_length = 256
 #pragma HLS INTERFACE m_axi port = params offset = slave bundle = gmem_params max_read_burst_length = 256
@@ -49,6 +50,8 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
 #pragma HLS INTERFACE s_axilite port = output_bits bundle = control
 #pragma HLS INTERFACE s_axilite port = weight_bits bundle = control
 #pragma HLS INTERFACE s_axilite port = input_bits bundle = control
+#pragma HLS INTERFACE s_axilite port = error_offset bundle = control
+#pragma HLS INTERFACE s_axilite port = batch bundle = control
 #pragma HLS INTERFACE s_axilite port = fm_read bundle = control
 #pragma HLS INTERFACE s_axilite port = fm_write bundle = control
 #pragma HLS INTERFACE s_axilite port = params bundle = control
@@ -79,6 +82,8 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
     cmd.output_bits = output_bits;
     cmd.weight_bits = weight_bits;
     cmd.input_bits = input_bits;
+    cmd.error_offset = error_offset;
+    cmd.batch = batch;
     fpgacnn::kernel::detail::NoTraffic traffic;
     fpgacnn::kernel::detail::run_command(cmd, fm_read, fm_write, fm8_read, fm8_write, params, traffic);
 }

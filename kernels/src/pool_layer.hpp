@@ -54,17 +54,10 @@ void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         for (int col0 = 0; col0 < out_w; col0 += static_cast<int>(cmd.tile_cols)) {
             const int cols = min_int(static_cast<int>(cmd.tile_cols), out_w - col0);
             for (int map0 = 0; map0 < maps; map0 += kPoolLanes) {
-                InputWindow win;
-                win.tensor_offset = cmd.input_offset;
-                win.bits = static_cast<int>(cmd.input_bits);
-                win.height = static_cast<int>(cmd.in_h);
-                win.width = static_cast<int>(cmd.in_w);
-                win.first_map = map0;
-                win.valid_maps = min_int(kPoolLanes, maps - map0);
-                win.first_row = row0 * s - pad;
-                win.first_col = col0 * s - pad;
-                win.rows = (rows - 1) * s + k;
-                win.cols = (cols - 1) * s + k;
+                const InputWindow win =
+                    tile_input_window(cmd.input_offset, static_cast<int>(cmd.input_bits),
+                                      static_cast<int>(cmd.in_h), static_cast<int>(cmd.in_w), map0,
+                                      min_int(kPoolLanes, maps - map0), row0, rows, col0, cols, k, s, pad);
                 load_input_tile(fm_read, fm8_read, win, kPoolPad, input_tile, traffic);
                 pool_compute(input_tile, k, s, rows, cols, output_tile);
 

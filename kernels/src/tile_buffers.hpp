@@ -24,6 +24,10 @@ typedef int16_t WeightBlock[kMaxK * kMaxK][kWeightLanes];
 /// int32 accumulators of one output tile, output map innermost (one value per adder tree).
 typedef int32_t OutputTile[kTr][kTc][kTm];
 
+/// WG's sums (contract 6): one 64-bit accumulator per multiplier and tap, shaped like a weight block
+/// ([tap][n*Tm + m]) because it becomes one: arith::mac64 says why int32 is not enough.
+typedef int64_t GradientBlock[kMaxK * kMaxK][kWeightLanes];
+
 /// Lanes a maxpool pass handles: the input tile holds Tn maps, the output tile Tm.
 static const int kPoolLanes = kTn < kTm ? kTn : kTm;
 
@@ -32,6 +36,7 @@ struct NoTraffic {
     void fm_read(uint32_t, uint32_t) {}
     void fm_write(uint32_t, uint32_t) {}
     void param_read(uint32_t) {}
+    void array_cycles(uint64_t) {}
 };
 
 /// Native: one burst per call of `elements` feature-map elements of `element_bytes` each
@@ -50,6 +55,9 @@ struct CountTraffic {
         counters->param_read_bursts += 1;
         counters->param_read_bytes += 2u * elements;
     }
+    /// The emu's TrafficCounters have no field for it (a public struct): only tests that instantiate
+    /// run_command with a Traffic of their own count the array's cycles.
+    void array_cycles(uint64_t) {}
 };
 
 inline int min_int(int a, int b) { return a < b ? a : b; }

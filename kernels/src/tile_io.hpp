@@ -30,6 +30,25 @@ struct InputWindow {
     int cols;
 };
 
+/// The input window of the rows x cols output tile at (row0, col0) of a layer with window K, stride S
+/// and pad P (conv, maxpool, WG's moving operand): the tile plus its halo; maps first_map.. (valid_maps).
+inline InputWindow tile_input_window(uint32_t tensor_offset, int bits, int height, int width, int first_map,
+                                     int valid_maps, int row0, int rows, int col0, int cols, int k, int s,
+                                     int pad) {
+    InputWindow win;
+    win.tensor_offset = tensor_offset;
+    win.bits = bits;
+    win.height = height;
+    win.width = width;
+    win.first_map = first_map;
+    win.valid_maps = valid_maps;
+    win.first_row = row0 * s - pad;
+    win.first_col = col0 * s - pad;
+    win.rows = (rows - 1) * s + k;
+    win.cols = (cols - 1) * s + k;
+    return win;
+}
+
 /// One burst of `length` consecutive elements of either width into int16 lanes.
 template <class Element>
 void read_row(const Element* port, uint32_t source, int length, int16_t* target) {
@@ -142,6 +161,24 @@ void init_with_bias(const int16_t* params, uint32_t bias_offset, int bias_shift,
     }
 }
 
+/// BP's accumulators start at zero: the input delta has no bias.
+inline void clear_tile(int rows, int cols, OutputTile& acc) {
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+#pragma HLS PIPELINE II = 1
+            for (int m = 0; m < kTm; ++m) acc[r][c][m] = 0;
+        }
+    }
+}
+
+/// WG's sums start at zero before the first image of the batch.
+inline void clear_gradient_block(int kernel_size, GradientBlock& grad) {
+    for (int tap = 0; tap < kernel_size * kernel_size; ++tap) {
+#pragma HLS PIPELINE II = 1
+        for (int lane = 0; lane < kWeightLanes; ++lane) grad[tap][lane] = 0;
+    }
+}
+
 /// Where an output tile goes in its CHW tensor.
 struct OutputWindow {
     uint32_t tensor_offset;  // in elements of the tensor's width, like InputWindow's
@@ -155,6 +192,23 @@ struct OutputWindow {
     int first_col;
     int cols;
 };
+
+/// The window of `maps` maps from first_map, rows x cols at (first_row, first_col), of a CHW tensor.
+inline OutputWindow output_window(uint32_t tensor_offset, int bits, int height, int width, int first_map,
+                                  int maps, int first_row, int rows, int first_col, int cols) {
+    OutputWindow w;
+    w.tensor_offset = tensor_offset;
+    w.bits = bits;
+    w.height = height;
+    w.width = width;
+    w.first_map = first_map;
+    w.maps = maps;
+    w.first_row = first_row;
+    w.rows = rows;
+    w.first_col = first_col;
+    w.cols = cols;
+    return w;
+}
 
 /// One map row of an accumulator tile, requantized, as one burst of elements of either width.
 template <class Element>
@@ -186,6 +240,54 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
             }
             traffic.fm_write(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(win.bits));
         }
+    }
+}
+
+/// WG's error tile: win.maps (<= Tm) 16-bit error maps, rows x cols at (first_row, first_col), one
+/// burst per map row, into the accumulator buffer's [r][c][m] lanes (map m feeds the array's row m).
+template <class Traffic>
+void load_error_tile(const int16_t* fm, const OutputWindow& win, OutputTile& tile, Traffic& traffic) {
+    const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
+    for (int m = 0; m < kTm; ++m) {
+        for (int r = 0; r < win.rows; ++r) {
+            int16_t line[kTc];
+            if (m < win.maps) {
+                const uint32_t source =
+                    win.tensor_offset + static_cast<uint32_t>(win.first_map + m) * plane +
+                    static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
+                    static_cast<uint32_t>(win.first_col);
+                read_row(fm, source, win.cols, line);
+                traffic.fm_read(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(arith::kDataBits));
+            }
+            for (int c = 0; c < win.cols; ++c) {
+#pragma HLS PIPELINE II = 1
+                tile[r][c][m] = m < win.maps ? line[c] : 0;  // lanes past M multiply zeros, never stored
+            }
+        }
+    }
+}
+
+/// WG's result for output maps m0.. (maps of them) and input maps n0.. (in_maps): rounded and
+/// saturated (arith::requantize_gradient) into darknet's [out_c][in_c][K][K] order at output_offset,
+/// where one output map's in_maps x K x K values are adjacent: one burst per output map.
+template <class Traffic>
+void store_gradient_block(const GradientBlock& grad, const LayerCommand& cmd, int m0, int maps, int n0,
+                          int in_maps, int16_t* fm, Traffic& traffic) {
+    const int k = static_cast<int>(cmd.kernel_size);
+    const int taps = k * k;
+    for (int m = 0; m < maps; ++m) {
+        int16_t line[kTn * kMaxK * kMaxK];
+        for (int n = 0; n < in_maps; ++n) {
+            for (int tap = 0; tap < taps; ++tap) {
+#pragma HLS PIPELINE II = 1
+                line[n * taps + tap] = arith::requantize_gradient(grad[tap][n * kTm + m], cmd.output_shift);
+            }
+        }
+        const uint32_t target =
+            cmd.output_offset + (static_cast<uint32_t>(m0 + m) * cmd.in_c + static_cast<uint32_t>(n0)) *
+                                    static_cast<uint32_t>(taps);
+        write_line(line, in_maps * taps, fm, target);
+        traffic.fm_write(static_cast<uint32_t>(in_maps * taps), arith::fm_element_bytes(arith::kDataBits));
     }
 }
 

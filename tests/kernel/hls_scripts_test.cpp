@@ -152,26 +152,28 @@ TEST(RegisterMap, FollowsTheTopFunctionsArgumentOrder) {
     for (int i = 0; i < kernel::regs::kPointerCount; ++i) {
         EXPECT_EQ(top.parameters[kernel::kCommandWords + i], kernel::regs::kPointerNames[i]);
     }
-    EXPECT_EQ(kernel::kCommandWords, 22);
+    EXPECT_EQ(kernel::kCommandWords, 24);
     EXPECT_EQ(kernel::regs::kOutputBits, 0xA8u);
     EXPECT_EQ(kernel::regs::kWeightBits, 0xB0u);
     EXPECT_EQ(kernel::regs::kInputBits, 0xB8u);
-    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 3], kernel::regs::kOutputBits);
-    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 2], kernel::regs::kWeightBits);
-    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 1], kernel::regs::kInputBits);
+    EXPECT_EQ(kernel::regs::kErrorOffset, 0xC0u);
+    EXPECT_EQ(kernel::regs::kBatch, 0xC8u);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 3], kernel::regs::kInputBits);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 2], kernel::regs::kErrorOffset);
+    EXPECT_EQ(kernel::regs::kCommandOffsets[kernel::kCommandWords - 1], kernel::regs::kBatch);
+    // Contract 6's two training registers follow the scalars, so the pointers moved up by 0x10.
     using kernel::regs::pointer_offset;
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, true), 0xC0u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, true), 0xCCu);
-    EXPECT_EQ(pointer_offset(kernel::regs::kParams, true), 0xD8u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, false), 0xC0u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, false), 0xC8u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kParams, false), 0xD0u);
-    // Contract 5's byte-wide feature-map ports come last: the registers above kept their offsets.
-    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, true), 0xE4u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, true), 0xF0u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, false), 0xD8u);
-    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, false), 0xE0u);
-    EXPECT_EQ(kernel::regs::register_space_bytes(true), 0x100u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, true), 0xD0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, true), 0xDCu);
+    EXPECT_EQ(pointer_offset(kernel::regs::kParams, true), 0xE8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmRead, false), 0xD0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFmWrite, false), 0xD8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kParams, false), 0xE0u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, true), 0xF4u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, true), 0x100u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Read, false), 0xE8u);
+    EXPECT_EQ(pointer_offset(kernel::regs::kFm8Write, false), 0xF0u);
+    EXPECT_EQ(kernel::regs::register_space_bytes(true), 0x200u);
     EXPECT_EQ(kernel::regs::register_space_bytes(false), 0x100u);
 }
 
@@ -184,6 +186,7 @@ TEST(RegisterMap, CommandWordsRoundTripInFieldOrder) {
     distinct.pad = 14;
     distinct.leaky = 15, distinct.bias_shift = 16, distinct.output_shift = -17, distinct.tile_rows = 18;
     distinct.tile_cols = 19, distinct.output_bits = 20, distinct.weight_bits = 21, distinct.input_bits = 22;
+    distinct.error_offset = 23, distinct.batch = 24;
     uint32_t words[kernel::kCommandWords];
     kernel::regs::command_words(distinct, words);
     for (int i = 0; i < kernel::kCommandWords; ++i) {
@@ -198,6 +201,8 @@ TEST(RegisterMap, CommandWordsRoundTripInFieldOrder) {
     EXPECT_EQ(back.output_bits, 20u);
     EXPECT_EQ(back.weight_bits, 21u);
     EXPECT_EQ(back.input_bits, 22u);
+    EXPECT_EQ(back.error_offset, 23u);
+    EXPECT_EQ(back.batch, 24u);
 }
 
 }  // namespace

@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "device_bitexact.hpp"
 #include "error_message.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/rtl_device.hpp"
 #include "rtl_model_check.hpp"
+#include "train_fixed/train_fixed.hpp"
 
 namespace fpgacnn::test {
 namespace {
@@ -82,6 +84,30 @@ TEST(RtlDevice, ReadsTheFingerprintFromTheRtl) {
     EXPECT_EQ(m.int8_pairs, kSmall.int8_pairs);
     EXPECT_NE(device->name().find("rtl:small (Tm=8 Tn=4 Tr=8 Tc=8, mem=zedboard)"), std::string::npos)
         << device->name();
+}
+
+TEST(RtlDevice, RefusesTheTrainingPhasesNamingTheDevice) {
+    // kernels/rtl implements the forward ops only: BP / WG commands are refused by the driver with a
+    // sentence naming the device, before the IP is started (so nothing waits for an ap_done).
+    const auto device = open_small();
+    const train_fixed::ConvShape shape = train_fixed::conv_shape(3, 6, 6, 5, 3, 1, 1);
+    const std::vector<int16_t> dy(shape.output_elements(), 1), w(shape.weight_elements(), 1),
+        x(shape.input_elements(), 1);
+    for (int phase = 0; phase < 2; ++phase) {
+        try {
+            if (phase == 0) {
+                train_fixed::conv_backward_on_device(*device, shape, 1, dy, w, 8);
+            } else {
+                train_fixed::weight_gradient_on_device(*device, shape, 1, x, dy, 8);
+            }
+            ADD_FAILURE() << "the rtl device ran a training command";
+        } catch (const DeviceError& e) {
+            const std::string text = e.what();
+            EXPECT_NE(text.find("BP/WG not supported by this build"), std::string::npos) << text;
+            EXPECT_NE(text.find(device->name()), std::string::npos) << text;
+        }
+    }
+    EXPECT_FALSE(device->telemetry().busy);
 }
 
 TEST(RtlDevice, ListedAsUsable) {

@@ -91,6 +91,8 @@ int main() {
     }
     hex_param("REG_SPACE_BYTES_ADDR64", regs::register_space_bytes(true));
     hex_param("REG_SPACE_BYTES_ADDR32", regs::register_space_bytes(false));
+    // AXI-Lite address bits: enough for the larger (64-bit address) map, a power of two.
+    param("REG_ADDR_BITS", __builtin_ctz(regs::register_space_bytes(true)));
 
     param("FINGERPRINT_FORMAT", kernel::kFingerprintFormat);
     param("FINGERPRINT_WORDS", kernel::kFingerprintWords);

@@ -224,7 +224,7 @@ int fpgacnn_rtl_unmap(fpgacnn_rtl_sim* sim, uint64_t address) {
 int fpgacnn_rtl_write_register(fpgacnn_rtl_sim* sim, uint32_t offset, uint32_t value) {
     Vfpgacnn_accel* t = sim->top.get();
     t->s_axi_control_awvalid = 1;
-    t->s_axi_control_awaddr = static_cast<uint8_t>(offset);
+    t->s_axi_control_awaddr = static_cast<uint16_t>(offset);  // REG_ADDR_BITS (9) wide
     t->s_axi_control_wvalid = 1;
     t->s_axi_control_wdata = value;
     t->s_axi_control_wstrb = 0xF;
@@ -253,7 +253,7 @@ int fpgacnn_rtl_write_register(fpgacnn_rtl_sim* sim, uint32_t offset, uint32_t v
 int fpgacnn_rtl_read_register(fpgacnn_rtl_sim* sim, uint32_t offset, uint32_t* value) {
     Vfpgacnn_accel* t = sim->top.get();
     t->s_axi_control_arvalid = 1;
-    t->s_axi_control_araddr = static_cast<uint8_t>(offset);
+    t->s_axi_control_araddr = static_cast<uint16_t>(offset);
     t->s_axi_control_rready = 1;
     bool address_taken = false;
     for (uint64_t cycle = 0; cycle < kLiteTimeout; ++cycle) {

@@ -30,6 +30,10 @@ struct FPGACNN_API CommandFootprint {
 FPGACNN_API CommandFootprint command_footprint(const kernel::LayerCommand& command,
                                                const KernelMaxima& maxima);
 
+/// The arena range a weight-gradient command (kernel::kOpWeightGradient) reads its error dY from, the
+/// second input CommandFootprint has no field for; empty for every other op. Contract 6.
+FPGACNN_API ByteSpan command_error_span(const kernel::LayerCommand& command);
+
 /// The check of every driver's start(), against the maxima of the DEVICE's kernel build (its
 /// fingerprint), not this library's: throws DeviceError (prefixed by `who`) when the command needs a
 /// larger build (a plan made for another bitstream), Error when it is malformed (kernel::check_command)

@@ -38,5 +38,6 @@ extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t outpu
                               uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky,
                               int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
                               uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
-                              uint32_t input_bits, const int16_t* fm_read, int16_t* fm_write,
-                              const int16_t* params, const int8_t* fm8_read, int8_t* fm8_write);
+                              uint32_t input_bits, uint32_t error_offset, uint32_t batch,
+                              const int16_t* fm_read, int16_t* fm_write, const int16_t* params,
+                              const int8_t* fm8_read, int8_t* fm8_write);

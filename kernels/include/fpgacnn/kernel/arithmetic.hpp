@@ -106,6 +106,28 @@ inline int16_t requantize_to_width(int32_t acc, int shift, bool leaky, int bits)
     return saturate_to_width(round_shift(acc, shift), bits);
 }
 
+/// The weight-gradient (WG) accumulator step (contract 6): acc + e * x in 64 bits, wrapping like mac()
+/// so that every order gives the same bits. A WG sum runs over out_h * out_w * batch products of two
+/// int16 (|e * x| <= 2^30); check_command keeps that count <= 2^32, so the sum stays below 2^62 and
+/// never actually wraps. int32 would not do: 416 x 416 products already reach 2^47.
+inline int64_t mac64(int64_t acc, int16_t e, int16_t x) {
+    const int32_t product = static_cast<int32_t>(e) * static_cast<int32_t>(x);
+    return static_cast<int64_t>(static_cast<uint64_t>(acc) +
+                                static_cast<uint64_t>(static_cast<int64_t>(product)));
+}
+
+/// A WG sum (exponent Qx + Qe) to its int16 gradient (exponent Qg): round(acc / 2^shift) with
+/// shift = Qx + Qe - Qg, ties toward +infinity as round_shift, saturated to int16. Written without the
+/// rounding addend so that no |acc| < 2^63 can overflow; a negative shift saturates before it multiplies.
+inline int16_t requantize_gradient(int64_t acc, int shift) {
+    if (shift > 0) {
+        // floor(acc / 2^s + 1/2) = floor(acc / 2^s) + bit s-1 of acc (arithmetic shifts floor).
+        return saturate16((acc >> shift) + ((acc >> (shift - 1)) & 1));
+    }
+    if (acc > 32767 || acc < -32768) return saturate16(acc);
+    return saturate16(acc * (static_cast<int64_t>(1) << (-shift)));
+}
+
 /// Float to fixed point at exponent q: round half up, saturate (used for weights, biases, input).
 /// Written with a double multiply and floor so that every compiler gives the same bits.
 int16_t quantize(float value, int q);

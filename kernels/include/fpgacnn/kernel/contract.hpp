@@ -19,8 +19,11 @@ namespace arith {
 /// (kPairShift below; same bits), so a version-3 bitstream would misread version-4 commands. 5 stores
 /// 8-bit feature maps one byte per element in the arena (fm_element_bytes below) and adds the kernel's
 /// byte-wide feature-map ports; the arithmetic is unchanged, so every model file still loads, but a
-/// version-4 bitstream would read an 8-bit tensor's bytes as words.
-static const int kContractVersion = 5;
+/// version-4 bitstream would read an 8-bit tensor's bytes as words. 6 adds the training phases (the
+/// BP and WG command modes, their error_offset and batch registers, gradient_requantize below); the
+/// forward arithmetic is unchanged, so every model file still loads, but the two new registers move
+/// the pointer registers, so a version-5 bitstream would misread version-6 commands.
+static const int kContractVersion = 6;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
 

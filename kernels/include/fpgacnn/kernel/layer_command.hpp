@@ -14,7 +14,32 @@ namespace kernel {
 
 /// kOpIdentify writes the build's fingerprint (fingerprint.hpp) at output_offset; every other field
 /// is ignored. Hosts run it once when they open a device.
-enum Op { kOpConv = 0, kOpMaxPool = 1, kOpReorg = 2, kOpIdentify = 3 };
+/// The training phases of a conv layer (contract 6, docs/kernel.md "Training phases") run on the same
+/// Tm x Tn array; their command describes the FORWARD layer (in_* = its input X, out_* = its output Y,
+/// kernel_size / stride / pad its window) and the op says which phase:
+///   kOpConvBackward (BP): input_offset = the error dY (out_c x out_h x out_w per image), weight_offset =
+///     the BP weight layout (weight_layout.hpp backward_weight_index), output_offset = the input delta
+///     dX (in_c x in_h x in_w per image); output_shift = Qw + Qe(dY) - Qe(dX); tiles tile dX.
+///   kOpWeightGradient (WG): input_offset = the layer's input X, error_offset = dY, output_offset = the
+///     weight gradient dW in darknet's [out_c][in_c][K][K] order, summed over the batch; output_shift =
+///     Qx + Qe(dY) - Qg; tiles tile dY.
+/// Both: every width 16, leaky 0 (the activation's derivative is applied by the host), bias fields
+/// ignored; `batch` images one after the other in each tensor.
+enum Op {
+    kOpConv = 0,
+    kOpMaxPool = 1,
+    kOpReorg = 2,
+    kOpIdentify = 3,
+    kOpConvBackward = 4,
+    kOpWeightGradient = 5
+};
+
+/// Whether an op is one of the training phases (BP or WG).
+inline bool is_training_op(uint32_t op) { return op == kOpConvBackward || op == kOpWeightGradient; }
+
+/// Largest batch of a training command: a WG sum of at most kMaxDimension^2 * kMaxTrainBatch = 2^32
+/// products of two int16 (each |p| <= 2^30) stays below 2^62, so its int64 accumulators never wrap.
+static const int kMaxTrainBatch = 64;
 
 struct LayerCommand {
     uint32_t op;             ///< Op
@@ -28,27 +53,29 @@ struct LayerCommand {
     uint32_t out_c;
     uint32_t out_h;
     uint32_t out_w;
-    uint32_t kernel_size;  ///< conv / maxpool window K
-    uint32_t stride;       ///< conv / maxpool / reorg stride
-    uint32_t pad;          ///< conv: zero rows/columns on each side; maxpool: window start offset
-                           /// before the stride position (darknet's padding / 2); reorg: 0
-    uint32_t leaky;        ///< conv: 1 = leaky ReLU folded into the rounding, 0 = linear
-    int32_t bias_shift;    ///< conv: Qw + Qin - Qb
-    int32_t output_shift;  ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
-    uint32_t tile_rows;    ///< output rows per tile, 1..Tr (reorg: unused)
-    uint32_t tile_cols;    ///< output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
-    uint32_t output_bits;  ///< storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
-                           /// to it; maxpool / reorg carry their input's); still one int16 word each
-    uint32_t weight_bits;  ///< conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
-                           /// weights are packed two per word, arith::kNarrowWeightsPerWord);
-                           /// maxpool / reorg have no weights: must be kDataBits
-    uint32_t input_bits;   ///< storage width of the input (its producer's output_bits): conv with 8-bit
-                           // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
-                           // carry their input's width, so it must equal output_bits
+    uint32_t kernel_size;   ///< conv / maxpool window K
+    uint32_t stride;        ///< conv / maxpool / reorg stride
+    uint32_t pad;           ///< conv: zero rows/columns on each side; maxpool: window start offset
+                            /// before the stride position (darknet's padding / 2); reorg: 0
+    uint32_t leaky;         ///< conv: 1 = leaky ReLU folded into the rounding, 0 = linear
+    int32_t bias_shift;     ///< conv: Qw + Qin - Qb
+    int32_t output_shift;   ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
+    uint32_t tile_rows;     ///< output rows per tile, 1..Tr (reorg: unused)
+    uint32_t tile_cols;     ///< output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
+    uint32_t output_bits;   ///< storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
+                            /// to it; maxpool / reorg carry their input's); still one int16 word each
+    uint32_t weight_bits;   ///< conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
+                            /// weights are packed two per word, arith::kNarrowWeightsPerWord);
+                            /// maxpool / reorg have no weights: must be kDataBits
+    uint32_t input_bits;    ///< storage width of the input (its producer's output_bits): conv with 8-bit
+                            // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
+                            // carry their input's width, so it must equal output_bits
+    uint32_t error_offset;  ///< contract 6, WG only: feature-map arena, int16 elements: the error dY
+    uint32_t batch;         ///< contract 6, BP and WG: images, 1..kMaxTrainBatch (FP ops ignore it)
 };
 
 /// Number of 32-bit words (registers) of a command, in declaration order.
-static const int kCommandWords = 22;
+static const int kCommandWords = 24;
 
 enum CommandCheck {
     kCommandOk = 0,
@@ -62,6 +89,7 @@ enum CommandCheck {
     kCommandBadWidth,        ///< output_bits is not a storage width (arith::is_storage_width)
     kCommandBadWeightWidth,  ///< conv: weight_bits is not a storage width; maxpool / reorg: not 16
     kCommandBadInputWidth,   ///< input_bits is not a storage width; maxpool / reorg: not output_bits
+    kCommandBadTraining,  ///< BP / WG: a width is not 16, leaky is set or batch is outside 1..kMaxTrainBatch
 };
 
 /// Whether a conv command runs in pair mode: two output columns per multiplier (arith::kPairShift).
@@ -81,7 +109,15 @@ inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t s
 /// maxima of the device's build, which its fingerprint reports, before they start it).
 inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
-    if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg) return kCommandBadOp;
+    if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg && !is_training_op(c.op))
+        return kCommandBadOp;
+    if (is_training_op(c.op)) {
+        const uint32_t w16 = static_cast<uint32_t>(arith::kDataBits);
+        if (c.output_bits != w16 || c.weight_bits != w16 || c.input_bits != w16 || c.leaky != 0 ||
+            c.batch < 1 || c.batch > static_cast<uint32_t>(kMaxTrainBatch)) {
+            return kCommandBadTraining;
+        }
+    }
     if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
     /// Layers without weights take the 16-bit default, so a stray value is caught, not ignored.
     const bool weight_width_ok = c.op == kOpConv ? arith::is_storage_width(static_cast<int>(c.weight_bits))
@@ -119,7 +155,9 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
         if (c.out_c != c.in_c) return kCommandShapeMismatch;
         return kCommandOk;
     }
-    if (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift) {
+    // Training commands have no bias: their bias fields are ignored.
+    if (c.op == kOpConv &&
+        (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift)) {
         return kCommandBadShift;
     }
     if (c.out_h != conv_output_extent(c.in_h, c.kernel_size, c.stride, c.pad) ||
@@ -140,7 +178,8 @@ inline const char* command_check_text(CommandCheck check) {
         case kCommandOk:
             return "ok";
         case kCommandBadOp:
-            return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg, 3 = identify)";
+            return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg, 3 = identify, 4 = conv backward, "
+                   "5 = weight gradient)";
         case kCommandBadDimension:
             return "a height/width/channel count is 0 or above the kernel's limit";
         case kCommandBadWindow:
@@ -160,6 +199,9 @@ inline const char* command_check_text(CommandCheck check) {
         case kCommandBadInputWidth:
             return "input width (input_bits) must be 16 or 8 for conv, the output width for maxpool and "
                    "reorg";
+        case kCommandBadTraining:
+            return "a training command (conv backward, weight gradient) needs 16-bit widths, leaky 0 and a "
+                   "batch of 1 to 64 images";
     }
     return "unknown check result";
 }

@@ -55,18 +55,21 @@ static const uint32_t kTileCols = 0xA0;
 static const uint32_t kOutputBits = 0xA8;
 static const uint32_t kWeightBits = 0xB0;
 static const uint32_t kInputBits = 0xB8;
+static const uint32_t kErrorOffset = 0xC0;  ///< contract 6
+static const uint32_t kBatch = 0xC8;        ///< contract 6
 
 static const uint32_t kCommandOffsets[kCommandWords] = {
-    kOp,          kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset, kInC,      kInH,   kInW,
-    kOutC,        kOutH,        kOutW,         kKernelSize,   kStride,     kPad,      kLeaky, kBiasShift,
-    kOutputShift, kTileRows,    kTileCols,     kOutputBits,   kWeightBits, kInputBits};
+    kOp,       kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset,  kInC,
+    kInH,      kInW,         kOutC,         kOutH,         kOutW,        kKernelSize,
+    kStride,   kPad,         kLeaky,        kBiasShift,    kOutputShift, kTileRows,
+    kTileCols, kOutputBits,  kWeightBits,   kInputBits,    kErrorOffset, kBatch};
 
 /// Argument names as in the top function's signature (docs and the signature test use them).
 static const char* const kCommandNames[kCommandWords] = {
     "op",        "input_offset", "output_offset", "weight_offset", "bias_offset",  "in_c",
     "in_h",      "in_w",         "out_c",         "out_h",         "out_w",        "kernel_size",
     "stride",    "pad",          "leaky",         "bias_shift",    "output_shift", "tile_rows",
-    "tile_cols", "output_bits",  "weight_bits",   "input_bits"};
+    "tile_cols", "output_bits",  "weight_bits",   "input_bits",    "error_offset", "batch"};
 
 /// The five AXI master base addresses follow the scalars: the word-wide ports, then (contract 5) the
 /// byte-wide feature-map ports of 8-bit tensors. Every feature-map port gets the arena's address.
@@ -74,7 +77,7 @@ enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2, kFm8Read = 3, kFm8Write =
 static const int kPointerCount = 5;
 static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params", "fm8_read",
                                                          "fm8_write"};
-static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  ///< 0xC0
+static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  ///< 0xD0
 
 /// Offset of a base-address register: the low word for 64-bit addresses (high word at +4).
 inline uint32_t pointer_offset(Pointer pointer, bool address64) {
@@ -113,6 +116,8 @@ inline void command_words(const LayerCommand& c, uint32_t words[kCommandWords]) 
     words[19] = c.output_bits;
     words[20] = c.weight_bits;
     words[21] = c.input_bits;
+    words[22] = c.error_offset;
+    words[23] = c.batch;
 }
 
 /// The inverse of command_words (drivers that read a command back, tests).
@@ -140,6 +145,8 @@ inline LayerCommand command_from_words(const uint32_t words[kCommandWords]) {
     c.output_bits = words[19];
     c.weight_bits = words[20];
     c.input_bits = words[21];
+    c.error_offset = words[22];
+    c.batch = words[23];
     return c;
 }
 

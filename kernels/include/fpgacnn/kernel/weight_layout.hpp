@@ -41,6 +41,24 @@ struct WeightLayout {
     }
 };
 
+/// BP's weight layout (contract 6, kOpConvBackward): the forward weights rotated by 180 degrees and
+/// transposed in (m, n), re-ordered as the forward layout of a layer with out_c and in_c swapped, so
+/// the array's Tm lanes run over the forward input maps and its Tn lanes over the forward output maps.
+/// Always 16-bit. `forward` is the forward layer's layout; the result's total_elements() is BP's size.
+inline WeightLayout backward_weight_layout(const WeightLayout& forward) {
+    WeightLayout b = forward;
+    b.out_c = forward.in_c;
+    b.in_c = forward.out_c;
+    return b;
+}
+
+/// Index in BP's weight layout of darknet's weight [m][n][ky][kx] of the forward layer `forward`.
+inline uint32_t backward_weight_index(const WeightLayout& forward, uint32_t m, uint32_t n, uint32_t ky,
+                                      uint32_t kx) {
+    const uint32_t last = forward.kernel_size - 1;
+    return backward_weight_layout(forward).index(n, m, last - ky, last - kx);
+}
+
 /// The parameter-buffer words of re-ordered weights (layout.total_elements() values, block after
 /// block) at `bits`: a copy at 16 bits; at 8 bits each block packed two per word (arith::pack_narrow,
 /// a last odd element with a zero high byte). `words` holds layout.total_words(bits).
