@@ -113,7 +113,11 @@ TEST_P(ConvAdjoint, BackwardIsTheTransposeOfForward) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvAdjoint,
                          ::testing::Values(Shape{3, 1}, Shape{3, 2}, Shape{5, 1}, Shape{5, 2}, Shape{1, 1},
-                                           Shape{1, 2}));
+                                           Shape{1, 2}),
+                         [](const ::testing::TestParamInfo<Shape>& info) {
+                             return "k" + std::to_string(info.param.size) + "_s" +
+                                    std::to_string(info.param.stride);
+                         });
 
 }  // namespace
 }  // namespace fpgacnn::train

@@ -79,7 +79,14 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvTraining,
                                            ConvCase{3, 2, false, "linear"}, ConvCase{3, 2, true, "relu"},
                                            ConvCase{5, 1, true, "logistic"}, ConvCase{5, 1, false, "relu"},
                                            ConvCase{5, 2, true, "leaky"}, ConvCase{5, 2, false, "logistic"},
-                                           ConvCase{1, 1, true, "leaky"}, ConvCase{1, 1, false, "linear"}));
+                                           ConvCase{1, 1, true, "leaky"}, ConvCase{1, 1, false, "linear"}),
+                         // Named by the case: ctest lists the tests by name, and gtest's default prints the
+                         // activation string's address, which differs from run to run.
+                         [](const ::testing::TestParamInfo<ConvCase>& info) {
+                             const ConvCase& c = info.param;
+                             return "k" + std::to_string(c.size) + "_s" + std::to_string(c.stride) +
+                                    (c.batch_normalize ? "_bn_" : "_") + c.activation;
+                         });
 
 TEST(MaxpoolTraining, MatchesDarknetFirstMaximum) {
     struct Pool {
