@@ -1,4 +1,4 @@
-// Convolution + bias + leaky ReLU, tiled as in Zhang et al. 2015 / Chen et al. 2019:
+// Convolution + bias + activation (linear, leaky or relu), tiled as in Zhang et al. 2015 / Chen et al. 2019:
 //   for each Tr x Tc output tile, for each group of Tm output maps:
 //     accumulators = bias; for each group of Tn input maps: load input tile + weight block, MAC;
 //     requantize, saturate to the command's output width and store.
@@ -173,7 +173,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                     conv_compute(input_tiles[ping], weight_blocks[ping], k, s, rows, cols, acc);
                 }
                 if (has_pending) {
-                    store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,
+                    store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky,
                                       fm_write, fm8_write, traffic);
                 }
                 pending.tensor_offset = cmd.output_offset;
@@ -192,7 +192,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         }
     }
     if (has_pending) {
-        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, fm_write,
+        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky, fm_write,
                           fm8_write, traffic);
     }
 }
