@@ -21,6 +21,8 @@ module fpgacnn_command_check #(
   logic [31:0] op, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad;
   logic [31:0] tile_rows, tile_cols, output_bits, weight_bits, input_bits;
   logic signed [31:0] bias_shift, output_shift;
+  logic [31:0] activation;
+  assign activation = command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32];
   assign op = command[32*fpgacnn_contract_pkg::CMD_OP+:32];
   assign in_c = command[32*fpgacnn_contract_pkg::CMD_IN_C+:32];
   assign in_h = command[32*fpgacnn_contract_pkg::CMD_IN_H+:32];
@@ -39,10 +41,9 @@ module fpgacnn_command_check #(
   assign weight_bits = command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32];
   assign input_bits = command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32];
 
-  // The offsets and the leaky flag are not part of the check.
+  // The offsets are not part of the check.
   logic unused_fields;
-  assign unused_fields = &{1'b0, command[32*fpgacnn_contract_pkg::CMD_INPUT_OFFSET+:32*4],
-                           command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32]};
+  assign unused_fields = &{1'b0, command[32*fpgacnn_contract_pkg::CMD_INPUT_OFFSET+:32*4]};
 
   localparam logic [31:0] DATA = 32'(fpgacnn_contract_pkg::DATA_BITS);
   localparam logic [31:0] NARROW = 32'(fpgacnn_contract_pkg::NARROW_BITS);
@@ -107,6 +108,7 @@ module fpgacnn_command_check #(
         if (bias_shift < fpgacnn_contract_pkg::EXACT_MIN_BIAS_SHIFT ||
             bias_shift > fpgacnn_contract_pkg::EXACT_MAX_BIAS_SHIFT)
           basic_ok = 1'b0;
+        if (activation >= 32'(fpgacnn_contract_pkg::ACTIVATION_CODES)) basic_ok = 1'b0;
         if (!extent_ok(in_h, out_h, k, pad, s_small) || !extent_ok(in_w, out_w, k, pad, s_small))
           basic_ok = 1'b0;
       end

@@ -104,7 +104,7 @@ module fpgacnn_core #(
   // ---------------------------------------------------------------- the command, latched at start
   logic [31:0] op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad;
   logic [31:0] bias_shift, output_shift, tile_rows, tile_cols;
-  logic leaky, out_narrow, w_narrow, in_narrow, pair;
+  logic leaky, relu, out_narrow, w_narrow, in_narrow, pair;
   logic [ADDR_BITS-1:0] base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write;
 
   // ---------------------------------------------------------------- command check
@@ -341,7 +341,7 @@ module fpgacnn_core #(
       mul_b <= '0;
       {op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad} <= '0;
       {bias_shift, output_shift, tile_rows, tile_cols} <= '0;
-      {leaky, out_narrow, w_narrow, in_narrow, pair} <= '0;
+      {leaky, relu, out_narrow, w_narrow, in_narrow, pair} <= '0;
       {base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write} <= '0;
       {map_step, block_words, in_plane, out_plane, in_step, out_step, tr_s_inw, tr_outw, pad_inw} <= '0;
       {tr_s, tc_s, rg_hsws} <= '0;
@@ -379,7 +379,8 @@ module fpgacnn_core #(
           k <= command[32*fpgacnn_contract_pkg::CMD_KERNEL_SIZE+:32];
           s <= command[32*fpgacnn_contract_pkg::CMD_STRIDE+:32];
           pad <= command[32*fpgacnn_contract_pkg::CMD_PAD+:32];
-          leaky <= command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32] != 0;
+          leaky <= command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32] == 32'(fpgacnn_contract_pkg::ACTIVATION_LEAKY);
+          relu <= command[32*fpgacnn_contract_pkg::CMD_LEAKY+:32] == 32'(fpgacnn_contract_pkg::ACTIVATION_RELU);
           bias_shift <= command[32*fpgacnn_contract_pkg::CMD_BIAS_SHIFT+:32];
           output_shift <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_SHIFT+:32];
           tile_rows <= command[32*fpgacnn_contract_pkg::CMD_TILE_ROWS+:32];
@@ -1060,6 +1061,7 @@ module fpgacnn_core #(
       .acc(p2_value),
       .shift(output_shift),
       .leaky(leaky && op == OP_CONV),
+      .relu(relu && op == OP_CONV),
       .narrow(out_narrow),
       .out_valid(rq_valid),
       .value(rq_value)

@@ -1,5 +1,5 @@
 // arith::requantize_to_width as a four-stage pipeline: the input registered, the product (acc * 13107
-// for a leaky negative value, acc * 1 otherwise: one multiplication, no multiplexer behind it), the
+// for a leaky negative value, acc * 0 for a relu negative one, acc * 1 otherwise: one multiplication, no multiplexer behind it), the
 // rounding shift (round half up: (v + 2^(s-1)) >> s, or a left shift for s < 0) and the saturation to
 // 16 or 8 bits. Every step is exact in 64-bit two's complement for the contract's shift range
 // (arith::kExact*OutputShift), as in the C++. The input register and the product register keep the
@@ -11,6 +11,7 @@ module fpgacnn_requantize (
     input  logic [31:0] acc,
     input  logic [31:0] shift,  // output_shift, within [EXACT_MIN_OUTPUT_SHIFT, EXACT_MAX_OUTPUT_SHIFT]
     input  logic        leaky,
+    input  logic        relu,  // leaky with slope 0 (arith::kActivationRelu)
     input  logic        narrow,  // saturate to NARROW_BITS instead of DATA_BITS
     output logic        out_valid,
     output logic [15:0] value
@@ -32,6 +33,9 @@ module fpgacnn_requantize (
     if (leaky && acc[31]) begin
       s0_factor <= 16'(fpgacnn_contract_pkg::LEAKY_MULTIPLIER);
       s0_shift  <= 8'(shift) + 8'(fpgacnn_contract_pkg::LEAKY_SHIFT);
+    end else if (relu && acc[31]) begin
+      s0_factor <= 16'sd0;  // 0 through every later stage: the rounding of 0 is 0
+      s0_shift  <= 8'(shift);
     end else begin
       s0_factor <= 16'sd1;
       s0_shift  <= 8'(shift);

@@ -1,4 +1,4 @@
-// Convolution + bias + leaky ReLU, tiled as in Zhang et al. 2015 / Chen et al. 2019:
+// Convolution + bias + activation (linear, leaky or relu), tiled as in Zhang et al. 2015 / Chen et al. 2019:
 //   for each Tr x Tc output tile, for each group of Tm output maps:
 //     accumulators = bias; for each group of Tn input maps: load input tile + weight block, MAC;
 //     requantize, saturate to the command's output width and store.
@@ -210,7 +210,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
                     traffic.array_cycles(pass_cycles(forward_pass(k, s, rows, cols)));
                 }
                 if (has_pending) {
-                    store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0,
+                    store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky,
                                       fm_write, fm8_write, traffic);
                 }
                 pending = output_window(cmd.output_offset, static_cast<int>(cmd.output_bits), out_h, out_w,
@@ -221,7 +221,7 @@ void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wri
         }
     }
     if (has_pending) {
-        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky != 0, fm_write,
+        store_output_tile(output_tiles[1 - current], pending, cmd.output_shift, cmd.leaky, fm_write,
                           fm8_write, traffic);
     }
 }

@@ -212,20 +212,20 @@ inline OutputWindow output_window(uint32_t tensor_offset, int bits, int height, 
 
 /// One map row of an accumulator tile, requantized, as one burst of elements of either width.
 template <class Element>
-void write_row(const OutputTile& acc, int r, int m, int cols, int shift, bool leaky, int bits, Element* port,
-               uint32_t target) {
+void write_row(const OutputTile& acc, int r, int m, int cols, int shift, uint32_t activation, int bits,
+               Element* port, uint32_t target) {
     for (int c = 0; c < cols; ++c) {
 #pragma HLS PIPELINE II = 1
         port[target + static_cast<uint32_t>(c)] =
-            static_cast<Element>(arith::requantize_to_width(acc[r][c][m], shift, leaky, bits));
+            static_cast<Element>(arith::requantize_to_width(acc[r][c][m], shift, activation, bits));
     }
 }
 
-/// Requantizes (rounding, leaky, saturation to the window's width in one step) and writes one burst
+/// Requantizes (rounding, activation, saturation to the window's width in one step) and writes one burst
 /// per map row.
 template <class Traffic>
-void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, bool leaky, int16_t* fm,
-                       int8_t* fm8, Traffic& traffic) {
+void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, uint32_t activation,
+                       int16_t* fm, int8_t* fm8, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     for (int m = 0; m < win.maps; ++m) {
         for (int r = 0; r < win.rows; ++r) {
@@ -234,9 +234,9 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
                 static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
                 static_cast<uint32_t>(win.first_col);
             if (win.bits == arith::kNarrowBits) {
-                write_row(acc, r, m, win.cols, shift, leaky, win.bits, fm8, target);
+                write_row(acc, r, m, win.cols, shift, activation, win.bits, fm8, target);
             } else {
-                write_row(acc, r, m, win.cols, shift, leaky, win.bits, fm, target);
+                write_row(acc, r, m, win.cols, shift, activation, win.bits, fm, target);
             }
             traffic.fm_write(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(win.bits));
         }

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <cmath>
 #include <memory>
 #include <regex>
 #include <set>
@@ -11,9 +12,13 @@
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
 
 #include "camera_process.hpp"
 #include "device_help_check.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/detector.hpp"
+#include "fpgacnn/vision.hpp"
 #include "test_paths.hpp"
 
 using namespace fpgacnn::test::camera;
@@ -229,6 +234,63 @@ TEST_F(CameraHttp, BadInputsFailWithClearMessages) {
     EXPECT_NE(err.find("--show needs a display"), std::string::npos) << err;
     EXPECT_EQ(run_command(app + model + " --input " + video_ + " --port 70000", &out, &err), 2);
     EXPECT_EQ(run_command(app + " --port 0", &out, &err), 2);  // --input, --cfg, --weights missing
+}
+
+// YOLOv3-tiny (two [yolo] heads, upsample, route; Debian's cfg with synthetic weights, so the classes mean
+// nothing): every event carries exactly the detections the library's Detector finds on the same decoded
+// frame, i.e. the decode and NMS over both heads reach the page unchanged.
+bool same_detections(const nlohmann::json& got, const std::vector<fpgacnn::Detection>& expected) {
+    if (got.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const fpgacnn::Detection& d = expected[i];
+        if (got[i]["class_id"].get<int>() != d.class_id ||
+            std::fabs(got[i]["prob"].get<double>() - d.prob) > 1e-4 || got[i]["left"].get<int>() != d.left ||
+            got[i]["top"].get<int>() != d.top || got[i]["right"].get<int>() != d.right ||
+            got[i]["bottom"].get<int>() != d.bottom) {
+            return false;
+        }
+    }
+    return true;
+}
+
+TEST(CameraYolov3Tiny, EventsCarryTheLibrarysDetectionsOfEachFrame) {
+    const std::string dir = scratch_dir("camera_yolov3_tiny");
+    const std::string cfg = fpgacnn::test::darknet_file("cfg/yolov3-tiny.cfg");
+    const std::string names = fpgacnn::test::darknet_file("data/coco.names");
+    const std::string weights = dir + "/yolov3-tiny-synthetic.weights";
+    fpgacnn::Network network = fpgacnn::load_darknet_cfg(cfg);
+    fpgacnn::fill_synthetic_weights(network, 2024);
+    fpgacnn::save_darknet_weights(network, weights);
+    const int frames_each = 5;
+    const std::string video = make_test_video(dir, frames_each);
+
+    // Every frame as the app decodes it (MJPEG frames of one picture still decode a little differently),
+    // and the library's detections on it.
+    cv::VideoCapture capture(video);
+    fpgacnn::Detector detector(fpgacnn::load_darknet_model(cfg, weights), fpgacnn::load_class_names(names),
+                               {});
+    std::vector<std::vector<fpgacnn::Detection>> expected;
+    for (cv::Mat frame; capture.read(frame);)
+        expected.push_back(detector.detect(fpgacnn::rgb_pixels_from_bgr(frame)).detections);
+    ASSERT_EQ(expected.size(), static_cast<std::size_t>(2 * frames_each));
+    ASSERT_GT(expected.front().size(), 10u) << "synthetic weights give many boxes above 0.5";
+    ASSERT_NE(expected.front().size(), expected.back().size()) << "dog and person frames differ";
+
+    CameraProcess server(TrainedModel{cfg, weights, names}, video, {"--max-fps", "20"});
+    Connection client(server.port());
+    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string received =
+        client.read_until([](const std::string& text) { return parse_events(text).size() >= 12; }, 120s);
+    const std::vector<nlohmann::json> events = parse_events(received);
+    ASSERT_GE(events.size(), 12u) << server.log();
+    for (const nlohmann::json& event : events) {
+        // Frames count from 1 and the file loops: frame n shows the file's frame (n - 1) mod its length.
+        const std::size_t index = (event["frame"].get<std::size_t>() - 1) % expected.size();
+        EXPECT_TRUE(same_detections(event["detections"], expected[index]))
+            << "frame " << event["frame"] << ": " << event["detections"].size() << " detections, the library "
+            << expected[index].size();
+    }
+    EXPECT_EQ(server.stop(SIGTERM, 30s), 0) << server.log();
 }
 
 }  // namespace

@@ -94,5 +94,24 @@ TEST(BitExact, Yolov4TinyAt128RouteGroupsOnTheHost) {
     expect_bit_exact(calibrated(network), "yolov4-tiny 128", {best_int16_isa()});
 }
 
+// relu convs on the device (activation code 2 in the command) and a relu shortcut on the host: every
+// layer equal to the CPU backend's on every ISA path, all 16-bit and with mixed 16/8-bit layers.
+TEST(BitExact, ReluNetworkAt48AllWidths) {
+    const Network network =
+        synthetic_network("relu",
+                          "[net]\nwidth=48\nheight=48\nchannels=3\n\n"
+                          "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=relu\n\n"
+                          "[maxpool]\nsize=2\nstride=2\n\n"
+                          "[convolutional]\nfilters=32\nsize=3\nstride=1\npad=1\nactivation=relu\n\n"
+                          "[convolutional]\nfilters=32\nsize=1\nstride=1\nactivation=relu\n\n"
+                          "[shortcut]\nfrom=-2\nactivation=relu\n\n"
+                          "[convolutional]\nfilters=18\nsize=1\nstride=1\nactivation=linear\n\n"
+                          "[yolo]\nmask=0,1,2\nanchors=10,14,23,27,37,58\nnum=3\nclasses=1\n");
+    expect_bit_exact(calibrated(network), "relu net 48", supported_int16_isas());
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(network, &narrow), "relu net 48, mixed 16/8 bits", supported_int16_isas());
+    EXPECT_GE(narrow, 2);
+}
+
 }  // namespace
 }  // namespace fpgacnn::test

@@ -48,7 +48,9 @@ Int16ConvArgs random_conv_args(std::mt19937& rng, int max_bias_shift, int min_ou
     a.input = TensorShape{uniform(rng, 1, 37), uniform(rng, 1, 40), uniform(rng, 1, 40)};
     a.output = TensorShape{uniform(rng, 1, 50), (a.input.h + 2 * a.pad - a.size) / a.stride + 1,
                            (a.input.w + 2 * a.pad - a.size) / a.stride + 1};
-    a.leaky = uniform(rng, 0, 1) != 0;
+    const int activation = uniform(rng, 0, 2);  // linear, leaky or relu
+    a.leaky = activation == 1;
+    a.relu = activation == 2;
     a.bias_shift = uniform(rng, 0, max_bias_shift);
     a.output_shift = uniform(rng, min_output_shift, max_output_shift);
     return a;
@@ -73,7 +75,7 @@ kernel::LayerCommand conv_command(const Int16ConvArgs& a, const std::vector<int1
     params.resize(c.bias_offset + kernel::padded_bias_elements(a.output.c, kernel::kTm), 0);
     c.in_c = a.input.c, c.in_h = a.input.h, c.in_w = a.input.w;
     c.out_c = a.output.c, c.out_h = a.output.h, c.out_w = a.output.w;
-    c.kernel_size = a.size, c.stride = a.stride, c.pad = a.pad, c.leaky = a.leaky;
+    c.kernel_size = a.size, c.stride = a.stride, c.pad = a.pad, c.leaky = int16_activation_code(a);
     c.bias_shift = a.bias_shift, c.output_shift = a.output_shift;
     c.tile_rows = std::min<uint32_t>(c.out_h, kernel::kTr);
     c.tile_cols = std::min<uint32_t>(c.out_w, kernel::kTc);
@@ -87,7 +89,7 @@ std::string describe(const Int16ConvArgs& a) {
     return std::to_string(a.input.c) + "x" + std::to_string(a.input.h) + "x" + std::to_string(a.input.w) +
            " -> " + std::to_string(a.output.c) + ", k" + std::to_string(a.size) + " s" +
            std::to_string(a.stride) + ", bias_shift " + std::to_string(a.bias_shift) + ", output_shift " +
-           std::to_string(a.output_shift) + (a.leaky ? ", leaky" : "") + ", " +
+           std::to_string(a.output_shift) + (a.leaky ? ", leaky" : "") + (a.relu ? ", relu" : "") + ", " +
            std::to_string(a.weight_bits) + "-bit weights, " + std::to_string(a.output_bits) + "-bit output";
 }
 

@@ -57,6 +57,7 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
     ThreadPool pool(2);
     int wrapped_cases = 0;
     int narrowed_cases = 0;  // 8-bit outputs whose clamp changed a value
+    int relu_cases_with_negatives = 0;
     const int kCases = 240;
     for (int n = 0; n < kCases; ++n) {
         const int channel_choices[] = {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 33, 131};
@@ -68,11 +69,13 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
         const int pad = size == 3 ? pick(0, 1) : 0;
         const int h = pick(size, 13);
         const int w = pick(size, 13);
-        const bool leaky = pick(0, 1) == 1;
+        const uint32_t activation = static_cast<uint32_t>(pick(0, 2));  // linear, leaky or relu
+        const bool leaky = activation == arith::kActivationLeaky;
         const int bias_shift = pick(arith::kModelMinBiasShift, arith::kModelMaxBiasShift);
         const int output_shift = pick(arith::kModelMinOutputShift, arith::kModelMaxOutputShift);
         Int16ConvArgs a =
             conv_args({channels, h, w}, filters, size, stride, pad, leaky, bias_shift, output_shift);
+        a.relu = activation == arith::kActivationRelu;
         // A third of the layers are 8-bit (docs/arithmetic.md, "Per-layer widths": inputs, weights and
         // outputs; AVX-512 VNNI runs them on its u8 x s8 path); the others full-range data (the
         // accumulator wraps) or small values like real activations.
@@ -96,16 +99,29 @@ TEST(Int16Conv, EveryPathMatchesTheReferenceBitForBitOnRandomShapes) {
             }
             narrowed_cases += wide_out != expected ? 1 : 0;
         }
+        if (a.relu) {
+            // The reference's relu is its linear output with the negatives at 0.
+            Int16ConvArgs linear = a;
+            linear.relu = false;
+            const auto linear_out = reference(linear, weights, biases, input);
+            bool zeroed = false;
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                ASSERT_EQ(expected[i], std::max<int16_t>(linear_out[i], 0)) << "case " << n;
+                zeroed = zeroed || linear_out[i] < 0;
+            }
+            relu_cases_with_negatives += zeroed ? 1 : 0;
+        }
         for (Int16Isa isa : isas) {
             const auto got = packed(a, weights, biases, input, isa, n % 2 == 0 ? &pool : nullptr);
             ASSERT_EQ(got, expected) << isa_name(isa) << " case " << n << ": " << channels << "x" << h << "x"
                                      << w << " -> " << filters << " K" << size << " S" << stride << " P"
-                                     << pad << (leaky ? " leaky" : " linear") << " bias_shift " << bias_shift
+                                     << pad << " activation " << activation << " bias_shift " << bias_shift
                                      << " output_shift " << output_shift << " output_bits " << a.output_bits;
         }
     }
     EXPECT_GT(wrapped_cases, kCases / 3);
     EXPECT_GT(narrowed_cases, 10) << "the 8-bit layers must saturate some outputs, or the clamp is untested";
+    EXPECT_GT(relu_cases_with_negatives, 20) << "relu layers must have negative pre-activations to zero";
 }
 
 TEST(Int16Conv, LargerLayerWithManyBandsAndBlocksMatchesOnEveryPath) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 
@@ -76,19 +77,20 @@ TEST(Int16Requantize, EveryPathMatchesTheContractOnEdgeValuesAndRandomValuesForE
             for (int i = 0; i < 500; ++i) acc.push_back(any(rng));
             for (int i = 0; i < 500; ++i) acc.push_back(near(rng));
             acc.push_back(0);  // an odd length exercises the tails
-            for (bool leaky : {false, true}) {
+            for (uint32_t activation = 0; activation < arith::kActivationCodes; ++activation) {
                 std::vector<int16_t> out(acc.size());
-                int16_requantize(acc.data(), out.data(), acc.size(), shift, leaky, isa);
+                int16_requantize_activation(acc.data(), out.data(), acc.size(), shift, activation, isa);
                 for (std::size_t i = 0; i < acc.size(); ++i) {
-                    ASSERT_EQ(out[i], arith::requantize(acc[i], shift, leaky))
-                        << isa_name(isa) << " acc " << acc[i] << " shift " << shift << " leaky " << leaky;
+                    ASSERT_EQ(out[i], arith::requantize(acc[i], shift, activation))
+                        << isa_name(isa) << " acc " << acc[i] << " shift " << shift << " activation "
+                        << activation;
                 }
                 // Every length from 0 to 40 (tails of each vector width), from an odd offset.
                 for (std::size_t n = 0; n <= 40 && n + 3 <= acc.size(); ++n) {
                     std::vector<int16_t> part(n + 1, 77);
-                    int16_requantize(acc.data() + 3, part.data(), n, shift, leaky, isa);
+                    int16_requantize_activation(acc.data() + 3, part.data(), n, shift, activation, isa);
                     for (std::size_t i = 0; i < n; ++i) {
-                        ASSERT_EQ(part[i], arith::requantize(acc[3 + i], shift, leaky)) << isa_name(isa);
+                        ASSERT_EQ(part[i], arith::requantize(acc[3 + i], shift, activation)) << isa_name(isa);
                     }
                     ASSERT_EQ(part[n], 77) << isa_name(isa) << ": wrote past the end, n = " << n;
                 }
@@ -130,6 +132,45 @@ TEST(Int16Requantize, HandComputedExamples) {
             EXPECT_EQ(arith::requantize(c.acc, c.shift, c.leaky), c.expected);
         }
     }
+}
+
+// relu is leaky with slope 0: negatives give 0 at every shift, the rest is linear's rounding.
+TEST(Int16Requantize, ReluByHandOnEveryPath) {
+    struct Case {
+        int32_t acc;
+        int shift;
+        int16_t expected;
+    };
+    const Case cases[] = {
+        {-1, 0, 0},
+        {-100, 0, 0},
+        {-15, 1, 0},   // linear would give -7
+        {-1, -15, 0},  // linear would give -32768
+        {std::numeric_limits<int32_t>::min(), 31, 0},
+        {0, 5, 0},
+        {15, 1, 8},  // positives: linear's round half up
+        {5, 1, 3},
+        {40000, 0, 32767},  // and its saturation
+        {100, -2, 400},
+        {std::numeric_limits<int32_t>::max(), 31, 1},
+    };
+    for (Int16Isa isa : supported_int16_isas()) {
+        for (const Case& c : cases) {
+            int16_t out = 77;
+            int16_requantize_activation(&c.acc, &out, 1, c.shift, arith::kActivationRelu, isa);
+            EXPECT_EQ(out, c.expected) << isa_name(isa) << " acc " << c.acc << " shift " << c.shift;
+        }
+    }
+    for (const Case& c : cases) {
+        EXPECT_EQ(arith::requantize(c.acc, c.shift, arith::kActivationRelu), c.expected);
+        EXPECT_EQ(arith::requantize_to_width(c.acc, c.shift, arith::kActivationRelu, arith::kNarrowBits),
+                  arith::saturate_to_width(c.expected, arith::kNarrowBits));
+    }
+    // An unknown code is refused, not run as linear.
+    const int32_t acc = -5;
+    int16_t out = 0;
+    EXPECT_THROW(int16_requantize_activation(&acc, &out, 1, 0, arith::kActivationCodes, Int16Isa::Scalar),
+                 Error);
 }
 
 TEST(StudyWidths, AreNoStorageWidthsAndSaturateAtTheirOwnBits) {

@@ -124,11 +124,11 @@ inline std::string describe(const kernel::LayerCommand& c) {
     return std::string(c.op < 3 ? names[c.op] : "?") + " in " + std::to_string(c.in_c) + "x" +
            std::to_string(c.in_h) + "x" + std::to_string(c.in_w) + " out " + std::to_string(c.out_c) + "x" +
            std::to_string(c.out_h) + "x" + std::to_string(c.out_w) + " k" + std::to_string(c.kernel_size) +
-           " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + (c.leaky ? " leaky" : " linear") +
-           " bias_shift " + std::to_string(c.bias_shift) + " output_shift " + std::to_string(c.output_shift) +
-           " tile " + std::to_string(c.tile_rows) + "x" + std::to_string(c.tile_cols) + " output_bits " +
-           std::to_string(c.output_bits) + " weight_bits " + std::to_string(c.weight_bits) + " input_bits " +
-           std::to_string(c.input_bits);
+           " s" + std::to_string(c.stride) + " p" + std::to_string(c.pad) + " activation " +
+           std::to_string(c.leaky) + " bias_shift " + std::to_string(c.bias_shift) + " output_shift " +
+           std::to_string(c.output_shift) + " tile " + std::to_string(c.tile_rows) + "x" +
+           std::to_string(c.tile_cols) + " output_bits " + std::to_string(c.output_bits) + " weight_bits " +
+           std::to_string(c.weight_bits) + " input_bits " + std::to_string(c.input_bits);
 }
 
 }  // namespace fpgacnn::test

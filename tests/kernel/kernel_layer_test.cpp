@@ -105,6 +105,17 @@ TEST(KernelLayers, ConvRoundsSaturatesAndAppliesLeaky) {
     const KernelRun narrow = run_kernel_command(cmd, input, reorder_for_kernel({1}, 1, 1, 1), bias, rng);
     ASSERT_EQ(narrow.check, kernel::kCommandOk);
     EXPECT_EQ(narrow.output, (std::vector<int16_t>{2, 0, 127, -128}));
+    // relu: leaky with slope 0, so every negative accumulator gives 0 (linear would give -1, -16384).
+    cmd.output_bits = 16;
+    cmd.leaky = arith::kActivationRelu;
+    const KernelRun relu = run_kernel_command(cmd, input, reorder_for_kernel({1}, 1, 1, 1), bias, rng);
+    ASSERT_EQ(relu.check, kernel::kCommandOk);
+    EXPECT_EQ(relu.output, (std::vector<int16_t>{2, 0, 16384, 0}));
+    // A code the contract does not define is refused without writing (on the RTL too, where built).
+    cmd.leaky = arith::kActivationCodes;
+    const KernelRun unknown = run_kernel_command(cmd, input, reorder_for_kernel({1}, 1, 1, 1), bias, rng);
+    EXPECT_EQ(unknown.check, kernel::kCommandBadActivation);
+    EXPECT_EQ(unknown.output, std::vector<int16_t>(4, kGuard));
 }
 
 TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
@@ -150,6 +161,12 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandShapeMismatch);  // (5 + 2 - 3) / 1 + 1 = 5
     conv.out_h = conv.out_w = 5;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
+    conv.leaky = arith::kActivationRelu;
+    EXPECT_EQ(kernel::check_command(conv), kernel::kCommandOk);
+    conv.leaky = arith::kActivationCodes;  // no such activation: refused, not run as linear
+    EXPECT_EQ(kernel::check_command(conv), kernel::kCommandBadActivation);
+    EXPECT_STRNE(kernel::command_check_text(kernel::kCommandBadActivation), "unknown check result");
+    conv.leaky = 0;
     conv.bias_shift = -1;
     EXPECT_EQ(kernel::check_command(conv), kernel::kCommandBadShift);
 }

@@ -57,7 +57,7 @@ kernel::LayerCommand random_conv(std::mt19937& rng) {
         c.kernel_size = k, c.stride = s, c.pad = pad;
         break;
     }
-    c.leaky = uniform(rng, 0, 1);
+    c.leaky = uniform(rng, 0, 2);  // linear, leaky or relu (arith::kActivation*)
     c.bias_shift = uniform(rng, 0, 15);
     c.output_shift = uniform(rng, -3, 26);
     c.output_bits = uniform(rng, 0, 1) ? arith::kDataBits : arith::kNarrowBits;
@@ -91,7 +91,7 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
                   static_cast<int>(c.kernel_size),
                   static_cast<int>(c.stride),
                   static_cast<int>(c.pad),
-                  c.leaky != 0,
+                  c.leaky,
                   c.bias_shift,
                   c.output_shift,
                   static_cast<int>(c.output_bits)};

@@ -106,7 +106,7 @@ TEST(NarrowWeights, KernelGivesTheSameBitsFromPackedAndWideWeights) {
     ASSERT_EQ(wide.check, kernel::kCommandOk);
     ASSERT_EQ(narrow.check, kernel::kCommandOk);
     EXPECT_TRUE(narrow.guards_intact);
-    RefConv p{in_c, hw, hw, out_c, hw, hw, 3, 1, 1, true, 2, 6, 16};
+    RefConv p{in_c, hw, hw, out_c, hw, hw, 3, 1, 1, arith::kActivationLeaky, 2, 6, 16};
     EXPECT_EQ(first_mismatch(narrow.output, reference_conv(p, input.data(), weights.data(), bias.data())),
               -1);
     EXPECT_EQ(narrow.output, wide.output);

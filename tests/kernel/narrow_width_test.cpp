@@ -45,7 +45,7 @@ TEST(NarrowWidth, EveryWidthIsTheInt16ResultClamped) {
     for (int i = 0; i < 100000; ++i) {
         const int32_t a = acc(random) >> (i % 24);  // small and large accumulators
         const int s = shift(random);
-        for (bool leaky : {false, true}) {
+        for (uint32_t leaky = 0; leaky < kActivationCodes; ++leaky) {
             const int16_t wide = requantize(a, s, leaky);
             ASSERT_EQ(requantize_to_width(a, s, leaky, kDataBits), wide) << a << " " << s;
             ASSERT_EQ(requantize_to_width(a, s, leaky, kNarrowBits), saturate_to_width(wide, kNarrowBits))

@@ -13,7 +13,7 @@ namespace fpgacnn::test {
 
 struct RefConv {
     int in_c, in_h, in_w, out_c, out_h, out_w, size, stride, pad;
-    bool leaky;
+    uint32_t activation;  // arith::kActivation* code
     int bias_shift, output_shift;
     int output_bits;  // arith::kDataBits or kNarrowBits
 };
@@ -43,7 +43,7 @@ inline std::vector<int16_t> reference_conv(const RefConv& p, const int16_t* inpu
                     }
                 }
                 out[(static_cast<std::size_t>(m) * p.out_h + y) * p.out_w + x] =
-                    arith::requantize_to_width(acc, p.output_shift, p.leaky, p.output_bits);
+                    arith::requantize_to_width(acc, p.output_shift, p.activation, p.output_bits);
             }
         }
     }

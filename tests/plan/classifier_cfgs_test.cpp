@@ -2,8 +2,11 @@
 // sections fpgacnn does not run become host layers with darknet's shapes and every conv is planned.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
 #include "test_paths.hpp"
 
@@ -29,11 +32,21 @@ TEST_P(ClassifierCfgs, PlansEveryConvAndListsTheRestAsHostLayers) {
     options.maxima.max_stride = 4;
     const NetworkPlan plan = plan_network(network, options);
     int convs = 0;
+    int relu_convs = 0;
     int not_run = 0;
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type == LayerType::Convolutional) {
             EXPECT_TRUE(lp.on_device) << c.cfg << " layer " << lp.index;
             EXPECT_GT(lp.estimate.macs, 0u);
+            // The command carries the cfg's activation (alexnet and vgg-16 are relu, resnet50 leaky and
+            // linear): a relu conv planned as linear would run wrong on the device.
+            const Activation activation =
+                network.layers[static_cast<std::size_t>(lp.index)].conv().activation;
+            const uint32_t expected = activation == Activation::Relu    ? arith::kActivationRelu
+                                      : activation == Activation::Leaky ? arith::kActivationLeaky
+                                                                        : arith::kActivationLinear;
+            EXPECT_EQ(lp.command.leaky, expected) << c.cfg << " layer " << lp.index;
+            relu_convs += activation == Activation::Relu ? 1 : 0;
             ++convs;
         }
         if (lp.type == LayerType::Unsupported) {
@@ -42,6 +55,9 @@ TEST_P(ClassifierCfgs, PlansEveryConvAndListsTheRestAsHostLayers) {
         }
     }
     EXPECT_EQ(convs, c.convs);
+    if (std::string(c.cfg) != "resnet50.cfg") {
+        EXPECT_EQ(relu_convs, c.convs) << c.cfg;
+    }
     EXPECT_EQ(not_run, c.not_run);
     EXPECT_EQ(network.layers.back().output, c.last);
     EXPECT_GT(plan.total.milliseconds, 0.0);

@@ -15,6 +15,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "load_or_calibrate.hpp"
 #include "model_pool.hpp"
@@ -114,6 +115,35 @@ TEST(ModelPool, AnswersAreTheDetectorsForBothInputForms) {
     pixels.image.hold(std::move(rgb));
     expect_answer(pool.infer(pixels), detector_answer(config, image_from_bgr(bgr), config.thresh),
                   "RGB pixels");
+}
+
+// YOLOv3-tiny (two [yolo] heads; Debian's cfg with synthetic weights, so the labels mean nothing) served
+// at int16 on the emu device: the answers are the CPU Detector's (emu == CPU bit for bit), boxes from
+// both heads' decode and one NMS over them. Needs no shared/models.
+TEST(ModelPool, Yolov3TinyOnTheEmuDeviceAnswersAsTheCpuDetector) {
+    const fs::path folder = test::scratch_dir("serve_yolov3_tiny");
+    ModelConfig config;
+    config.name = "yolov3-tiny";
+    config.folder = folder.string();
+    config.cfg = test::darknet_file("cfg/yolov3-tiny.cfg");
+    config.weights = (folder / "yolov3-tiny-synthetic.weights").string();
+    config.names = test::darknet_file("data/coco.names");
+    Network network = load_darknet_cfg(config.cfg);
+    fill_synthetic_weights(network, 2024);
+    save_darknet_weights(network, config.weights);
+    config.devices = {"emu"};
+    config.precision = Precision::Int16;
+    config.instances = 1;
+    config.thresh = 0.6f;
+    ModelPool pool(config, PoolOptions{});
+    for (const char* image : {"data/dog.jpg", "data/person.jpg"}) {
+        InferenceRequest request = encoded_request(test::darknet_file(image), image);
+        request.model = config.name;
+        const std::vector<Detection> expected =
+            detector_answer(config, load_image(test::darknet_file(image)), config.thresh);
+        EXPECT_FALSE(expected.empty()) << image;
+        expect_answer(pool.infer(std::move(request)), expected, image);
+    }
 }
 
 TEST(ModelPool, RequestThresholdsApplyToThatRequestOnly) {

@@ -37,6 +37,10 @@ int main() {
     param("PAIR_OPERAND_BITS", arith::kPairOperandBits);
     param("LEAKY_MULTIPLIER", arith::kLeakyMultiplier);
     param("LEAKY_SHIFT", arith::kLeakyShift);
+    param("ACTIVATION_LINEAR", arith::kActivationLinear);
+    param("ACTIVATION_LEAKY", arith::kActivationLeaky);
+    param("ACTIVATION_RELU", arith::kActivationRelu);
+    param("ACTIVATION_CODES", arith::kActivationCodes);
     param("EXACT_MIN_BIAS_SHIFT", arith::kExactMinBiasShift);
     param("EXACT_MAX_BIAS_SHIFT", arith::kExactMaxBiasShift);
     param("EXACT_MIN_OUTPUT_SHIFT", arith::kExactMinOutputShift);

@@ -39,6 +39,9 @@ struct FPGACNN_API Int16ConvArgs {
     int stride = 1;
     int pad = 0;
     bool leaky = false;
+    /// relu (leaky with slope 0: a negative accumulator gives 0); leaky and relu are not both set.
+    /// Placed in the padding after `leaky`, so the struct's size and offsets are those of 0.2.0.
+    bool relu = false;
     int bias_shift = 0;    ///< Qw + Qin - Qb, in arith::kModel{Min,Max}BiasShift
     int output_shift = 0;  ///< Qw + Qin - Qout, in arith::kModel{Min,Max}OutputShift
     int output_bits = 16;  ///< storage width of the output (arith::kDataBits or kNarrowBits): its clamp
@@ -50,6 +53,12 @@ struct FPGACNN_API Int16ConvArgs {
 
     std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
+
+/// The arguments' activation as an arith::kActivation* code (the kernel command's `leaky` word).
+inline uint32_t int16_activation_code(const Int16ConvArgs& args) {
+    if (args.relu) return arith::kActivationRelu;
+    return args.leaky ? arith::kActivationLeaky : arith::kActivationLinear;
+}
 
 /// The conv arguments of an IR conv layer with its exponents and widths; `input_bits` is the
 /// producer's output width (the network input's is arith::kDataBits). Throws Error naming the
@@ -63,8 +72,8 @@ FPGACNN_API Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLay
 FPGACNN_API void check_int16_conv_args(const Int16ConvArgs& args, const std::string& what);
 
 /// The definition of truth: direct loops, acc = align_bias(b, bias_shift), then mac() over
-/// input channel, ky, kx with zero padding, out = requantize_to_width(acc, output_shift, leaky,
-/// output_bits).
+/// input channel, ky, kx with zero padding, out = requantize_to_width(acc, output_shift,
+/// int16_activation_code(args), output_bits).
 /// weights: [filters][channels][size][size]; biases: [filters].
 FPGACNN_API void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights,
                                       const int16_t* biases, const int16_t* input, int16_t* output);
@@ -72,6 +81,9 @@ FPGACNN_API void int16_conv_reference(const Int16ConvArgs& args, const int16_t* 
 /// requantize() over n accumulators with one ISA path (the conv epilogue); identical bits on every path.
 FPGACNN_API void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky,
                                   Int16Isa isa);
+/// int16_requantize with the activation as an arith::kActivation* code (linear, leaky or relu).
+FPGACNN_API void int16_requantize_activation(const int32_t* acc, int16_t* out, std::size_t n, int shift,
+                                             uint32_t activation, Int16Isa isa);
 
 /// The fast conv: weights packed once for one ISA path (pairs of input channels interleaved per
 /// block of output channels; quads of bytes on AVX-512 VNNI when input and weights are 8-bit), the

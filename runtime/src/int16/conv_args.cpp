@@ -5,6 +5,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
+#include "int16/activation_code.hpp"
 #include "int16/layer_names.hpp"
 
 namespace fpgacnn {
@@ -16,6 +17,7 @@ void check_int16_conv_args(const Int16ConvArgs& a, const std::string& what) {
         a.output.c < 1) {
         throw Error(what + ": conv needs size, stride, channels, height, width, filters >= 1 and pad >= 0");
     }
+    if (a.leaky && a.relu) throw Error(what + ": conv arguments set both leaky and relu; set at most one");
     const int out_h = (a.input.h + 2 * a.pad - a.size) / a.stride + 1;
     const int out_w = (a.input.w + 2 * a.pad - a.size) / a.stride + 1;
     if (a.input.h + 2 * a.pad < a.size || a.input.w + 2 * a.pad < a.size || a.output.h != out_h ||
@@ -57,7 +59,9 @@ Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantize
     args.size = conv.size;
     args.stride = conv.stride;
     args.pad = conv.pad;
-    args.leaky = conv.activation == Activation::Leaky;
+    const uint32_t activation = int16_detail::fixed_point_activation(conv.activation, what);
+    args.leaky = activation == arith::kActivationLeaky;
+    args.relu = activation == arith::kActivationRelu;
     args.bias_shift = quantized.weight_q + quantized.input_q - quantized.bias_q;
     args.output_shift = quantized.weight_q + quantized.input_q - quantized.output_q;
     args.output_bits = quantized.output_bits;

@@ -115,7 +115,7 @@ FPGACNN_AVX2 void conv_band_avx2(const ConvBandJob& job) {
             FPGACNN_AVX2 { tile_avx2(job, origin, rows); },
         transpose8x8,
         [&job](const int32_t* row, int16_t* out, std::size_t count) FPGACNN_AVX2 {
-            requantize_avx2(row, out, count, job.output_shift, job.leaky);
+            requantize_avx2(row, out, count, job.output_shift, job.activation);
             narrow_to_width(out, count, job.output_bits);
         });
 }

@@ -118,7 +118,7 @@ FPGACNN_AVX512 void band_avx512(const BandJob<Input, Weight>& job) {
             FPGACNN_AVX512 { tile_avx512(job, origin, rows, std::make_index_sequence<kPixels>()); },
         transpose16x16,
         [&job](const int32_t* row, int16_t* out, std::size_t count) FPGACNN_AVX512 {
-            requantize_avx512(row, out, count, job.output_shift, job.leaky, job.output_bits);
+            requantize_avx512(row, out, count, job.output_shift, job.activation, job.output_bits);
         });
 }
 

@@ -94,7 +94,8 @@ void conv_band_neon(const ConvBandJob& job) {
     for (int m = 0; m < job.filter_count; ++m) {
         int16_t* out =
             job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
-        requantize_neon(tile[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift, job.leaky);
+        requantize_neon(tile[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
+                        job.activation);
         narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
     }
 }

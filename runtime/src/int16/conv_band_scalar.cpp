@@ -42,7 +42,7 @@ void conv_band_scalar(const ConvBandJob& job) {
         int16_t* out =
             job.output + static_cast<std::ptrdiff_t>(job.first_filter + m) * g.out_pixels + job.first_pixel;
         requantize_scalar(tile[m], out, static_cast<std::size_t>(job.pixel_count), job.output_shift,
-                          job.leaky);
+                          job.activation);
         narrow_to_width(out, static_cast<std::size_t>(job.pixel_count), job.output_bits);
     }
 }

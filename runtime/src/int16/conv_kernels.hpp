@@ -69,7 +69,7 @@ struct BandJob {
     int first_filter = 0;
     int filter_count = 0;  // valid filters in this block (<= block width)
     int output_shift = 0;
-    bool leaky = false;
+    uint32_t activation = arith::kActivationLinear;  // arith::kActivation* code
     int output_bits = 16;       // an 8-bit output is the 16-bit one clamped (narrow_to_width)
     int16_t* output = nullptr;  // the layer's whole CHW output
 };
@@ -160,21 +160,21 @@ void band_by_pixel(const BandJob<Input, Weight>& job, Tile tile, Transpose trans
 void narrow_to_width(int16_t* out, std::size_t n, int bits);
 
 void conv_band_scalar(const ConvBandJob& job);
-void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);
+void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation);
 
 #if defined(__x86_64__) || defined(__i386__)
 void conv_band_avx2(const ConvBandJob& job);
-void requantize_avx2(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);
+void requantize_avx2(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation);
 void conv_band_avx512vnni(const ConvBandJob& job);
 void conv_band_avx512vnni_u8s8(const ConvBandJobU8& job);
 /// With the output width's clamp (`bits`) folded in: narrow_to_width was a tenth of an 8-bit conv.
-void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky,
+void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation,
                        int bits = arith::kDataBits);
 #endif
 
 #if defined(FPGACNN_INT16_NEON)
 void conv_band_neon(const ConvBandJob& job);
-void requantize_neon(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky);
+void requantize_neon(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation);
 #endif
 
 }  // namespace fpgacnn::int16_detail

@@ -31,8 +31,8 @@ void int16_conv_reference(const Int16ConvArgs& args, const int16_t* weights, con
                         }
                     }
                 }
-                output[(static_cast<std::size_t>(m) * out.h + oy) * out.w + ox] =
-                    arith::requantize_to_width(acc, args.output_shift, args.leaky, args.output_bits);
+                output[(static_cast<std::size_t>(m) * out.h + oy) * out.w + ox] = arith::requantize_to_width(
+                    acc, args.output_shift, int16_activation_code(args), args.output_bits);
             }
         }
     }

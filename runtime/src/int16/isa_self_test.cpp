@@ -36,10 +36,10 @@ bool requantize_matches(Int16Isa isa) {
     }
     std::vector<int16_t> out(acc.size());
     for (int shift : {-15, -3, 0, 1, 2, 5, 14, 17, 30, 31}) {
-        for (bool leaky : {false, true}) {
-            int16_requantize(acc.data(), out.data(), acc.size(), shift, leaky, isa);
+        for (uint32_t activation = 0; activation < arith::kActivationCodes; ++activation) {
+            int16_requantize_activation(acc.data(), out.data(), acc.size(), shift, activation, isa);
             for (std::size_t i = 0; i < acc.size(); ++i) {
-                if (out[i] != arith::requantize(acc[i], shift, leaky)) return false;
+                if (out[i] != arith::requantize(acc[i], shift, activation)) return false;
             }
         }
     }
@@ -47,14 +47,16 @@ bool requantize_matches(Int16Isa isa) {
 }
 
 // bits 8: 8-bit inputs and weights, which AVX-512 VNNI multiplies on its u8 x s8 path.
-bool conv_matches(Int16Isa isa, TensorShape input, int filters, int size, int stride, int pad, bool leaky,
-                  int output_shift, int bits = arith::kDataBits, int output_bits = arith::kDataBits) {
+bool conv_matches(Int16Isa isa, TensorShape input, int filters, int size, int stride, int pad,
+                  uint32_t activation, int output_shift, int bits = arith::kDataBits,
+                  int output_bits = arith::kDataBits) {
     Int16ConvArgs args;
     args.input = input;
     args.size = size;
     args.stride = stride;
     args.pad = pad;
-    args.leaky = leaky;
+    args.leaky = activation == arith::kActivationLeaky;
+    args.relu = activation == arith::kActivationRelu;
     args.bias_shift = 3;
     args.output_shift = output_shift;
     args.output = {filters, (input.h + 2 * pad - size) / stride + 1, (input.w + 2 * pad - size) / stride + 1};
@@ -78,12 +80,14 @@ bool conv_matches(Int16Isa isa, TensorShape input, int filters, int size, int st
 
 bool int16_isa_self_test(Int16Isa isa) {
     if (!int16_isa_supported(isa)) return false;
-    return requantize_matches(isa) && conv_matches(isa, {5, 7, 9}, 37, 3, 1, 1, true, 20) &&
-           conv_matches(isa, {16, 6, 6}, 40, 1, 1, 0, false, 12) &&
-           conv_matches(isa, {3, 9, 8}, 33, 3, 2, 0, true, 24) &&
-           conv_matches(isa, {34, 11, 10}, 70, 3, 1, 1, true, 26) &&
-           conv_matches(isa, {13, 9, 7}, 37, 3, 2, 1, true, 2, arith::kNarrowBits) &&
-           conv_matches(isa, {260, 3, 18}, 33, 1, 1, 0, false, 8, arith::kNarrowBits, arith::kNarrowBits);
+    return requantize_matches(isa) &&
+           conv_matches(isa, {5, 7, 9}, 37, 3, 1, 1, arith::kActivationLeaky, 20) &&
+           conv_matches(isa, {16, 6, 6}, 40, 1, 1, 0, arith::kActivationLinear, 12) &&
+           conv_matches(isa, {3, 9, 8}, 33, 3, 2, 0, arith::kActivationRelu, 24) &&
+           conv_matches(isa, {34, 11, 10}, 70, 3, 1, 1, arith::kActivationLeaky, 26) &&
+           conv_matches(isa, {13, 9, 7}, 37, 3, 2, 1, arith::kActivationRelu, 2, arith::kNarrowBits) &&
+           conv_matches(isa, {260, 3, 18}, 33, 1, 1, 0, arith::kActivationLinear, 8, arith::kNarrowBits,
+                        arith::kNarrowBits);
 }
 
 }  // namespace fpgacnn

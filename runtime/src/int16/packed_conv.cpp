@@ -170,7 +170,7 @@ struct Int16PackedConv::Impl {
             job.first_filter = b * block;
             job.filter_count = std::min(block, args.output.c - job.first_filter);
             job.output_shift = args.output_shift;
-            job.leaky = args.leaky;
+            job.activation = int16_activation_code(args);
             job.output_bits = args.output_bits;
             job.output = output;
             const int last_band = std::min(bands, (run + 1) * bands_per_run);

@@ -10,8 +10,8 @@
 namespace fpgacnn {
 namespace int16_detail {
 
-void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = arith::requantize(acc[i], shift, leaky);
+void requantize_scalar(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = arith::requantize(acc[i], shift, activation);
 }
 
 void narrow_to_width(int16_t* out, std::size_t n, int bits) {
@@ -31,6 +31,16 @@ void narrow_to_width(int16_t* out, std::size_t n, int bits) {
 }  // namespace int16_detail
 
 void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky, Int16Isa isa) {
+    int16_requantize_activation(acc, out, n, shift,
+                                leaky ? arith::kActivationLeaky : arith::kActivationLinear, isa);
+}
+
+void int16_requantize_activation(const int32_t* acc, int16_t* out, std::size_t n, int shift,
+                                 uint32_t activation, Int16Isa isa) {
+    if (activation >= arith::kActivationCodes) {
+        throw Error("int16_requantize_activation: activation code " + std::to_string(activation) +
+                    " is not 0 (linear), 1 (leaky) or 2 (relu)");
+    }
     if (shift < arith::kModelMinOutputShift || shift > arith::kModelMaxOutputShift) {
         throw Error("int16_requantize: shift " + std::to_string(shift) + " is outside [" +
                     std::to_string(arith::kModelMinOutputShift) + ", " +
@@ -43,16 +53,16 @@ void int16_requantize(const int32_t* acc, int16_t* out, std::size_t n, int shift
     switch (isa) {
 #if defined(__x86_64__) || defined(__i386__)
         case Int16Isa::Avx2:
-            return int16_detail::requantize_avx2(acc, out, n, shift, leaky);
+            return int16_detail::requantize_avx2(acc, out, n, shift, activation);
         case Int16Isa::Avx512Vnni:
-            return int16_detail::requantize_avx512(acc, out, n, shift, leaky);
+            return int16_detail::requantize_avx512(acc, out, n, shift, activation);
 #endif
 #if defined(FPGACNN_INT16_NEON)
         case Int16Isa::Neon:
-            return int16_detail::requantize_neon(acc, out, n, shift, leaky);
+            return int16_detail::requantize_neon(acc, out, n, shift, activation);
 #endif
         default:
-            return int16_detail::requantize_scalar(acc, out, n, shift, leaky);
+            return int16_detail::requantize_scalar(acc, out, n, shift, activation);
     }
 }
 

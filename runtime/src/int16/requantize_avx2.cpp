@@ -1,6 +1,7 @@
 // The conv epilogue with AVX2, bit-identical to arith::requantize (tests check every edge).
 // Linear: round-half-up shift in int32 without the overflow of adding 2^(s-1): with
 // acc = q * 2^s + r (0 <= r < 2^s), floor(acc / 2^s + 1/2) = q + (r >= 2^(s-1)).
+// relu lanes are clamped at 0 first (then linear gives 0 for them).
 // Leaky negative lanes need acc * 13107 in 64 bits; AVX2 has no 64-bit arithmetic shift, so the
 // product is offset by 2^62 (a multiple of 2^t) to shift it as unsigned, and the offset's
 // 2^(62-t) is taken off after. Lanes are first clamped at the accumulator below which the leaky
@@ -23,6 +24,7 @@ namespace {
 struct Avx2Requantizer {
     int shift;
     bool leaky;
+    bool relu;
     __m128i right;         // shift count for s > 0
     __m128i left;          // shift count for s < 0
     __m256i low_mask;      // 2^s - 1
@@ -32,7 +34,8 @@ struct Avx2Requantizer {
     __m256i leaky_sub;     // 2^(62-t), 64-bit lanes
     __m256i leaky_floor;   // accumulators below this saturate to -32768
 
-    FPGACNN_AVX2 Avx2Requantizer(int s, bool with_leaky) : shift(s), leaky(with_leaky) {
+    FPGACNN_AVX2 Avx2Requantizer(int s, uint32_t activation)
+        : shift(s), leaky(activation == arith::kActivationLeaky), relu(activation == arith::kActivationRelu) {
         right = _mm_cvtsi32_si128(s > 0 ? s : 0);
         left = _mm_cvtsi32_si128(s < 0 ? -s : 0);
         const uint32_t mask = s > 0 ? static_cast<uint32_t>((uint64_t{1} << s) - 1) : 0;
@@ -84,6 +87,7 @@ struct Avx2Requantizer {
 
     // Exact int32 results that only still need the int16 saturation of packs.
     FPGACNN_AVX2 __m256i apply(__m256i acc) const {
+        if (relu) return linear(_mm256_max_epi32(acc, _mm256_setzero_si256()));
         const __m256i result = linear(acc);
         if (!leaky) return result;
         const __m256i negative = _mm256_cmpgt_epi32(_mm256_setzero_si256(), acc);
@@ -98,8 +102,9 @@ struct Avx2Requantizer {
 
 }  // namespace
 
-FPGACNN_AVX2 void requantize_avx2(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky) {
-    const Avx2Requantizer requantizer(shift, leaky);
+FPGACNN_AVX2 void requantize_avx2(const int32_t* acc, int16_t* out, std::size_t n, int shift,
+                                  uint32_t activation) {
+    const Avx2Requantizer requantizer(shift, activation);
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m256i a = requantizer.apply(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)));

@@ -22,6 +22,7 @@ namespace {
 struct Avx512Requantizer {
     int shift;
     bool leaky;
+    bool relu;  // negative lanes clamped at 0 first, then linear gives 0
     __m128i right;
     __m128i left;
     __m512i low_mask;
@@ -29,7 +30,8 @@ struct Avx512Requantizer {
     __m128i leaky_right;
     __m512i leaky_half;
 
-    FPGACNN_AVX512 Avx512Requantizer(int s, bool with_leaky) : shift(s), leaky(with_leaky) {
+    FPGACNN_AVX512 Avx512Requantizer(int s, uint32_t activation)
+        : shift(s), leaky(activation == arith::kActivationLeaky), relu(activation == arith::kActivationRelu) {
         right = _mm_cvtsi32_si128(s > 0 ? s : 0);
         left = _mm_cvtsi32_si128(s < 0 ? -s : 0);
         const uint32_t mask = s > 0 ? static_cast<uint32_t>((uint64_t{1} << s) - 1) : 0;
@@ -61,6 +63,7 @@ struct Avx512Requantizer {
     }
 
     FPGACNN_AVX512 __m512i apply(__m512i acc) const {
+        if (relu) return linear(_mm512_max_epi32(acc, _mm512_setzero_si512()));
         const __m512i result = linear(acc);
         if (!leaky) return result;
         const __mmask16 negative = _mm512_cmplt_epi32_mask(acc, _mm512_setzero_si512());
@@ -74,9 +77,9 @@ struct Avx512Requantizer {
 
 }  // namespace
 
-FPGACNN_AVX512 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky,
-                                      int bits) {
-    const Avx512Requantizer requantizer(shift, leaky);
+FPGACNN_AVX512 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift,
+                                      uint32_t activation, int bits) {
+    const Avx512Requantizer requantizer(shift, activation);
     // Clamping to the width first and then saturating to int16 is narrow_to_width after the 16-bit result.
     const __m512i high = _mm512_set1_epi32(arith::saturate_to_width(32767, bits));
     const __m512i low = _mm512_set1_epi32(arith::saturate_to_width(-32768, bits));

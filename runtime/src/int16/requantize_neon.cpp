@@ -1,6 +1,7 @@
 // The conv epilogue with NEON (AArch64 and ARMv7: only intrinsics both have). SRSHL (vrshlq) is
 // exactly round half up with a wide intermediate, so it needs none of the x86 tricks: linear lanes
-// shift in 32 bits (left shifts saturate, which saturates the same way), leaky negative lanes
+// shift in 32 bits (left shifts saturate, which saturates the same way), relu lanes are clamped at 0
+// first, leaky negative lanes
 // multiply and shift in 64 bits, then saturating narrows give saturate16. Tested under qemu
 // (scripts/cross-test.sh); -mfpu=neon on 32-bit ARM as for conv_band_neon.cpp.
 #if defined(__ARM_NEON)
@@ -14,10 +15,11 @@ namespace fpgacnn::int16_detail {
 
 namespace {
 
-inline int16x4_t requantize4(int32x4_t acc, int shift, bool leaky) {
+inline int16x4_t requantize4(int32x4_t acc, int shift, uint32_t activation) {
+    if (activation == arith::kActivationRelu) acc = vmaxq_s32(acc, vdupq_n_s32(0));
     const int32x4_t linear =
         shift > 0 ? vrshlq_s32(acc, vdupq_n_s32(-shift)) : vqshlq_s32(acc, vdupq_n_s32(-shift));
-    if (!leaky) return vqmovn_s32(linear);
+    if (activation != arith::kActivationLeaky) return vqmovn_s32(linear);
     const int32x2_t k = vdup_n_s32(arith::kLeakyMultiplier);
     const int64x2_t right = vdupq_n_s64(-(arith::kLeakyShift + shift));
     const int64x2_t low = vrshlq_s64(vmull_s32(vget_low_s32(acc), k), right);
@@ -29,14 +31,14 @@ inline int16x4_t requantize4(int32x4_t acc, int shift, bool leaky) {
 
 }  // namespace
 
-void requantize_neon(const int32_t* acc, int16_t* out, std::size_t n, int shift, bool leaky) {
+void requantize_neon(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation) {
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const int16x4_t a = requantize4(vld1q_s32(acc + i), shift, leaky);
-        const int16x4_t b = requantize4(vld1q_s32(acc + i + 4), shift, leaky);
+        const int16x4_t a = requantize4(vld1q_s32(acc + i), shift, activation);
+        const int16x4_t b = requantize4(vld1q_s32(acc + i + 4), shift, activation);
         vst1q_s16(out + i, vcombine_s16(a, b));
     }
-    for (; i < n; ++i) out[i] = arith::requantize(acc[i], shift, leaky);
+    for (; i < n; ++i) out[i] = arith::requantize(acc[i], shift, activation);
 }
 
 }  // namespace fpgacnn::int16_detail

@@ -8,6 +8,7 @@
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
+#include "int16/activation_code.hpp"
 #include "int16/layer_names.hpp"
 
 namespace fpgacnn {
@@ -15,9 +16,10 @@ namespace fpgacnn {
 namespace {
 
 // One rounding from the aligned sum (exponent `sum_q`) to output_q, the activation folded in exactly as
-// the conv's requantize_to_width folds leaky; 64 bits hold the sum and the leaky product.
-int16_t requantize_sum(int64_t sum, int shift, bool leaky, int bits) {
-    if (leaky && sum < 0) {
+// the conv's requantize_to_width folds leaky or relu; 64 bits hold the sum and the leaky product.
+int16_t requantize_sum(int64_t sum, int shift, uint32_t activation, int bits) {
+    if (activation == arith::kActivationRelu && sum < 0) return 0;
+    if (activation == arith::kActivationLeaky && sum < 0) {
         return arith::saturate_to_width(
             arith::round_shift(sum * arith::kLeakyMultiplier, arith::kLeakyShift + shift), bits);
     }
@@ -46,12 +48,7 @@ void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int
     const std::string what = int16_detail::describe_layer(layer);
     if (layer.type != LayerType::Shortcut) throw Error("int16_shortcut called on " + what);
     const Activation activation = layer.shortcut().activation;
-    if (activation != Activation::Linear && activation != Activation::Leaky) {
-        throw Error(
-            what + ": activation " + activation_name(activation) +
-            " is not implemented in fixed point (linear and leaky are); run it with --precision float");
-    }
-    const bool leaky = activation == Activation::Leaky;
+    const uint32_t code = int16_detail::fixed_point_activation(activation, what);
     const int sum_q = std::max(args.input_q, args.added_q);
     const int input_shift = sum_q - args.input_q;
     const int added_shift = sum_q - args.added_q;
@@ -59,13 +56,13 @@ void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int
     const TensorShape& out = layer.output;
     // Where `added` does not reach, the output is the previous layer's value requantized alone.
     for (std::size_t i = 0; i < out.size(); ++i) {
-        output[i] = requantize_sum(static_cast<int64_t>(input[i]) * (int64_t{1} << input_shift), shift, leaky,
+        output[i] = requantize_sum(static_cast<int64_t>(input[i]) * (int64_t{1} << input_shift), shift, code,
                                    args.output_bits);
     }
     core::for_each_shortcut_pair(out, added_shape, [&](std::size_t out_index, std::size_t added_index) {
         const int64_t sum = static_cast<int64_t>(input[out_index]) * (int64_t{1} << input_shift) +
                             static_cast<int64_t>(added[added_index]) * (int64_t{1} << added_shift);
-        output[out_index] = requantize_sum(sum, shift, leaky, args.output_bits);
+        output[out_index] = requantize_sum(sum, shift, code, args.output_bits);
     });
 }
 

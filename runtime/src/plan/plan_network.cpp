@@ -8,6 +8,7 @@
 #include "fpgacnn/kernel/config.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
+#include "int16/activation_code.hpp"
 #include "plan/arena_layout.hpp"
 
 namespace fpgacnn {
@@ -120,7 +121,7 @@ void plan_conv(const Layer& layer, const KernelMaxima& m, int weight_bits, std::
                std::size_t alignment, LayerPlan& lp) {
     const ConvParams& conv = layer.conv();
     lp.command.op = kernel::kOpConv;
-    lp.command.leaky = conv.activation == Activation::Leaky ? 1u : 0u;
+    lp.command.leaky = int16_detail::fixed_point_activation(conv.activation, describe(layer));
     plan_window_layer(layer, conv.size, conv.stride, conv.pad, m, lp);
     if (kernel::conv_output_extent(lp.command.in_h, conv.size, conv.stride, conv.pad) != lp.command.out_h ||
         kernel::conv_output_extent(lp.command.in_w, conv.size, conv.stride, conv.pad) != lp.command.out_w) {

@@ -1,6 +1,7 @@
 // The human-readable per-layer table of a plan (fpgacnn-plan).
 #include <fmt/format.h>
 
+#include "fpgacnn/kernel/contract.hpp"
 #include "fpgacnn/plan.hpp"
 
 namespace fpgacnn {
@@ -14,7 +15,9 @@ std::string layer_text(const LayerPlan& lp) {
     switch (lp.type) {
         case LayerType::Convolutional:
             return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride,
-                               c.leaky ? " leaky" : "");
+                               c.leaky == arith::kActivationLeaky  ? " leaky"
+                               : c.leaky == arith::kActivationRelu ? " relu"
+                                                                   : "");
         case LayerType::MaxPool:
             return fmt::format("max {}x{}/{}", c.kernel_size, c.kernel_size, c.stride);
         case LayerType::Reorg:

@@ -14,6 +14,7 @@
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/kernel/arithmetic.hpp"
 #include "fpgacnn/progress_bar.hpp"
+#include "int16/activation_code.hpp"
 #include "quant/activation_histogram.hpp"
 #include "quant/conv_exponents.hpp"
 #include "quant/layer_widths.hpp"
@@ -33,17 +34,13 @@ void require_calibratable(const Network& network) {
                         std::get<UnsupportedParams>(layer.params).section +
                         "] is parsed for planning only (fpgacnn-plan); fpgacnn does not run it");
         }
-        // Fixed point runs linear and leaky (folded into the requantization); the others stay float.
+        // Fixed point runs linear, leaky and relu (folded into the requantization); the others stay float.
         const bool shortcut = layer.type == LayerType::Shortcut;
         if (shortcut || layer.type == LayerType::Convolutional) {
             const Activation activation = shortcut ? layer.shortcut().activation : layer.conv().activation;
-            if (activation != Activation::Linear && activation != Activation::Leaky) {
-                throw Error(
-                    network.cfg_path + ": layer " + std::to_string(layer.index) + " (" +
-                    layer_type_name(layer.type) + ") has activation=" + activation_name(activation) +
-                    ", which the fixed-point paths do not implement (linear and leaky); run this network "
-                    "with --precision float");
-            }
+            int16_detail::fixed_point_activation(activation, network.cfg_path + ": layer " +
+                                                                 std::to_string(layer.index) + " (" +
+                                                                 layer_type_name(layer.type) + ")");
         }
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();

@@ -85,12 +85,16 @@ inline int16_t saturate_to_width(int64_t v, int bits) {
 }
 
 /// From the accumulator (exponent Qacc = Qw + Qin) to the output (exponent Qout), with the
-/// activation folded into the same single rounding: shift = Qacc - Qout.
+/// activation (kActivation* code; `true` converts to kActivationLeaky) folded into the same single
+/// rounding: shift = Qacc - Qout.
 ///   linear:            round(acc / 2^shift)
 ///   leaky, acc >= 0:   round(acc / 2^shift)
 ///   leaky, acc < 0:    round(acc * 13107 / 2^(17 + shift))
-inline int16_t requantize(int32_t acc, int shift, bool leaky) {
-    if (leaky && acc < 0) {
+///   relu, acc >= 0:    round(acc / 2^shift)
+///   relu, acc < 0:     0 (leaky with slope 0)
+inline int16_t requantize(int32_t acc, int shift, uint32_t activation) {
+    if (acc < 0 && activation == kActivationRelu) return 0;
+    if (acc < 0 && activation == kActivationLeaky) {
         return saturate16(round_shift(static_cast<int64_t>(acc) * kLeakyMultiplier, kLeakyShift + shift));
     }
     return saturate16(round_shift(acc, shift));
@@ -98,8 +102,9 @@ inline int16_t requantize(int32_t acc, int shift, bool leaky) {
 
 /// requantize() with the output saturated to `bits` (16, 8 or a study width) instead of 16: the same single
 /// rounding, so an 8-bit output is exactly requantize()'s value clamped to [-128, 127].
-inline int16_t requantize_to_width(int32_t acc, int shift, bool leaky, int bits) {
-    if (leaky && acc < 0) {
+inline int16_t requantize_to_width(int32_t acc, int shift, uint32_t activation, int bits) {
+    if (acc < 0 && activation == kActivationRelu) return 0;
+    if (acc < 0 && activation == kActivationLeaky) {
         return saturate_to_width(
             round_shift(static_cast<int64_t>(acc) * kLeakyMultiplier, kLeakyShift + shift), bits);
     }

@@ -20,9 +20,11 @@ namespace arith {
 /// 8-bit feature maps one byte per element in the arena (fm_element_bytes below) and adds the kernel's
 /// byte-wide feature-map ports; the arithmetic is unchanged, so every model file still loads, but a
 /// version-4 bitstream would read an 8-bit tensor's bytes as words. 6 adds the training phases (the
-/// BP and WG command modes, their error_offset and batch registers, gradient_requantize below); the
-/// forward arithmetic is unchanged, so every model file still loads, but the two new registers move
-/// the pointer registers, so a version-5 bitstream would misread version-6 commands.
+/// BP and WG command modes, their error_offset and batch registers, gradient_requantize below) and turns
+/// a conv command's `leaky` word into an activation code (kActivation* below: 0 and 1 keep their
+/// meaning, 2 adds relu); the forward arithmetic of linear and leaky is unchanged, so every model file
+/// still loads, but the two new registers move the pointer registers and a version-5 bitstream would
+/// run a relu layer as linear, so it would misread version-6 commands.
 static const int kContractVersion = 6;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
@@ -99,6 +101,16 @@ inline int16_t pack_narrow(int16_t low, int16_t high) {
 /// pre-adder / A port of a DSP48E1 and the 27-bit one of a DSP48E2.
 static const int kPairShift = 16;
 static const int kPairOperandBits = kNarrowBits + kPairShift;
+
+/// Activation codes of a conv command (its `leaky` word, LayerCommand) and of requantize(): the
+/// activation is folded into the output's single rounding (docs/arithmetic.md, "Activations").
+/// relu is leaky with slope 0: a negative accumulator gives 0. Other activations (logistic, mish)
+/// have no code: they never reach the kernel or the fixed-point engine.
+static const uint32_t kActivationLinear = 0;
+static const uint32_t kActivationLeaky = 1;
+static const uint32_t kActivationRelu = 2;
+/// The number of codes: a code at or above it is refused (kernel::check_command).
+static const uint32_t kActivationCodes = 3;
 
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;

@@ -57,7 +57,8 @@ struct LayerCommand {
     uint32_t stride;        ///< conv / maxpool / reorg stride
     uint32_t pad;           ///< conv: zero rows/columns on each side; maxpool: window start offset
                             /// before the stride position (darknet's padding / 2); reorg: 0
-    uint32_t leaky;         ///< conv: 1 = leaky ReLU folded into the rounding, 0 = linear
+    uint32_t leaky;         ///< conv: the activation folded into the rounding, an arith::kActivation* code
+                            /// (0 linear, 1 leaky, 2 relu; named leaky since contract 1)
     int32_t bias_shift;     ///< conv: Qw + Qin - Qb
     int32_t output_shift;   ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
     uint32_t tile_rows;     ///< output rows per tile, 1..Tr (reorg: unused)
@@ -90,6 +91,7 @@ enum CommandCheck {
     kCommandBadWeightWidth,  ///< conv: weight_bits is not a storage width; maxpool / reorg: not 16
     kCommandBadInputWidth,   ///< input_bits is not a storage width; maxpool / reorg: not output_bits
     kCommandBadTraining,  ///< BP / WG: a width is not 16, leaky is set or batch is outside 1..kMaxTrainBatch
+    kCommandBadActivation,  ///< conv: the activation code (leaky word) is not an arith::kActivation* code
 };
 
 /// Whether a conv command runs in pair mode: two output columns per multiplier (arith::kPairShift).
@@ -160,6 +162,7 @@ inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
         (c.bias_shift < arith::kExactMinBiasShift || c.bias_shift > arith::kExactMaxBiasShift)) {
         return kCommandBadShift;
     }
+    if (c.leaky >= arith::kActivationCodes) return kCommandBadActivation;
     if (c.out_h != conv_output_extent(c.in_h, c.kernel_size, c.stride, c.pad) ||
         c.out_w != conv_output_extent(c.in_w, c.kernel_size, c.stride, c.pad)) {
         return kCommandShapeMismatch;
@@ -202,6 +205,8 @@ inline const char* command_check_text(CommandCheck check) {
         case kCommandBadTraining:
             return "a training command (conv backward, weight gradient) needs 16-bit widths, leaky 0 and a "
                    "batch of 1 to 64 images";
+        case kCommandBadActivation:
+            return "activation code (leaky register) must be 0 (linear), 1 (leaky) or 2 (relu)";
     }
     return "unknown check result";
 }
