@@ -1,6 +1,6 @@
 # `cmake --build <dir> --target docs`: the API reference (Doxygen, Debian's doxygen) of the installed
 # headers in <dir>/docs/html; fails on an undocumented public declaration not listed in
-# docs/reference/undocumented.txt (docs/reference/check_warnings.cmake). CI builds it (scripts/run-tests.sh).
+# docs/reference/undocumented.txt, which is empty (docs/reference/check_warnings.cmake). CI builds it (scripts/run-tests.sh).
 find_package(Doxygen)
 if(NOT DOXYGEN_FOUND)
   message(STATUS "fpgacnn: no doxygen (scripts/install-deps.sh --with-tests): no docs target")

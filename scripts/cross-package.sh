@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian packages for an ARM target: cross-builds the library and the tools (not the tests) into
 # build/cross-<arch>/ (scripts/cross-build.sh, which makes the sysroot first) and runs
-# `cpack -G DEB` there; the four .debs land in build/cross-<arch>/debs/.
+# `cpack -G DEB` there; the five .debs (python3-fpgacnn: the Python package, built against the sysroot's
+# python3-dev) land in build/cross-<arch>/debs/.
 # Usage: scripts/cross-package.sh arm64|armhf
 #   Architecture field: the target's (cmake/Packaging.cmake, from the toolchain's triplet).
 #   Depends: dpkg-shlibdeps against the sysroot's libraries and their packages' symbols / shlibs
@@ -15,10 +16,11 @@ build="build/cross-$arch"
 
 # What the packages install, and nothing else: CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack's
 # install step from building the whole tree (tests, benchmarks) first.
-targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-synth-weights fpgacnn-camera)
+targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-synth-weights fpgacnn-camera
+         fpgacnn_python)
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done
-bash scripts/cross-build.sh "$arch" "${target_args[@]}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON
+bash scripts/cross-build.sh "$arch" "${target_args[@]}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON -DFPGACNN_BUILD_PYTHON=ON
 
 rm -rf "$build/debs"
 (cd "$build" && cpack -G DEB -B "$PWD/debs" >cpack.log 2>&1) || {

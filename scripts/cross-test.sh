@@ -6,7 +6,7 @@
 #          kernel-vs-int16 tests, the UIO driver against the simulated IP (in-process tests),
 #          fpgacnn-detect --list-devices, and the int16 layer dumps of YOLO-LITE against the native
 #          build (tests/cross/compare-int16-dumps.sh; needs build/release, made here if missing).
-#   then:  the .deb packages (scripts/cross-package.sh: the other tools, cpack) and their checks
+#   then:  the .deb packages (scripts/cross-package.sh: the other tools, the Python package, cpack) and their checks
 #          (tests/cross/check-debs.sh: architecture, files, ELF machine, Depends, lintian, the
 #          packaged tools under qemu).
 #   not run here: UioCli.* (test_uio_cli: they start fpgacnn-detect and fpgacnn-sim-uio as child

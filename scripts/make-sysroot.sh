@@ -25,12 +25,15 @@ esac
 sysroot="$repo/build/sysroot-$arch"
 marker="$sysroot/.fpgacnn-sysroot"
 
-# Everything the cross build links or includes, plus the C and C++ runtimes qemu runs it with.
+# Everything the cross build links or includes, plus the C and C++ runtimes qemu runs it with; the
+# target's Python (headers, python3.11 and numpy, which the python3-fpgacnn check imports under qemu)
+# and pybind11's headers (architecture-independent) for the Python package (python/CMakeLists.txt).
 # (No libxrt-dev: Debian 12 builds XRT for amd64 only, so cross builds use FPGACNN_WITH_XRT=OFF.)
 packages=(libc6-dev libstdc++-12-dev
           libopencv-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libopenblas-dev libopenblas0-pthread libboost-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libstb-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libstb-dev
+          python3-dev libpython3.11-dev python3-numpy pybind11-dev)
 # The marker's first line names the layout: a sysroot made before DEBIAN/ was kept is made again.
 want="$(printf '%s\n' "layout 2: DEBIAN/symbols, DEBIAN/shlibs" "$arch" "${packages[@]}")"
 if [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; then

@@ -22,6 +22,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "${FPGACNN_SYSROOT}")
 set(ENV{PKG_CONFIG_LIBDIR}
     "${FPGACNN_SYSROOT}/usr/lib/${FPGACNN_CROSS_TRIPLET}/pkgconfig:${FPGACNN_SYSROOT}/usr/share/pkgconfig")
+# The target's Python (python/CMakeLists.txt): FindPython looks for <triplet>-python3.N-config (which
+# reports the target's headers and extension suffix) here first, not among the build machine's programs.
+set(Python_ROOT_DIR "${FPGACNN_SYSROOT}/usr")
 # The target's shared libraries' own dependencies (OpenCV -> its codecs, ...) resolve in the sysroot.
 string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT
        " -Wl,-rpath-link,${FPGACNN_SYSROOT}/usr/lib/${FPGACNN_CROSS_TRIPLET}"

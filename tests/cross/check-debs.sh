@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The .debs of a cross build (scripts/cross-package.sh), checked without an ARM machine:
-# - the four packages, each with the target's Architecture field and the files it should ship;
+# - the five packages, each with the target's Architecture field and the files it should ship;
 # - every ELF file in them is built for the target (machine, and the hard-float ABI on armhf): no
 #   file of this machine's architecture slipped in;
 # - Depends: dpkg-shlibdeps found the target's libraries (libc6, libstdc++6, OpenCV, ...), and every
@@ -9,7 +9,9 @@
 # - lintian reports no errors (when installed);
 # - unpacked (dpkg-deb -x) over a throw-away copy of the sysroot, the packaged tools run under qemu:
 #   --help of each, fpgacnn-detect --list-devices, and a detection on darknet's dog.jpg equal to the
-#   build tree's fpgacnn-detect's. Maintainer scripts are not run (no ARM dpkg here).
+#   build tree's fpgacnn-detect's; python3-fpgacnn imported by the sysroot's python3 (the target's
+#   interpreter, under qemu as well) and its Detector's detections on dog.jpg equal to the packaged
+#   fpgacnn-detect --json's. Maintainer scripts are not run (no ARM dpkg here).
 # Usage: tests/cross/check-debs.sh arm64|armhf [DEBS_DIR]    (default build/cross-<arch>/debs)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -32,7 +34,7 @@ started=$SECONDS
 # The library package is named after the SONAME's number (FPGACNN_SOVERSION in CMakeLists.txt).
 soversion="$(sed -nE 's/^set\(FPGACNN_SOVERSION ([0-9]+)\)/\1/p' "$repo/CMakeLists.txt")"
 lib_package="libfpgacnn$soversion"
-packages=("$lib_package" libfpgacnn-dev fpgacnn-tools fpgacnn-camera)
+packages=("$lib_package" libfpgacnn-dev fpgacnn-tools fpgacnn-camera python3-fpgacnn)
 declare -A deb
 for p in "${packages[@]}"; do
   matches=("$debs_dir/${p}_"*"_$arch.deb")
@@ -44,9 +46,9 @@ for p in "${packages[@]}"; do
 done
 all_debs=("${deb[@]}")
 ((${#all_debs[@]} == $(find "$debs_dir" -maxdepth 1 -name '*.deb' | wc -l))) ||
-  fail "$debs_dir holds other .debs besides the four packages"
+  fail "$debs_dir holds other .debs besides the ${#packages[@]} packages"
 version="$(dpkg-deb --field "${deb[$lib_package]}" Version)"
-say "4 packages, version $version, Architecture: $arch"
+say "${#packages[@]} packages, version $version, Architecture: $arch"
 
 # The files each package must ship (the same layout as the amd64 packages, in the target's triplet).
 expect_files() {
@@ -68,6 +70,12 @@ expect_files fpgacnn-tools /usr/bin/fpgacnn-detect /usr/bin/fpgacnn-quantize /us
   /usr/bin/fpgacnn-bench /usr/bin/fpgacnn-synth-weights
 expect_files fpgacnn-camera /usr/bin/fpgacnn-camera /usr/lib/systemd/system/fpgacnn-camera.service \
   /usr/lib/udev/rules.d/60-fpgacnn.rules /etc/default/fpgacnn-camera
+# The target's interpreter (the sysroot's python3 -> python3.N) names the extension: .cpython-3N-<triplet>.so.
+python="$(readlink "$sysroot/usr/bin/python3")"
+[[ "$python" =~ ^python3\.([0-9]+)$ ]] || fail "the sysroot's usr/bin/python3 is '$python', not python3.N"
+extension="_fpgacnn.cpython-3${BASH_REMATCH[1]}-$triplet.so"
+site=/usr/lib/python3/dist-packages/fpgacnn
+expect_files python3-fpgacnn "$site/__init__.py" "$site/__init__.pyi" "$site/$extension"
 grep -q "^libfpgacnn $soversion $lib_package (>= $version)" <(dpkg-deb --info "${deb[$lib_package]}" shlibs) ||
   fail "$lib_package has no shlibs line for libfpgacnn.so.$soversion"
 say "file lists as expected"
@@ -88,9 +96,11 @@ while IFS= read -r -d '' f; do
   fi
   elves=$((elves + 1))
 done < <(find "$work/unpacked" -type f -print0)
-((elves == 7)) || fail "found $elves ELF files, expected 7 (the library and six tools)"
+((elves == 8)) || fail "found $elves ELF files, expected 8 (the library, six tools, the Python extension)"
 runpath="$(readelf -d "$work/unpacked/usr/bin/fpgacnn-detect" | grep -o 'RUNPATH.*' || true)"
 [[ "$runpath" == *"[\$ORIGIN/../lib/$triplet]"* ]] || fail "fpgacnn-detect's RUNPATH is '$runpath'"
+runpath="$(readelf -d "$work/unpacked$site/$extension" | grep -o 'RUNPATH.*' || true)"
+[[ "$runpath" == *"[\$ORIGIN/../../../../lib/$triplet]"* ]] || fail "$extension's RUNPATH is '$runpath'"
 say "$elves ELF files, all $machine$([[ "$arch" == armhf ]] && echo ', hard-float')"
 
 # Depends: the shared libraries' packages were found, and the sysroot's versions satisfy them.
@@ -131,6 +141,10 @@ for p in "${packages[@]}"; do
 done
 say "Depends: $relations relations, each satisfied by the sysroot's $arch package versions"
 say "$lib_package Depends: $depends_lib"
+depends_python="$(dpkg-deb --field "${deb[python3-fpgacnn]}" Depends)"
+for needed in "$lib_package (= $version)" python3-numpy; do
+  grep -qF "$needed" <<<"$depends_python" || fail "python3-fpgacnn's Depends lacks '$needed': $depends_python"
+done
 
 if command -v lintian >/dev/null; then
   lintian --allow-root "${all_debs[@]}" >"$work/lintian.txt" 2>&1 || true
@@ -174,7 +188,34 @@ if [[ -f "$image" && -f "$models/tiny-yolov2-trial3-noBatch.weights" && -x "$bui
     fail "the packaged fpgacnn-detect's detections differ from the build tree's (diff above)"
   grep -q '^dog: ' "$work/packaged.txt" || { cat "$work/packaged.txt"; fail "no dog found in $image"; }
   say "packaged fpgacnn-detect (YOLO-LITE, dog.jpg): $(grep -c '%' "$work/packaged.txt") detections, as the build tree's"
+
+  # The Python package, imported by the target's interpreter (found in the root's dist-packages, as on
+  # the board), against the packaged tool's --json: the same classes, boxes and scores.
+  run "$root/usr/bin/fpgacnn-detect" --json "${args[@]}" >"$work/packaged.json" 2>"$work/packaged.json.err" ||
+    { cat "$work/packaged.json.err"; fail "the packaged fpgacnn-detect --json failed on $image"; }
+  run "$root/usr/bin/$python" -c "
+import json, sys, fpgacnn
+assert fpgacnn.__file__ == '$root$site/__init__.py', fpgacnn.__file__
+det = fpgacnn.Detector(sys.argv[1], sys.argv[2], names=sys.argv[3], device='cpu')
+print(json.dumps([d.as_dict() for d in det.detect(sys.argv[4])]))" \
+    "$models/tiny-yolov2-trial3-noBatch.cfg" "$models/tiny-yolov2-trial3-noBatch.weights" "$models/voc.names" \
+    "$image" >"$work/python.json" 2>&1 || { cat "$work/python.json"; fail "python3-fpgacnn failed on $image under qemu"; }
+  /usr/bin/python3 - "$work/packaged.json" "$work/python.json" <<'PY' || fail "python3-fpgacnn's detections differ from fpgacnn-detect --json's (above)"
+import json, sys
+tool = json.loads(open(sys.argv[1]).read().splitlines()[-1])["detections"]
+python = json.loads(open(sys.argv[2]).read().splitlines()[-1])
+key = lambda d, score: (d["class_id"], d["left"], d["top"], d["right"], d["bottom"], round(d[score], 5))
+a = sorted(key(d, "prob") for d in tool)
+b = sorted(key(d, "score") for d in python)
+print("fpgacnn-detect --json:", a)
+print("python3-fpgacnn:      ", b)
+sys.exit(0 if a == b and a else 1)
+PY
+  say "python3-fpgacnn under qemu ($python of the sysroot): import, Detector on dog.jpg: $(grep -o class_id "$work/python.json" | wc -l) detections, as fpgacnn-detect --json's"
 else
+  run "$root/usr/bin/$python" -c "import fpgacnn; assert fpgacnn.list_devices()" >"$work/python.txt" 2>&1 ||
+    { cat "$work/python.txt"; fail "python3-fpgacnn does not import under qemu"; }
+  say "python3-fpgacnn under qemu ($python of the sysroot): import and list_devices() (no model for a detection)"
   say "detection skipped: needs $image, YOLO-LITE in $models and $build/apps/detect/fpgacnn-detect"
 fi
 rm -rf "$root"

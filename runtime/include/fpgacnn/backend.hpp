@@ -16,7 +16,7 @@ class Device;
 
 /// One layer's measured time in the last Backend::run.
 struct FPGACNN_API LayerTiming {
-    int layer = -1;
+    int layer = -1;           ///< the network layer (Layer::index)
     double milliseconds = 0;  ///< device time on accelerators (start to done), wall clock on the CPU
     bool on_device = false;   ///< measured by the device; false: host code (CPU backends, route/region)
     /// Bytes the device read and wrote for the layer; 0 when the backend does not count traffic.

@@ -30,6 +30,7 @@ struct FPGACNN_API LayerWidths {
 /// Every conv layer's weights and outputs at `bits` (--precision int8: bits = 8), the others at 16.
 FPGACNN_API std::vector<LayerWidths> uniform_conv_widths(const Network& network, int bits);
 
+/// How calibrate() chooses exponents and widths (the defaults are fpgacnn-quantize's).
 struct FPGACNN_API CalibrationOptions {
     /// Per layer, the share of float activations (in %) that must fit without saturating.
     /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
@@ -63,11 +64,12 @@ struct FPGACNN_API LayerCalibration {
     int weight_q_lowered = 0;     ///< conv: bits taken off the best weight exponent to meet a constraint
 };
 
+/// What calibrate() returns: the quantized network and why each exponent is what it is.
 struct FPGACNN_API CalibrationResult {
-    QuantizedNetwork quantized;
+    QuantizedNetwork quantized;            ///< the network in fixed point, parameters in memory
     std::vector<LayerCalibration> layers;  ///< one per network layer
-    int images = 0;
-    CalibrationOptions options;  ///< as used
+    int images = 0;                        ///< calibration images the float path ran on
+    CalibrationOptions options;            ///< as used
     /// Human-readable decisions that deviate from the plain statistics (exponents lowered for
     /// headroom, shifts or route sharing); also logged at info level.
     std::vector<std::string> notes;
@@ -107,9 +109,10 @@ FPGACNN_API CalibrationResult calibrate_letterboxed(const Network& network,
 /// squared error; ties go to the larger q. Also returns that error. `bits`: the storage width the
 /// values saturate at (16 or 8).
 struct FPGACNN_API ExponentChoice {
-    int q = 0;
-    double squared_error = 0;
+    int q = 0;                 ///< the exponent chosen (value = int * 2^-q)
+    double squared_error = 0;  ///< sum over the values of (value - dequantized)^2 at q
 };
+/// The exponent choice described at ExponentChoice above.
 FPGACNN_API ExponentChoice best_exponent(const float* values, std::size_t count, int min_q, int max_q,
                                          int bits = 16);
 
@@ -120,10 +123,11 @@ FPGACNN_API int activation_exponent(const float* values, std::size_t count, doub
 /// every route's inputs, and every maxpool / reorg / route / region output, into one group with its
 /// inputs; a group takes the minimum of its members' preferences (the input image: input_q).
 struct FPGACNN_API ActivationExponents {
-    int input_q = 14;
+    int input_q = 14;           ///< the network input's exponent (as given)
     std::vector<int> output_q;  ///< per layer
     std::vector<int> input_of;  ///< per layer: the exponent of the tensor(s) it reads
 };
+/// Route unification as described at ActivationExponents above.
 FPGACNN_API ActivationExponents unify_activation_exponents(const Network& network,
                                                            const std::vector<int>& preferred_output_q,
                                                            int input_q);
@@ -134,6 +138,7 @@ FPGACNN_API std::vector<std::string> default_calibration_images();
 /// ---- Tensor conversion at one exponent (arith::quantize / arith::dequantize on arrays) ----
 /// arith::quantize_to_width at `bits` (16: arith::quantize).
 FPGACNN_API void quantize_tensor(const float* values, std::size_t count, int q, int16_t* out, int bits = 16);
+/// arith::dequantize of `count` values at exponent q: out[i] = values[i] * 2^-q.
 FPGACNN_API void dequantize_tensor(const int16_t* values, std::size_t count, int q, float* out);
 
 }  // namespace fpgacnn

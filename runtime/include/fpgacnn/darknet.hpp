@@ -13,8 +13,8 @@ namespace fpgacnn {
 
 /// Replaces the cfg's [net] width/height (e.g. run yolov2.cfg, written for 608x608, at 416x416).
 struct FPGACNN_API InputSizeOverride {
-    int width = 0;
-    int height = 0;
+    int width = 0;   ///< pixels (darknet needs a multiple of 32 for YOLO's strides)
+    int height = 0;  ///< pixels
 };
 
 /// Parses "WxH" (e.g. "416x416"); throws Error on anything else.

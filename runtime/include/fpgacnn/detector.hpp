@@ -29,6 +29,7 @@ struct FPGACNN_API BackendOptions {
     /// A --device value (fpgacnn/drivers/device_registry.hpp): "auto" lists the devices each time,
     /// so callers that make several backends pass resolve_device()'s answer.
     std::string device = "auto";
+    /// The arithmetic (resolve_precision(): Auto is int16 on accelerators, float on the CPU).
     Precision precision = Precision::Auto;
     /// int16 only: the network's exponents and int16 parameters (load_quantized_network or calibrate).
     std::shared_ptr<const QuantizedNetwork> quantized;
@@ -53,12 +54,14 @@ FPGACNN_API Precision resolve_precision(const std::string& device, Precision pre
 /// Makes one Backend for the Detector (DetectorOptions::backend_factory).
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
+/// Everything a Detector is configured with: the backend, the decode thresholds, the pipeline's sizes
+/// and the golden-twin check. Read once by the constructor (later changes to a copy have no effect).
 struct FPGACNN_API DetectorOptions {
     /// Where and in what arithmetic the network runs (make_backend).
     BackendOptions backend;
     float thresh = 0.5f;       ///< darknet detector test defaults
     float hier_thresh = 0.5f;  ///< only meaningful for softmax trees; kept for CLI parity
-    float nms = 0.45f;
+    float nms = 0.45f;         ///< IoU above which the less probable of two same-class boxes is dropped
     /// submit(): frames admitted at once; submit() blocks while this many are unfinished.
     int max_in_flight = 4;
     /// submit(): device-stage workers, each owning its own Backend (one per compute unit or device).
@@ -71,22 +74,24 @@ struct FPGACNN_API DetectorOptions {
     GoldenTwinOptions verify;
 };
 
+/// One frame's detections (Detector::detect, or the future of Detector::submit) and where its time went.
 struct FPGACNN_API DetectionResult {
-    int image_w = 0;
-    int image_h = 0;
+    int image_w = 0;  ///< the original image's width, pixels (the detections' coordinate space)
+    int image_h = 0;  ///< the original image's height, pixels
     /// detect(): letterbox + forward + decode + NMS. submit(): from submit() to the result being
     /// ready, so it includes the time the frame waited behind others.
     double milliseconds = 0;
     double pre_ms = 0;     ///< letterbox (the int16 backends quantize inside run(), i.e. in device_ms)
     double device_ms = 0;  ///< Backend::run
     double post_ms = 0;    ///< region decode + NMS
+    /// Above DetectorOptions::thresh after NMS, in pixels of the original image, in darknet's order.
     std::vector<Detection> detections;
 };
 
 /// One frame's decode thresholds (a server's request parameters); an unset one is the options'.
 struct FPGACNN_API FrameThresholds {
-    std::optional<float> thresh;
-    std::optional<float> nms;
+    std::optional<float> thresh;  ///< replaces DetectorOptions::thresh when set
+    std::optional<float> nms;     ///< replaces DetectorOptions::nms when set
 };
 
 namespace pipeline_detail {
@@ -105,11 +110,19 @@ class FPGACNN_API Detector {
 public:
     /// The network must have weights loaded and batch-norm folded, except for int16 with
     /// options.backend.quantized: then its shapes are enough (release_float_parameters).
+    /// `class_names` label the detections (Detection::class_name; a class without a name: "class_<id>").
+    /// Builds the backend now (make_backend, or options.backend_factory): throws Error when the network
+    /// has no weights and no quantized model, is not a detector (no [region] or [yolo] output), when
+    /// max_in_flight or device_workers is below 1, or whatever make_backend throws (unknown device,
+    /// a device that cannot be opened: DeviceError).
     Detector(Network network, std::vector<std::string> class_names, DetectorOptions options);
     ~Detector();
     Detector(const Detector&) = delete;
     Detector& operator=(const Detector&) = delete;
 
+    /// Detects objects in `image` (float RGB, 0..1, any size: letterboxed to the network input) on the
+    /// caller's thread and returns when done. Throws what the backend throws (DeviceError for a failed
+    /// device unless BackendOptions::cpu_fallback).
     DetectionResult detect(const Image& image);
     /// detect() of 8-bit RGB pixels: the detections of detect(image_from_rgb(...)), letterboxed
     /// without the full-size float image (letterbox_rgb).
@@ -153,8 +166,11 @@ public:
     /// Golden-twin counters (thread-safe; frames verified so far, mismatches, fallback).
     VerificationStats verification() const;
 
+    /// The network as given to the constructor.
     const Network& network() const { return network_; }
+    /// The options as given to the constructor.
     const DetectorOptions& options() const { return options_; }
+    /// The backend's name, e.g. "cpu (int16, avx2)" or a device's Device::name().
     std::string device_name() const { return backend_->name(); }
 
 private:

@@ -8,8 +8,11 @@
 
 namespace fpgacnn {
 
+/// The exception fpgacnn throws for bad input, misuse and failures; what() is the whole message, meant
+/// for the user as it is. DeviceError derives from it for the accelerator's failures.
 class FPGACNN_API Error : public std::runtime_error {
 public:
+    /// `message` names what failed (file, layer, device) and what to do; what() returns it.
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
@@ -19,6 +22,7 @@ public:
 /// not hit it, so `--fallback cpu` continues on the CPU after a DeviceError, and only then.
 class FPGACNN_API DeviceError : public Error {
 public:
+    /// `message` names the device and the layer where there is one; what() returns it.
     explicit DeviceError(const std::string& message) : Error(message) {}
 };
 

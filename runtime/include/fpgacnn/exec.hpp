@@ -17,7 +17,7 @@ namespace fpgacnn {
 
 /// Everything a device needs for one network, independent of any device instance.
 struct FPGACNN_API CommandList {
-    NetworkPlan plan;
+    NetworkPlan plan;                     ///< the network planned for the kernel build (plan_network)
     std::vector<DeviceCommand> commands;  ///< the device layers, in execution order
     /// Re-ordered weights and padded biases at the plan's offsets (build_command_list); empty from
     /// plan_command_list: DeviceQueue then writes them from the network straight into the device buffer.
@@ -30,6 +30,7 @@ FPGACNN_API CommandList plan_command_list(const QuantizedNetwork& network, const
 /// plan_command_list plus the packed parameters on the host (tools and tests that need the buffer).
 FPGACNN_API CommandList build_command_list(const QuantizedNetwork& network, const PlanOptions& options);
 
+/// How a DeviceQueue runs its frames.
 struct FPGACNN_API QueueOptions {
     /// Per-command deadline; a layer that takes longer fails the frame with an Error naming it.
     std::chrono::milliseconds layer_timeout{60000};
@@ -92,7 +93,9 @@ public:
     const std::vector<std::vector<int16_t>>& layer_outputs() const;
     /// Per device command of the last collected frame: traffic and time.
     const std::vector<CommandStats>& last_stats() const;
+    /// The plan, commands and (when held) packed parameters the queue runs.
     const CommandList& commands() const;
+    /// The device the queue runs on (given to the constructor).
     Device& device() const;
 
 private:

@@ -10,9 +10,13 @@
 
 namespace fpgacnn {
 
+/// Runs a Network in float on the CPU, layer by layer, keeping every layer's output. One run() at a
+/// time: an engine is used by one thread (several engines may share a Network).
 class FPGACNN_API FloatEngine {
 public:
-    /// The network must have weights loaded and batch-norm folded.
+    /// The network must have weights loaded and batch-norm folded. It is referenced, not copied: it
+    /// must outlive the engine. Throws Error when it has no layers or weights, or when its weights,
+    /// outputs and workspace would exceed the host memory budget (host_memory_budget()).
     explicit FloatEngine(const Network& network);
     ~FloatEngine();
     FloatEngine(const FloatEngine&) = delete;
@@ -27,6 +31,7 @@ public:
     /// Wall-clock milliseconds of every layer in the last run().
     const std::vector<double>& layer_milliseconds() const { return layer_ms_; }
 
+    /// The network given to the constructor.
     const Network& network() const { return network_; }
 
 private:

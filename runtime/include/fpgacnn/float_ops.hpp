@@ -13,6 +13,8 @@ namespace fpgacnn {
 /// Convolution + bias + activation (batch-norm already folded). `workspace` must hold
 /// im2col_workspace_floats(layer) floats.
 FPGACNN_API void conv_forward(const Layer& layer, const float* input, float* output, float* workspace);
+/// The floats of workspace conv_forward needs for `layer`; 0 for a 1x1, stride 1, unpadded conv or a layer
+/// that is no conv.
 FPGACNN_API std::size_t im2col_workspace_floats(const Layer& layer);
 
 /// darknet's maxpool: out-of-image taps (right/bottom padding) are ignored (-FLT_MAX).

@@ -12,13 +12,17 @@
 
 namespace fpgacnn {
 
+/// Runs a QuantizedNetwork in int16 on the CPU, bit-exact with the kernel. The engine copies what it
+/// needs (shapes, exponents, packed parameters): `network` may go once it is built. One run() at a
+/// time: an engine is used by one thread (it spreads each layer over its thread pool itself).
 class FPGACNN_API Int16Engine {
 public:
     /// threads = 0: the process-wide thread pool over all cores (the float path's too); else a pool of its
     /// own.
     /// keep_layer_outputs = false: a layer's buffer is reused once its readers have run (less memory;
     /// layer_output() then serves the last layer only). The parameters are packed one layer at a time
-    /// (ResidentLayer: from the model file when `network` left them there).
+    /// (ResidentLayer: from the model file when `network` left them there). Throws Error when this CPU
+    /// lacks `isa` or the network breaks the contract (exponents, shapes, widths).
     explicit Int16Engine(const QuantizedNetwork& network, Int16Isa isa = best_int16_isa(), int threads = 0,
                          bool keep_layer_outputs = true);
     ~Int16Engine();
@@ -38,6 +42,7 @@ public:
     /// Wall-clock milliseconds of every layer in the last run().
     const std::vector<double>& layer_milliseconds() const;
 
+    /// The instruction-set path the convs run.
     Int16Isa isa() const;
 
 private:

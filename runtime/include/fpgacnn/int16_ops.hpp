@@ -20,10 +20,12 @@ class ThreadPool;  ///< the CPU backends' worker threads (Int16Engine passes the
 /// Instruction-set paths of the int16 conv; every path gives identical bits.
 /// Scalar is portable C++ with the same packed layout and blocking as the SIMD paths.
 enum class Int16Isa { Scalar, Avx2, Avx512Vnni, Neon };
+/// "scalar", "avx2", "avx512vnni" or "neon" (the names --isa and the logs use).
 FPGACNN_API const char* isa_name(Int16Isa isa);
 /// The best path this CPU supports (run-time dispatch) that also passes int16_isa_self_test();
 /// decided once per process.
 FPGACNN_API Int16Isa best_int16_isa();
+/// Whether this CPU can run the path (asked of the CPU at run time; without int16_isa_self_test).
 FPGACNN_API bool int16_isa_supported(Int16Isa isa);
 /// Every path this CPU supports, Scalar first.
 FPGACNN_API std::vector<Int16Isa> supported_int16_isas();
@@ -33,12 +35,12 @@ FPGACNN_API bool int16_isa_self_test(Int16Isa isa);
 
 /// One conv layer in fixed point. Shapes from the IR; exponents from QuantizedLayer.
 struct FPGACNN_API Int16ConvArgs {
-    TensorShape input;
+    TensorShape input;   ///< the layer's input, CHW
     TensorShape output;  ///< output.c = filters
-    int size = 1;
-    int stride = 1;
-    int pad = 0;
-    bool leaky = false;
+    int size = 1;        ///< kernel side K
+    int stride = 1;      ///< stride S
+    int pad = 0;         ///< zero padding on each side, pixels
+    bool leaky = false;  ///< leaky ReLU (darknet's 0.1 slope, as the contract rounds it); false: linear
     /// relu (leaky with slope 0: a negative accumulator gives 0); leaky and relu are not both set.
     /// Placed in the padding after `leaky`, so the struct's size and offsets are those of 0.2.0.
     bool relu = false;
@@ -49,8 +51,9 @@ struct FPGACNN_API Int16ConvArgs {
     /// input value and weight must lie in its width's range ([-128, 127] at 8 bits). When both are
     /// 8-bit, the AVX-512 VNNI path multiplies bytes (vpdpbusd), twice the MACs per instruction.
     int input_bits = 16;
-    int weight_bits = 16;
+    int weight_bits = 16;  ///< see input_bits
 
+    /// Weights of the layer: output.c * input.c * size * size.
     std::size_t weight_count() const { return static_cast<std::size_t>(output.c) * input.c * size * size; }
 };
 
@@ -91,9 +94,16 @@ FPGACNN_API void int16_requantize_activation(const int32_t* acc, int16_t* out, s
 /// micro-kernels, work spread over a thread pool. Throws Error when an 8-bit weight is out of range.
 class FPGACNN_API Int16PackedConv {
 public:
+    /// Packs `weights` ([filters][channels][size][size], args.weight_count() values) and `biases`
+    /// ([filters]) for `isa`; neither is kept (the conv owns its packed copy). Throws Error when the
+    /// arguments break the contract (check_int16_conv_args), this CPU does not support `isa`, or an
+    /// 8-bit weight is out of range.
     Int16PackedConv(const Int16ConvArgs& args, const int16_t* weights, const int16_t* biases, Int16Isa isa);
     ~Int16PackedConv();
+    /// Takes `other`'s packed parameters; `other` may only be destroyed or assigned to afterwards.
     Int16PackedConv(Int16PackedConv&&) noexcept;
+    /// Takes `other`'s packed parameters (this one's are freed); `other` may only be destroyed or
+    /// assigned to afterwards.
     Int16PackedConv& operator=(Int16PackedConv&&) noexcept;
 
     /// input: args.input CHW; output: args.output CHW. pool == nullptr runs on the calling thread.
@@ -108,7 +118,9 @@ public:
     /// Bytes of the packed weights and biases (what the conv keeps of its parameters).
     std::size_t packed_parameter_bytes() const;
 
+    /// The arguments it was packed for.
     const Int16ConvArgs& args() const;
+    /// The path it was packed for and runs.
     Int16Isa isa() const;
 
 private:

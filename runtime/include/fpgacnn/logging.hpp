@@ -5,6 +5,8 @@
 
 namespace fpgacnn {
 
+/// How much the library logs: Quiet errors only, Warn adds warnings, Info progress notes (the tools'
+/// default), Debug and Trace more detail (-v, -vv).
 enum class LogLevel { Quiet, Warn, Info, Debug, Trace };
 
 /// Sets the level of the library's logger (written to stderr, so stdout stays clean for --json).

@@ -13,11 +13,14 @@ namespace fpgacnn {
 
 /// Channels x height x width, darknet's (and the kernel's) memory order: CHW, width fastest.
 struct FPGACNN_API TensorShape {
-    int c = 0;
-    int h = 0;
-    int w = 0;
+    int c = 0;  ///< channels (feature maps)
+    int h = 0;  ///< height, pixels
+    int w = 0;  ///< width, pixels
+    /// Elements: c * h * w (not bytes).
     std::size_t size() const { return static_cast<std::size_t>(c) * h * w; }
+    /// Same c, h and w.
     bool operator==(const TensorShape& o) const { return c == o.c && h == o.h && w == o.w; }
+    /// Any of c, h, w differs.
     bool operator!=(const TensorShape& o) const { return !(*this == o); }
 };
 
@@ -34,31 +37,35 @@ struct FPGACNN_API ConvParams {
     int size = 1;     ///< K
     int stride = 1;   ///< S
     int pad = 0;      ///< pixels of zero padding on each side (darknet: pad=1 means size/2)
-    Activation activation = Activation::Linear;
+    Activation activation = Activation::Linear;  ///< applied after the bias (cfg `activation=`)
+    /// The cfg's batch_normalize=1: the .weights file stores scales, mean and variance per filter
+    /// (stays true after fold_batchnorm(); bn_folded() tells whether the arrays were merged).
     bool batch_normalize = false;
     /// Weights in darknet order: [filters][channels][size][size]. After fold_batchnorm()
     /// the batch-norm is merged into weights/biases and bn_* are empty.
     std::vector<float> weights;
-    std::vector<float> biases;
-    std::vector<float> bn_scales;
-    std::vector<float> bn_mean;
-    std::vector<float> bn_variance;
+    std::vector<float> biases;       ///< one per filter (darknet's beta when batch_normalize is set)
+    std::vector<float> bn_scales;    ///< batch-norm gamma, one per filter; empty without BN or once folded
+    std::vector<float> bn_mean;      ///< batch-norm rolling mean, one per filter; empty likewise
+    std::vector<float> bn_variance;  ///< batch-norm rolling variance, one per filter; empty likewise
+    /// True when the layer has batch-norm and fold_batchnorm() has merged it into weights and biases.
     bool bn_folded() const { return batch_normalize && bn_scales.empty(); }
 };
 
 /// [maxpool]: darknet pads only right/bottom by (padding - padding/2) and left/top by padding/2;
 /// out = (in + padding - size) / stride + 1 with padding = size - 1 by default.
 struct FPGACNN_API MaxPoolParams {
-    int size = 2;
-    int stride = 2;
-    int padding = 1;
+    int size = 2;     ///< window side, pixels
+    int stride = 2;   ///< step between windows, pixels
+    int padding = 1;  ///< total padding per axis, pixels (split as above; cfg default size - 1)
 };
 
 /// [route]: concatenation along channels of earlier layers' outputs (absolute indexes).
 /// With groups > 1 (AlexeyAB's darknet, YOLOv4-tiny) each input contributes only its channel slice
 /// [group_id * c / groups, (group_id + 1) * c / groups).
 struct FPGACNN_API RouteParams {
-    std::vector<int> inputs;
+    std::vector<int>
+        inputs;        ///< absolute layer indexes, concatenated in this order (cfg's relative ones resolved)
     int groups = 1;    ///< channel slices each input is cut into (1: the whole input)
     int group_id = 0;  ///< the slice taken, 0 .. groups - 1
 };
@@ -86,17 +93,19 @@ struct FPGACNN_API YoloParams {
     float scale_x_y = 1.0f;      ///< AlexeyAB's x, y scaling (YOLOv4): x*s - (s - 1)/2 after the logistic
 };
 
-/// [reorg]: darknet's (quirky) space-to-depth; see docs/darknet-semantics.md.
+/// [reorg]: darknet's space-to-depth, quirky (see docs/darknet-semantics.md).
 struct FPGACNN_API ReorgParams {
-    int stride = 2;
+    int stride = 2;  ///< block side: c x h x w becomes (c * stride^2) x (h / stride) x (w / stride)
 };
 
 /// [region]: YOLOv2 output layer. Layout per anchor n: [x, y, w, h, objectness, classes...],
 /// each a w*h plane.
 struct FPGACNN_API RegionParams {
-    int classes = 0;
-    int coords = 4;
-    int num = 0;
+    int classes = 0;  ///< class scores per anchor
+    int coords = 4;   ///< box coordinates per anchor (fpgacnn accepts 4 only)
+    int num = 0;      ///< anchors per grid cell
+    /// Class scores through a softmax per cell and anchor (cfg softmax=1); otherwise each through
+    /// the logistic.
     bool softmax = true;
     std::vector<float> anchors;  ///< 2 * num values, in grid cells
 };
@@ -107,23 +116,35 @@ struct FPGACNN_API UnsupportedParams {
     std::string section;  ///< "connected", "softmax", ...
 };
 
+/// The kind of a layer, one per cfg section fpgacnn knows ([convolutional], [maxpool], ...); Layer::params
+/// holds the matching *Params. Unsupported: a section parsed for planning only (UnsupportedParams).
 enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region, Upsample, Shortcut, Yolo, Unsupported };
 
+/// One layer of a Network: its kind, shapes and parameters (weights included for conv layers).
+/// The accessors conv(), maxpool(), ... return the parameters of that kind and throw
+/// std::bad_variant_access when the layer is of another kind (check `type` first).
 struct FPGACNN_API Layer {
-    LayerType type = LayerType::Convolutional;
-    int index = 0;     ///< position in the network, as darknet counts it
-    int cfg_line = 0;  ///< line of the section header in the cfg, for error messages
-    TensorShape input;
-    TensorShape output;
+    LayerType type = LayerType::Convolutional;  ///< which alternative `params` holds
+    int index = 0;                              ///< position in the network, as darknet counts it
+    int cfg_line = 0;                           ///< line of the section header in the cfg, for error messages
+    TensorShape input;   ///< shape of the tensor the layer reads (a route: the concatenation, = output)
+    TensorShape output;  ///< shape of the tensor it writes
+    /// The section's parameters, the alternative matching `type`.
     std::variant<ConvParams, MaxPoolParams, RouteParams, ReorgParams, RegionParams, UpsampleParams,
                  ShortcutParams, YoloParams, UnsupportedParams>
         params;
 
+    /// The [convolutional] parameters (the layer must be one).
     const ConvParams& conv() const { return std::get<ConvParams>(params); }
+    /// The [convolutional] parameters, writable (fold_batchnorm(), the weight loaders).
     ConvParams& conv() { return std::get<ConvParams>(params); }
+    /// The [maxpool] parameters (the layer must be one).
     const MaxPoolParams& maxpool() const { return std::get<MaxPoolParams>(params); }
+    /// The [route] parameters (the layer must be one).
     const RouteParams& route() const { return std::get<RouteParams>(params); }
+    /// The [reorg] parameters (the layer must be one).
     const ReorgParams& reorg() const { return std::get<ReorgParams>(params); }
+    /// The [region] parameters (the layer must be one).
     const RegionParams& region() const { return std::get<RegionParams>(params); }
     /// The [upsample] parameters (the layer must be one).
     const UpsampleParams& upsample() const { return std::get<UpsampleParams>(params); }
@@ -133,12 +154,16 @@ struct FPGACNN_API Layer {
     const YoloParams& yolo() const { return std::get<YoloParams>(params); }
 };
 
+/// A parsed darknet network (load_darknet_cfg / load_darknet in fpgacnn/darknet.hpp): the input shape,
+/// the layers in cfg order with their shapes, and the float weights once loaded. A plain value: copies
+/// are deep (weights included); it does no locking, and the engines and backends built from it read it
+/// only, so one Network may be shared by threads that do not modify it.
 struct FPGACNN_API Network {
-    std::string cfg_path;
-    std::string weights_path;  ///< empty until weights are loaded
-    TensorShape input;         ///< c x h x w of the network input (after any --input override)
-    std::vector<Layer> layers;
-    bool weights_loaded = false;
+    std::string cfg_path;         ///< the .cfg file it was parsed from, as given (for messages)
+    std::string weights_path;     ///< empty until weights are loaded
+    TensorShape input;            ///< c x h x w of the network input (after any --input override)
+    std::vector<Layer> layers;    ///< in cfg order; layers[i].index == i
+    bool weights_loaded = false;  ///< every conv layer's weights and biases are filled (load_darknet_weights)
 
     /// Multiply-accumulates of one forward pass (conv layers only).
     std::size_t conv_macs() const;
@@ -154,6 +179,7 @@ struct FPGACNN_API Network {
     int output_classes() const;
 };
 
+/// The cfg section name of a layer type ("convolutional", "maxpool", "route", ...).
 FPGACNN_API const char* layer_type_name(LayerType type);
 
 /// Host memory the paths of `network` need at least, in bytes, known from the cfg alone: computed
@@ -173,16 +199,19 @@ struct FPGACNN_API NetworkMemory {
     /// buffer, one layer's input and output): a cfg needing more cannot run anywhere.
     std::uint64_t minimum() const { return quantized_parameters + largest_layer_io; }
 };
+/// The memory `network`'s paths need, from its shapes alone (weights need not be loaded; nothing is
+/// allocated).
 FPGACNN_API NetworkMemory estimate_network_memory(const Network& network);
 
 /// How much host memory the runtime lets one allocation plan use: FPGACNN_MEMORY_LIMIT when set
 /// (bytes, with an optional K, M, G or T suffix, powers of 1024; "off" disables the check), else
 /// MemAvailable from /proc/meminfo or what is left of the address-space limit (ulimit -v), the smaller.
 struct FPGACNN_API HostMemoryBudget {
-    std::uint64_t bytes = 0;
-    bool limited = false;
-    std::string source;  ///< "MemAvailable in /proc/meminfo", "FPGACNN_MEMORY_LIMIT=2G", ...
+    std::uint64_t bytes = 0;  ///< the budget, bytes (meaningful when `limited`)
+    bool limited = false;  ///< false: FPGACNN_MEMORY_LIMIT=off, or no limit could be read: nothing is refused
+    std::string source;    ///< "MemAvailable in /proc/meminfo", "FPGACNN_MEMORY_LIMIT=2G", ...
 };
+/// The budget as described above, read now (the environment and /proc change while a process runs).
 FPGACNN_API HostMemoryBudget host_memory_budget();
 
 /// Throws Error when `needed` bytes are more than the budget: "<what> needs <needed> (<breakdown>) but

@@ -25,24 +25,26 @@ namespace fpgacnn {
 /// kernel::native_build_maxima().
 using KernelMaxima = kernel::Maxima;
 
+/// What a plan assumes about the accelerator build and the memory system it runs on. Defaults: the
+/// reference kernel build on the Zedboard (150 MHz, its HP port's latencies).
 struct FPGACNN_API PlanOptions {
-    KernelMaxima maxima;
+    KernelMaxima maxima;  ///< the kernel build's tile sizes and limits (layers that exceed them are refused)
     double clock_mhz = 150.0;          ///< kernel clock
     double bandwidth_gbs = 4.2;        ///< DDR bandwidth shared by the AXI masters, GB/s
     int port_bits = arith::kDataBits;  ///< data width of each AXI master (the kernel's ports carry int16)
     /// The port arrangement of a design: feature-map read / write ports working in parallel, each
     /// port_bits wide (this kernel: one each; Chen et al. 2019: four read and two write ports).
-    int fm_read_ports = 1;
-    int fm_write_ports = 1;
+    int fm_read_ports = 1;   ///< feature-map read ports
+    int fm_write_ports = 1;  ///< feature-map write ports
     /// Bits of one tensor element as moved by the design: the kernel's int16, or 32 for estimates of
     /// float32 designs (Zhang et al. 2015, fpgacnn-plan --explore --precision float32).
     int element_bits = arith::kDataBits;
     /// The memory the masters see (the rtl device's memory models, drivers.md): cycles from a read
     /// burst's address to its first beat, read bursts a master keeps in flight, cycles from a write
     /// burst's last beat to its response. The defaults are the Zedboard's HP port (mem=zedboard).
-    int read_latency_cycles = 30;
-    int outstanding_reads = 8;
-    int write_latency_cycles = 20;
+    int read_latency_cycles = 30;   ///< kernel cycles from a read burst's address to its first beat
+    int outstanding_reads = 8;      ///< read bursts in flight per master
+    int write_latency_cycles = 20;  ///< kernel cycles from a write burst's last beat to its response
     /// Cycles each burst costs on top of its beats and the latency: 0 for this kernel, whose RTL issues
     /// bursts back to back (measured, docs/kernel.md "The latency model"); a design that waits for each
     /// burst (Chen et al. 2019) is outstanding_reads = 1 and, there, a round trip of 48 cycles.
@@ -73,7 +75,7 @@ FPGACNN_API std::vector<int> layer_input_bits(const QuantizedNetwork& network);
 /// Every layer's output width in a quantized network, for PlanOptions::output_bits.
 FPGACNN_API std::vector<int> layer_output_bits(const QuantizedNetwork& network);
 
-/// PlanOptions::weight_bits and ::output_bits of a quantized network: what a plan of it needs.
+/// PlanOptions::weight_bits and PlanOptions::output_bits of a quantized network: what a plan of it needs.
 FPGACNN_API void plan_widths_of(const QuantizedNetwork& network, PlanOptions& options);
 
 /// Tiles of one extent: equal tiles no larger than `maximum` (40 rows with Tr = 26 become 2 x 20,
@@ -82,6 +84,8 @@ struct FPGACNN_API TileSplit {
     int tile = 0;   ///< rows (columns) per tile
     int tiles = 0;  ///< number of tiles
 };
+/// Splits `extent` (> 0) into the fewest tiles of at most `maximum` (> 0), all of equal size but the
+/// last, which may be smaller.
 FPGACNN_API TileSplit balanced_tiles(int extent, int maximum);
 
 /// `value` rounded up to a multiple of `alignment` (> 0): arena, parameter and input-slot offsets.
@@ -93,74 +97,84 @@ constexpr std::size_t align_up(std::size_t value, std::size_t alignment) {
 /// (16-bit words, or bytes for an 8-bit tensor: arith::fm_element_bytes), as the kernel's commands
 /// count them.
 struct FPGACNN_API ArenaRange {
-    std::size_t offset = 0;
-    std::size_t elements = 0;
-    int bits = arith::kDataBits;
+    std::size_t offset = 0;       ///< first element, counted from the arena base
+    std::size_t elements = 0;     ///< tensor elements (c * h * w)
+    int bits = arith::kDataBits;  ///< storage width of the elements: 16 or 8
+    /// One past the last element, in elements.
     std::size_t end() const { return offset + elements; }
+    /// offset in bytes from the arena base.
     std::size_t byte_offset() const { return offset * arith::fm_element_bytes(bits); }
+    /// Size in bytes.
     std::size_t bytes() const { return elements * arith::fm_element_bytes(bits); }
+    /// One past the last byte, from the arena base.
     std::size_t byte_end() const { return byte_offset() + bytes(); }
 };
 
 /// Bytes, bursts and cycles of one layer as the kernel executes it.
 struct FPGACNN_API LayerEstimate {
-    std::uint64_t macs = 0;
-    std::uint64_t fm_read_bytes = 0;
-    std::uint64_t fm_read_bursts = 0;
-    std::uint64_t fm_write_bytes = 0;
-    std::uint64_t fm_write_bursts = 0;
-    std::uint64_t param_read_bytes = 0;
-    std::uint64_t param_read_bursts = 0;
-    double compute_cycles = 0;  ///< MAC / compare pipeline busy
-    double load_cycles = 0;     ///< input tiles + weights (overlapped with compute by ping-pong)
-    double store_cycles = 0;    ///< output tiles (overlapped with the next group's compute)
-    double total_cycles = 0;    ///< with the overlap
-    double milliseconds = 0;
+    std::uint64_t macs = 0;               ///< multiply-accumulates (conv) or comparisons (maxpool)
+    std::uint64_t fm_read_bytes = 0;      ///< feature-map bytes read from DDR (input tiles with halo)
+    std::uint64_t fm_read_bursts = 0;     ///< AXI read bursts of those bytes
+    std::uint64_t fm_write_bytes = 0;     ///< feature-map bytes written to DDR (output tiles)
+    std::uint64_t fm_write_bursts = 0;    ///< AXI write bursts of those bytes
+    std::uint64_t param_read_bytes = 0;   ///< weight and bias bytes read from DDR
+    std::uint64_t param_read_bursts = 0;  ///< AXI read bursts of those bytes
+    double compute_cycles = 0;            ///< MAC / compare pipeline busy
+    double load_cycles = 0;               ///< input tiles + weights (overlapped with compute by ping-pong)
+    double store_cycles = 0;              ///< output tiles (overlapped with the next group's compute)
+    double total_cycles = 0;              ///< with the overlap
+    double milliseconds = 0;              ///< total_cycles at PlanOptions::clock_mhz
+    /// Adds every field of `o` (a network's total is the sum of its layers').
     LayerEstimate& operator+=(const LayerEstimate& o);
 };
 
+/// How one network layer runs: on the device (its command, tiling and parameter offsets), on the host
+/// between commands, or not at all (a route written in place by its producers, the region on the host
+/// after the last command); where its tensors live in the arena, and its estimate.
 struct FPGACNN_API LayerPlan {
-    int index = 0;
-    LayerType type = LayerType::Convolutional;
-    bool on_device = false;  ///< conv, maxpool, reorg; route and region cost no command
+    int index = 0;                              ///< the network layer (Layer::index)
+    LayerType type = LayerType::Convolutional;  ///< the network layer's type
+    bool on_device = false;                     ///< conv, maxpool, reorg; route and region cost no command
     /// Runs on the host between device commands (upsample, shortcut, route with groups): the CPU int16
     /// engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
     bool on_host = false;
-    TensorShape input_shape;
-    TensorShape output_shape;
-    ArenaRange input;   ///< device layers: the input tensor (for routes: unused)
-    ArenaRange output;  ///< every layer: where its output lives (routes: the concatenation)
-    /// Tiling of device layers.
+    TensorShape input_shape;   ///< the layer's input (Layer::input)
+    TensorShape output_shape;  ///< the layer's output (Layer::output)
+    ArenaRange input;          ///< device layers: the input tensor (for routes: unused)
+    ArenaRange output;         ///< every layer: where its output lives (routes: the concatenation)
+    /// Tiling of device layers: output rows per tile (<= Tr).
     int tile_rows = 0;
-    int tile_cols = 0;
-    int row_tiles = 0;
-    int col_tiles = 0;
+    int tile_cols = 0;        ///< output columns per tile (<= Tc)
+    int row_tiles = 0;        ///< tiles down the output
+    int col_tiles = 0;        ///< tiles across the output
     int map_groups = 0;       ///< ceil(M / Tm) (maxpool: ceil(C / min(Tn, Tm)))
     int input_groups = 0;     ///< ceil(N / Tn)
     int input_tile_rows = 0;  ///< with halo: (tile_rows - 1) * S + K
-    int input_tile_cols = 0;
+    int input_tile_cols = 0;  ///< with halo: (tile_cols - 1) * S + K
     /// Conv parameters in the parameter buffer (16-bit words).
     std::size_t weight_offset = 0;
-    std::size_t weight_words = 0;  ///< re-ordered, zero-padded to whole blocks, at the layer's weight_bits
-    std::size_t bias_offset = 0;
+    std::size_t weight_words = 0;   ///< re-ordered, zero-padded to whole blocks, at the layer's weight_bits
+    std::size_t bias_offset = 0;    ///< first bias word in the parameter buffer
     std::size_t bias_elements = 0;  ///< padded to a multiple of Tm
     /// The kernel command; bias_shift / output_shift are 0 until with_exponents() fills them. The widths
-    /// are the planned ones (PlanOptions::weight_bits / ::output_bits): the weight offsets and the arena
-    /// ranges depend on them.
+    /// are the planned ones (PlanOptions::weight_bits / PlanOptions::output_bits): the weight offsets and the
+    /// arena ranges depend on them.
     kernel::LayerCommand command{};
-    LayerEstimate estimate;
+    LayerEstimate estimate;  ///< bytes, bursts and time of the command (zero for layers with none)
 };
 
+/// A network laid out for one kernel build (plan_network()): every layer's plan, the arena and the
+/// parameter buffer sizes, and the estimate summed. A plain value, read-only once made.
 struct FPGACNN_API NetworkPlan {
-    PlanOptions options;
-    TensorShape input_shape;
-    ArenaRange input;   ///< where the host writes the quantized image
-    ArenaRange output;  ///< the last layer's output (the region layer's input for YOLOv2)
-    std::vector<LayerPlan> layers;
+    PlanOptions options;             ///< as planned with
+    TensorShape input_shape;         ///< the network input (c x h x w)
+    ArenaRange input;                ///< where the host writes the quantized image
+    ArenaRange output;               ///< the last layer's output (the region layer's input for YOLOv2)
+    std::vector<LayerPlan> layers;   ///< one per network layer, in order
     std::size_t arena_elements = 0;  ///< 16-bit words of the arena, with reuse (8-bit tensors two per word)
     std::size_t arena_elements_no_reuse = 0;  ///< every tensor in its own buffer (for reports)
     std::size_t parameter_words = 0;          ///< 16-bit words: weights (8-bit ones two per word) and biases
-    LayerEstimate total;
+    LayerEstimate total;                      ///< every layer's estimate summed
 };
 
 /// Plans a network (shapes only: no weights needed). Throws DeviceError naming the layer when a layer
@@ -183,6 +197,8 @@ FPGACNN_API std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& 
 /// set, is called with each finished range [first, first + count) in order (a layer's weights, biases
 /// and the padding before them; the ranges cover the buffer), so a caller can sync and release it.
 using ParametersWritten = std::function<void(std::size_t first, std::size_t count)>;
+/// Writes the parameter buffer described above. Throws Error when `network` does not match the plan
+/// (layer count, a conv layer's weight or bias count, its weight width, an 8-bit weight out of range).
 FPGACNN_API void write_parameters(const NetworkPlan& plan, const QuantizedNetwork& network,
                                   int16_t* destination, const ParametersWritten& written = {});
 /// write_parameters into a new vector.
@@ -191,6 +207,7 @@ FPGACNN_API std::vector<int16_t> pack_parameters(const NetworkPlan& plan, const 
 /// darknet-order weights [M][N][K][K] -> the kernel's (Tm, Tn) block layout, and back.
 FPGACNN_API std::vector<int16_t> reorder_weights(const std::vector<int16_t>& darknet_order, int out_c,
                                                  int in_c, int size, int tm, int tn);
+/// The inverse of reorder_weights: the kernel's block layout back to darknet order (tests, dumps).
 FPGACNN_API std::vector<int16_t> restore_weights(const std::vector<int16_t>& reordered, int out_c, int in_c,
                                                  int size, int tm, int tn);
 

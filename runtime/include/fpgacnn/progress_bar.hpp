@@ -11,6 +11,7 @@
 
 namespace fpgacnn {
 
+/// The bar described above for one run of `total` items. Not thread-safe: one thread steps it.
 class FPGACNN_API ProgressBar {
 public:
     /// enabled = false (library callers that did not ask for progress, -q) or total <= 0: silent.

@@ -15,18 +15,19 @@
 
 namespace fpgacnn {
 
+/// One layer in fixed point: its exponents, storage widths and (unless they stay in the model file)
+/// its int16 parameters.
 struct FPGACNN_API QuantizedLayer {
     int input_q = 0;   ///< exponent of the layer's input activations (value = int * 2^-q)
     int output_q = 0;  ///< exponent of its output activations
-    /// Convolutional layers only:
-    int weight_q = 0;
-    int bias_q = 0;
+    int weight_q = 0;  ///< conv layers only: exponent of the weights
+    int bias_q = 0;    ///< conv layers only: exponent of the biases
     /// Storage widths (arith::kDataBits or arith::kNarrowBits, docs/arithmetic.md "Per-layer
     /// widths"): of this layer's output activations (every layer kind; route / reorg / maxpool /
     /// region carry their input's) and, on conv layers, of the weights. The values stay int16 in
     /// memory here; an 8-bit one lies in [-128, 127].
     int output_bits = 16;
-    int weight_bits = 16;
+    int weight_bits = 16;          ///< see output_bits
     std::vector<int16_t> weights;  ///< [filters][channels][size][size], darknet order
     std::vector<int16_t> biases;   ///< [filters]
 };
@@ -39,12 +40,16 @@ public:
     virtual ~QuantizedParameterSource() = default;
     /// Layer i's weight and bias counts as stored (0 for layers without parameters).
     virtual std::size_t weight_count(std::size_t layer) const = 0;
+    /// See weight_count.
     virtual std::size_t bias_count(std::size_t layer) const = 0;
     /// Reads layer i's parameters into `layer.weights` / `layer.biases`. Throws Error naming the file
     /// when it cannot be read or no longer holds what was loaded.
     virtual void read(std::size_t layer, QuantizedLayer& into) const = 0;
 };
 
+/// A network in int16 dynamic fixed point: the IR, the input exponent and one QuantizedLayer per layer.
+/// Made by calibrate() or load_quantized_network(); shared read-only (std::shared_ptr<const ...>) by the
+/// backends that run it, which may read it from several threads at once.
 struct FPGACNN_API QuantizedNetwork {
     /// The IR: shapes and layer kinds. Its float parameters are optional (reports and calibration
     /// use them; the int16 backends never do, and the tools drop them: release_float_parameters).
@@ -59,6 +64,7 @@ struct FPGACNN_API QuantizedNetwork {
 
 /// Layer i's weight and bias counts, from memory or from the parameter source.
 FPGACNN_API std::size_t quantized_weight_count(const QuantizedNetwork& quantized, std::size_t layer);
+/// See quantized_weight_count.
 FPGACNN_API std::size_t quantized_bias_count(const QuantizedNetwork& quantized, std::size_t layer);
 
 /// One layer with its int16 parameters in memory for as long as this object lives: the network's
@@ -66,9 +72,12 @@ FPGACNN_API std::size_t quantized_bias_count(const QuantizedNetwork& quantized, 
 /// that pack or upload parameters go through it one layer at a time.
 class FPGACNN_API ResidentLayer {
 public:
+    /// Layer `layer` of `quantized` (which must outlive this object); reads it from the parameter
+    /// source when its parameters are not in memory (throws that source's Error).
     ResidentLayer(const QuantizedNetwork& quantized, std::size_t layer);
     ResidentLayer(const ResidentLayer&) = delete;
     ResidentLayer& operator=(const ResidentLayer&) = delete;
+    /// The layer with its weights and biases; valid while this object lives.
     const QuantizedLayer& get() const { return *layer_; }
 
 private:
@@ -95,10 +104,12 @@ FPGACNN_API void require_weights_fit_width(const QuantizedLayer& layer, const st
 /// reader and writer, calibrate(), the int16 engine and the device path (build_command_list,
 /// DeviceQueue) all call it, so a model that breaks the contract is refused on every backend, also
 /// when it was built in memory (the devices run what they are given).
+/// The scope (which storage widths validate_quantized_network accepts):
 enum class WidthScope {
     Storage,   ///< model files and devices: 16 or 8 bits (arith::is_storage_width)
     CpuStudy,  ///< calibration and the CPU int16 engine: also arith::is_study_width (--explore)
 };
+/// Checks `quantized` as described at WidthScope above; throws Error naming the layer and the rule.
 FPGACNN_API void validate_quantized_network(const QuantizedNetwork& quantized, const std::string& where,
                                             WidthScope scope = WidthScope::Storage);
 

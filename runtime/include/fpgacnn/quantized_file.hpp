@@ -22,13 +22,14 @@ FPGACNN_API std::uint64_t network_fingerprint(const Network& network);
 /// FNV-1a 64 of the float parameters (conv weights and biases, after batch-norm folding).
 FPGACNN_API std::uint64_t weights_fingerprint(const Network& network);
 
+/// A quantized model file's header, as load_quantized_network read it (its `info` argument).
 struct FPGACNN_API QuantizedFileInfo {
-    std::uint32_t format_version = 0;
-    std::uint32_t contract_version = 0;
-    std::uint64_t network_fingerprint = 0;
-    std::uint64_t weights_fingerprint = 0;
-    std::uint64_t tiling_fingerprint = 0;  ///< 0: no tiling plan bound to the file
-    std::uint64_t bytes = 0;
+    std::uint32_t format_version = 0;       ///< file layout version (<= kQuantizedFormatVersion)
+    std::uint32_t contract_version = 0;     ///< the arithmetic contract the exponents were chosen for
+    std::uint64_t network_fingerprint = 0;  ///< network_fingerprint() of the network quantized
+    std::uint64_t weights_fingerprint = 0;  ///< weights_fingerprint() of the float weights quantized
+    std::uint64_t tiling_fingerprint = 0;   ///< 0: no tiling plan bound to the file
+    std::uint64_t bytes = 0;                ///< the file's size, checksum included
 };
 
 /// Writes atomically (a temporary file in the same folder, then rename). `tiling_fingerprint`

@@ -9,6 +9,7 @@
 #include <string>
 #include "fpgacnn/export.hpp"
 
+/// Small attribute files read and written whole, under a root prefix (see the top of this file).
 namespace fpgacnn::sysfs {
 
 /// root + "/" + path with one separator ("/" + "sys/class/uio" = "/sys/class/uio"; a root of ""
@@ -28,6 +29,7 @@ FPGACNN_API std::uint64_t parse_number(const std::string& text, const std::strin
 /// Writes `value` (sysfs semantics: one write of the whole value). Throws Error naming the file.
 FPGACNN_API void write_attribute(const std::string& path, const std::string& value);
 
+/// Whether `path` exists (stat succeeds: a file, folder or device node); never throws.
 FPGACNN_API bool path_exists(const std::string& path);
 
 }  // namespace fpgacnn::sysfs

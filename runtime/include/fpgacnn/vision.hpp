@@ -17,17 +17,19 @@ class Mat;
 namespace fpgacnn {
 
 /// Planar float image, RGB, values 0..1, CHW with width fastest (darknet's `image`).
+/// A plain value (copies are deep).
 struct FPGACNN_API Image {
-    int w = 0;
-    int h = 0;
-    int c = 0;
-    std::vector<float> data;
+    int w = 0;                ///< width, pixels
+    int h = 0;                ///< height, pixels
+    int c = 0;                ///< channels (3 for every image the loaders make)
+    std::vector<float> data;  ///< c * h * w values, CHW
     /// Set by load_image / decode_image for a damaged file that decoded partially (today: a JPEG that
     /// is truncated or has corrupt entropy-coded data; the missing part is grey or smeared). The
     /// detections of such an image may be wrong: callers report it (JSON "damaged": true) or refuse it
     /// (--strict-images). `damage` holds the decoder's message, e.g. "Premature end of JPEG file".
     bool damaged = false;
-    std::string damage;
+    std::string damage;  ///< the decoder's message when `damaged`, else empty
+    /// The value of channel `ch` at column x, row y (unchecked: each must be within the image).
     float at(int x, int y, int ch) const { return data[(static_cast<std::size_t>(ch) * h + y) * w + x]; }
 };
 
@@ -61,25 +63,30 @@ FPGACNN_API Image image_from_rgb(const std::uint8_t* rgb, int width, int height)
 /// capture delivers it, before any conversion.
 struct FPGACNN_API RgbPixels {
     std::vector<std::uint8_t> data;  ///< width * height * 3 bytes
-    int width = 0;
-    int height = 0;
+    int width = 0;                   ///< pixels
+    int height = 0;                  ///< pixels
 };
 
 /// RgbPixels' layout over bytes someone else owns (a server request's buffer): what letterbox_rgb
 /// reads. Converts from RgbPixels, so every function taking a view takes RgbPixels too.
 struct FPGACNN_API RgbPixelsView {
-    const std::uint8_t* data = nullptr;
+    const std::uint8_t* data =
+        nullptr;           ///< the first pixel's first byte; not owned (must outlive the view's use)
     std::size_t size = 0;  ///< bytes at data; valid views have width * height * 3
-    int width = 0;
-    int height = 0;
+    int width = 0;         ///< pixels
+    int height = 0;        ///< pixels
     /// The bytes are B, G, R for each pixel (an OpenCV frame, a numpy array from cv2) instead of R, G,
     /// B: letterbox_rgb reads each channel from its own place, so such a frame is read where it lies,
     /// with the values of converting it to RGB first.
     bool bgr = false;
 
+    /// An empty view (letterbox_rgb refuses it).
     RgbPixelsView() = default;
+    /// A view of `byte_count` bytes at `bytes` holding pixels_wide x pixels_high RGB pixels (not checked
+    /// here: letterbox_rgb throws Error when the size does not match).
     RgbPixelsView(const std::uint8_t* bytes, std::size_t byte_count, int pixels_wide, int pixels_high)
         : data(bytes), size(byte_count), width(pixels_wide), height(pixels_high) {}
+    /// A view of `pixels`' bytes (implicit, see above); valid while `pixels` lives and is not resized.
     RgbPixelsView(const RgbPixels& pixels)  // implicit, see above
         : data(pixels.data.data()), size(pixels.data.size()), width(pixels.width), height(pixels.height) {}
 };
@@ -106,18 +113,19 @@ FPGACNN_API Image letterbox_rgb(const RgbPixelsView& pixels, int w, int h);
 
 /// A box in relative coordinates (centre x, y and width, height as fractions of the image).
 struct FPGACNN_API Box {
-    float x = 0;
-    float y = 0;
-    float w = 0;
-    float h = 0;
+    float x = 0;  ///< centre, fraction of the image width
+    float y = 0;  ///< centre, fraction of the image height
+    float w = 0;  ///< width, fraction of the image width
+    float h = 0;  ///< height, fraction of the image height
 };
 
+/// Intersection over union of two boxes (darknet's box_iou): 0 for disjoint boxes, 1 for equal ones.
 FPGACNN_API float box_iou(const Box& a, const Box& b);
 
 /// One candidate box of the region layer with its per-class probabilities (darknet's `detection`).
 struct FPGACNN_API RegionBox {
-    Box bbox;
-    float objectness = 0;
+    Box bbox;                 ///< relative to the original image (corrected for the letterbox)
+    float objectness = 0;     ///< the activated objectness output; 0 when at or below the decode threshold
     std::vector<float> prob;  ///< classes entries, 0 where below threshold or suppressed
 };
 
@@ -144,14 +152,14 @@ FPGACNN_API void nms_sort(std::vector<RegionBox>& boxes, int classes, float iou_
 
 /// A final detection, in pixels of the original image (as darknet's draw_detections computes).
 struct FPGACNN_API Detection {
-    int class_id = 0;
-    std::string class_name;
-    float prob = 0;
-    Box box;  ///< relative
-    int left = 0;
-    int top = 0;
-    int right = 0;
-    int bottom = 0;
+    int class_id = 0;        ///< index into the class names (0-based)
+    std::string class_name;  ///< its name, or "class_<id>" without one
+    float prob = 0;          ///< class probability (objectness x class score), 0..1
+    Box box;                 ///< relative
+    int left = 0;            ///< first column, pixels, clamped to the image
+    int top = 0;             ///< first row, pixels, clamped to the image
+    int right = 0;           ///< last column, pixels, clamped to the image
+    int bottom = 0;          ///< last row, pixels, clamped to the image
 };
 
 /// Every (box, class) pair with prob > thresh, in darknet's print order.

@@ -13,12 +13,15 @@ namespace fpgacnn {
 
 /// A byte range [begin, end) in one buffer.
 struct FPGACNN_API ByteSpan {
-    std::uint64_t begin = 0;
-    std::uint64_t end = 0;
+    std::uint64_t begin = 0;  ///< first byte, from the buffer's start
+    std::uint64_t end = 0;    ///< one past the last byte (begin == end: empty)
+    /// Whether the two ranges share a byte (an empty range overlaps nothing).
     bool overlaps(const ByteSpan& o) const { return begin < o.end && o.begin < end; }
+    /// "[begin, end)" for messages.
     std::string text() const;
 };
 
+/// The byte ranges one command reads and writes in the arena and the parameter buffer.
 struct FPGACNN_API CommandFootprint {
     ByteSpan input;    ///< arena; empty for identify
     ByteSpan output;   ///< arena

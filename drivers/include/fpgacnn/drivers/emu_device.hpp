@@ -22,12 +22,13 @@ namespace fpgacnn {
 /// `tile` (row-major over the command's output tiles: tile_rows x tile_cols) in output channel
 /// `channel`. Conv and maxpool layers only (reorg is not tiled by output rows and columns).
 struct FPGACNN_API EmuBitFlip {
-    int layer = -1;
-    int channel = 0;
-    int tile = 0;
-    int bit = 0;
+    int layer = -1;   ///< network layer index (DeviceCommand::layer)
+    int channel = 0;  ///< output channel
+    int tile = 0;     ///< output tile, row-major
+    int bit = 0;      ///< 0..15
 };
 
+/// How the emu device behaves: the buffer-ownership checks, and the fault injection tests use.
 struct FPGACNN_API EmuOptions {
     /// start() throws when a command reads bytes that were never synced to the device (or written
     /// by an earlier command). Off: the kernel computes on the poison instead.
@@ -46,6 +47,8 @@ struct FPGACNN_API EmuOptions {
     long long fail_after_commands = -1;
 };
 
+/// The kernel's C++ source run in-process on a worker thread of its own, with the maxima it was compiled
+/// with (kernel::native_build_maxima()), behind the Device interface.
 FPGACNN_API std::unique_ptr<Device> make_emu_device(const EmuOptions& options = {});
 
 /// Every --device value of the emu driver: "emu", options after colons in any order, each at most

@@ -36,11 +36,12 @@ FPGACNN_API const std::vector<RtlMemoryModel>& rtl_memory_models();
 /// latencies and reads in flight, so the planner predicts the cycles the simulation counts.
 FPGACNN_API PlanOptions rtl_plan_options(const RtlMemoryModel& memory, const KernelMaxima& maxima);
 
+/// Which simulated kernel build the rtl device loads, and the memory it sees.
 struct FPGACNN_API RtlOptions {
     /// A build name (libfpgacnn_rtl_<build>.so in the search folders: $FPGACNN_RTL_DIR, the build
     /// tree, the installed library folder) or a path to such an object.
     std::string build = "small";
-    RtlMemoryModel memory = rtl_memory_models().front();
+    RtlMemoryModel memory = rtl_memory_models().front();  ///< the AXI memory model (default: zedboard)
 };
 
 /// Every --device value of the rtl driver.
@@ -55,6 +56,7 @@ FPGACNN_API std::string find_rtl_build(const std::string& build);
 /// command. Throws Error when the build cannot be found or loaded, DeviceError when it does not answer
 /// as an fpgacnn kernel of this arithmetic contract.
 FPGACNN_API std::unique_ptr<Device> make_rtl_device(const RtlOptions& options);
+/// make_rtl_device(parse_rtl_spec(spec)).
 FPGACNN_API std::unique_ptr<Device> open_rtl_device(const std::string& spec);
 /// One line per build found in the search folders (usable when it loads).
 FPGACNN_API std::vector<DeviceInfo> list_rtl_devices();

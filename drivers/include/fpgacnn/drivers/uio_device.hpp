@@ -19,6 +19,7 @@ namespace fpgacnn {
 /// Environment variable that moves /sys, /dev and /proc under another folder (a simulated tree).
 inline constexpr const char* kUioRootVariable = "FPGACNN_UIO_ROOT";
 
+/// How the uio driver finds and drives the IP (the suffixes of a uio: --device value).
 struct FPGACNN_API UioOptions {
     /// Prefix of sys/, dev/ and proc/. Empty: $FPGACNN_UIO_ROOT, else "/".
     std::string root;
@@ -47,8 +48,8 @@ inline constexpr const char* kUioSpecGrammar = "uio:NAME[:addr32|:addr64][:poll]
 
 /// A parsed uio: spec: the IP's UIO name and the options its suffixes ask for.
 struct FPGACNN_API UioSpec {
-    std::string name;
-    UioOptions options;
+    std::string name;    ///< the IP's UIO name (sys/class/uio/uioN/name), e.g. "fpgacnn"
+    UioOptions options;  ///< what the suffixes ask for; root empty (the environment decides)
 };
 
 /// Parses "uio:..." (throws Error naming the spec and the grammar when malformed).

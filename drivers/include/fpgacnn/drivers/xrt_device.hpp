@@ -24,11 +24,11 @@ inline constexpr const char* kXrtSpecGrammar = "xrt:<index|BDF>[/cu<k>][@<path.x
 
 /// A parsed xrt: spec.
 struct FPGACNN_API XrtSpec {
-    std::string device;               ///< "0" or a PCIe BDF such as "0000:65:00.1"
-    std::optional<int> index;         ///< set when `device` is a plain index
-    std::optional<int> compute_unit;  ///< /cu<k>
-    std::string xclbin;               ///< @path, else $FPGACNN_XCLBIN, else empty
-    bool xclbin_from_environment = false;
+    std::string device;                    ///< "0" or a PCIe BDF such as "0000:65:00.1"
+    std::optional<int> index;              ///< set when `device` is a plain index
+    std::optional<int> compute_unit;       ///< the k of /cu\<k\>; absent: any compute unit
+    std::string xclbin;                    ///< \@path, else $FPGACNN_XCLBIN, else empty
+    bool xclbin_from_environment = false;  ///< `xclbin` came from $FPGACNN_XCLBIN (no \@path in the spec)
 };
 
 /// Parses "xrt:..." (throws Error with the grammar on malformed input; an absent xclbin is not
@@ -50,15 +50,20 @@ FPGACNN_API std::optional<KernelFingerprint> parse_fingerprint_metadata(const st
 /// the board power in watts and the FPGA die temperature; nullopt when the report has no such
 /// reading (absent sensor, "N/A", malformed JSON). Never throw.
 FPGACNN_API std::optional<double> power_from_electrical_report(const std::string& json);
+/// The FPGA die temperature in degrees Celsius from XRT's thermal report (see above).
 FPGACNN_API std::optional<double> fpga_temperature_from_thermal_report(const std::string& json);
 
 /// The marshalled arguments of one layer: the kCommandWords (22) command words in fpgacnn_accel's
 /// argument order (kernel/accel.hpp; argument i = word i), then the pointers in
 /// kernel::regs::Pointer order: fm_read, fm_write, params, fm8_read, fm8_write at 22..26.
 inline constexpr int kXrtFmReadArgument = kernel::kCommandWords + kernel::regs::kFmRead;
+/// The kernel argument of the 16-bit feature-map write pointer (see above).
 inline constexpr int kXrtFmWriteArgument = kernel::kCommandWords + kernel::regs::kFmWrite;
+/// The kernel argument of the parameter (weights and biases) pointer.
 inline constexpr int kXrtParamsArgument = kernel::kCommandWords + kernel::regs::kParams;
+/// The kernel argument of the 8-bit feature-map read pointer.
 inline constexpr int kXrtFm8ReadArgument = kernel::kCommandWords + kernel::regs::kFm8Read;
+/// The kernel argument of the 8-bit feature-map write pointer.
 inline constexpr int kXrtFm8WriteArgument = kernel::kCommandWords + kernel::regs::kFm8Write;
 
 #ifdef FPGACNN_HAVE_XRT

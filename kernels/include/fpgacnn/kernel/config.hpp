@@ -55,15 +55,25 @@
 #endif
 
 namespace fpgacnn {
+/// The accelerator kernel as host and HLS source share it (kernels/include): the build's maxima, the
+/// layer command and its checks, the weight layout, the fingerprint and the register map.
 namespace kernel {
 
+/// This translation unit's build (the FPGACNN_* macros above): output channels computed in parallel (Tm).
 static const int kTm = FPGACNN_TM;
+/// Input channels computed in parallel (Tn).
 static const int kTn = FPGACNN_TN;
+/// Output rows per tile, at most (Tr).
 static const int kTr = FPGACNN_TR;
+/// Output columns per tile, at most (Tc).
 static const int kTc = FPGACNN_TC;
+/// Largest conv / maxpool window K.
 static const int kMaxK = FPGACNN_MAX_K;
+/// Largest stride S.
 static const int kMaxS = FPGACNN_MAX_S;
+/// The build has the pair mode of 8-bit convolutions (FPGACNN_INT8_PAIRS).
 static const bool kInt8Pairs = FPGACNN_INT8_PAIRS != 0;
+/// Data width of the word-wide AXI masters, bits (FPGACNN_PORT_BITS).
 static const int kPortBits = FPGACNN_PORT_BITS;
 /// Feature-map elements one beat of a feature-map master carries (either storage width).
 static const int kPortElements = kPortBits / 16;
@@ -72,23 +82,25 @@ static_assert(kPortBits >= 16 && kPortBits <= 128 && (kPortBits & (kPortBits - 1
 
 /// The input tile that an output tile of Tr x Tc needs at the largest stride and window (the halo).
 static const int kInputTileRows = (kTr - 1) * kMaxS + kMaxK;
+/// Columns of that input tile (see kInputTileRows).
 static const int kInputTileCols = (kTc - 1) * kMaxS + kMaxK;
 
 /// Largest height / width / channel count a command may carry (keeps every on-chip index in 16 bits
 /// and every address computation far from 32-bit overflow).
 static const int kMaxDimension = 8192;
+/// Largest channel count a command may carry (see kMaxDimension).
 static const int kMaxChannels = 32768;
 
 /// The maxima of one kernel build as plain data: what a bitstream's fingerprint reports, what the
 /// planner tiles for and what the drivers check commands against (the host's KernelMaxima), and its
 /// one mode. Default: the reference build.
 struct Maxima {
-    int tm = FPGACNN_REFERENCE_TM;
-    int tn = FPGACNN_REFERENCE_TN;
-    int tr = FPGACNN_REFERENCE_TR;
-    int tc = FPGACNN_REFERENCE_TC;
-    int max_kernel = FPGACNN_REFERENCE_MAX_K;
-    int max_stride = FPGACNN_REFERENCE_MAX_S;
+    int tm = FPGACNN_REFERENCE_TM;             ///< Tm: output channels computed in parallel
+    int tn = FPGACNN_REFERENCE_TN;             ///< Tn: input channels computed in parallel
+    int tr = FPGACNN_REFERENCE_TR;             ///< Tr: output rows per tile, at most
+    int tc = FPGACNN_REFERENCE_TC;             ///< Tc: output columns per tile, at most
+    int max_kernel = FPGACNN_REFERENCE_MAX_K;  ///< largest conv / maxpool window K
+    int max_stride = FPGACNN_REFERENCE_MAX_S;  ///< largest stride S
     /// The build has the pair mode (FPGACNN_INT8_PAIRS): only the planner's cycle counts depend on it,
     /// never a command, a tile or a result.
     bool int8_pairs = FPGACNN_REFERENCE_INT8_PAIRS != 0;

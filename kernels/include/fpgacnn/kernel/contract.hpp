@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 namespace fpgacnn {
+/// The arithmetic contract (docs/arithmetic.md): storage widths, exponent and shift ranges and the
+/// rounding every int16 path (the kernel, the CPU int16 backend) computes bit for bit.
 namespace arith {
 
 /// Version of the arithmetic contract (docs/arithmetic.md). Bumped whenever a rule changes;
@@ -100,6 +102,7 @@ inline int16_t pack_narrow(int16_t low, int16_t high) {
 /// 2^14 < 2^(kPairShift - 1). The packed operand takes kPairOperandBits (24) bits: within the 25-bit
 /// pre-adder / A port of a DSP48E1 and the 27-bit one of a DSP48E2.
 static const int kPairShift = 16;
+/// Bits of the packed pair operand x1 * 2^kPairShift + x0 (see above).
 static const int kPairOperandBits = kNarrowBits + kPairShift;
 
 /// Activation codes of a conv command (its `leaky` word, LayerCommand) and of requantize(): the
@@ -114,6 +117,7 @@ static const uint32_t kActivationCodes = 3;
 
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;
+/// The largest exponent (see kMinExponent).
 static const int kMaxExponent = 24;
 
 /// The shifts a quantized network may carry (docs/arithmetic.md, "Per-layer exponents"):
@@ -122,8 +126,11 @@ static const int kMaxExponent = 24;
 ///   bias_shift   = Qw + Qin - Qb    in [kModelMinBiasShift, kModelMaxBiasShift]
 ///   output_shift = Qw + Qin - Qout  in [kModelMinOutputShift, kModelMaxOutputShift]
 static const int kModelMinBiasShift = 0;
+/// Largest bias_shift of a model (see kModelMinBiasShift).
 static const int kModelMaxBiasShift = 15;
+/// Smallest output_shift of a model (see kModelMinBiasShift).
 static const int kModelMinOutputShift = -15;
+/// Largest output_shift of a model (see kModelMinBiasShift).
 static const int kModelMaxOutputShift = 31;
 
 /// The wider ranges in which every step of the arithmetic is still defined and the same on every
@@ -131,8 +138,11 @@ static const int kModelMaxOutputShift = 31;
 /// int64): the kernel refuses a command outside them (check_command) and so does the planner. A
 /// model inside the ranges above is always inside these.
 static const int kExactMinBiasShift = 0;
+/// Largest bias_shift a command may carry (see kExactMinBiasShift).
 static const int kExactMaxBiasShift = 30;
+/// Smallest output_shift a command may carry (see kExactMinBiasShift).
 static const int kExactMinOutputShift = -16;
+/// Largest output_shift a command may carry (see kExactMinBiasShift).
 static const int kExactMaxOutputShift = 46;
 
 }  // namespace arith

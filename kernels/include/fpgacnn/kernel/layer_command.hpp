@@ -41,46 +41,49 @@ inline bool is_training_op(uint32_t op) { return op == kOpConvBackward || op == 
 /// products of two int16 (each |p| <= 2^30) stays below 2^62, so its int64 accumulators never wrap.
 static const int kMaxTrainBatch = 64;
 
+/// One layer for the kernel (see the top of this file): what it computes, where its tensors and
+/// parameters are, its shapes, tiling, shifts and widths. Checked by check_command before it runs.
 struct LayerCommand {
     uint32_t op;             ///< Op
     uint32_t input_offset;   ///< feature-map arena, int16 elements: the layer's CHW input
     uint32_t output_offset;  ///< feature-map arena, int16 elements: the layer's CHW output
     uint32_t weight_offset;  ///< parameter buffer, words: re-ordered weights (conv only)
     uint32_t bias_offset;    ///< parameter buffer, words: biases padded to Tm (conv only)
-    uint32_t in_c;
-    uint32_t in_h;
-    uint32_t in_w;
-    uint32_t out_c;
-    uint32_t out_h;
-    uint32_t out_w;
-    uint32_t kernel_size;   ///< conv / maxpool window K
-    uint32_t stride;        ///< conv / maxpool / reorg stride
-    uint32_t pad;           ///< conv: zero rows/columns on each side; maxpool: window start offset
-                            /// before the stride position (darknet's padding / 2); reorg: 0
-    uint32_t leaky;         ///< conv: the activation folded into the rounding, an arith::kActivation* code
-                            /// (0 linear, 1 leaky, 2 relu; named leaky since contract 1)
-    int32_t bias_shift;     ///< conv: Qw + Qin - Qb
-    int32_t output_shift;   ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
-    uint32_t tile_rows;     ///< output rows per tile, 1..Tr (reorg: unused)
-    uint32_t tile_cols;     ///< output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
-    uint32_t output_bits;   ///< storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
-                            /// to it; maxpool / reorg carry their input's); still one int16 word each
-    uint32_t weight_bits;   ///< conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
-                            /// weights are packed two per word, arith::kNarrowWeightsPerWord);
-                            /// maxpool / reorg have no weights: must be kDataBits
-    uint32_t input_bits;    ///< storage width of the input (its producer's output_bits): conv with 8-bit
-                            // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
-                            // carry their input's width, so it must equal output_bits
-    uint32_t error_offset;  ///< contract 6, WG only: feature-map arena, int16 elements: the error dY
-    uint32_t batch;         ///< contract 6, BP and WG: images, 1..kMaxTrainBatch (FP ops ignore it)
+    uint32_t in_c;           ///< input channels, 1..kMaxChannels
+    uint32_t in_h;           ///< input height, pixels, 1..kMaxDimension
+    uint32_t in_w;           ///< input width, pixels, 1..kMaxDimension
+    uint32_t out_c;          ///< output channels (conv: filters), 1..kMaxChannels
+    uint32_t out_h;          ///< output height, pixels, 1..kMaxDimension
+    uint32_t out_w;          ///< output width, pixels, 1..kMaxDimension
+    uint32_t kernel_size;    ///< conv / maxpool window K
+    uint32_t stride;         ///< conv / maxpool / reorg stride
+    uint32_t pad;            ///< conv: zero rows/columns on each side; maxpool: window start offset
+                             /// before the stride position (darknet's padding / 2); reorg: 0
+    uint32_t leaky;          ///< conv: the activation folded into the rounding, an arith::kActivation* code
+                             /// (0 linear, 1 leaky, 2 relu; named leaky since contract 1)
+    int32_t bias_shift;      ///< conv: Qw + Qin - Qb
+    int32_t output_shift;    ///< conv: Qw + Qin - Qout; maxpool / reorg: Qin - Qout (0 when equal)
+    uint32_t tile_rows;      ///< output rows per tile, 1..Tr (reorg: unused)
+    uint32_t tile_cols;      ///< output columns per tile, 1..Tc (reorg: row segment length, 1..Tc)
+    uint32_t output_bits;    ///< storage width of the output, arith::kDataBits or kNarrowBits (conv clamps
+                             /// to it; maxpool / reorg carry their input's); still one int16 word each
+    uint32_t weight_bits;    ///< conv: storage width of the weights, kDataBits or kNarrowBits (8-bit
+                             /// weights are packed two per word, arith::kNarrowWeightsPerWord);
+                             /// maxpool / reorg have no weights: must be kDataBits
+    uint32_t input_bits;     ///< storage width of the input (its producer's output_bits): conv with 8-bit
+                             // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
+                             // carry their input's width, so it must equal output_bits
+    uint32_t error_offset;   ///< contract 6, WG only: feature-map arena, int16 elements: the error dY
+    uint32_t batch;          ///< contract 6, BP and WG: images, 1..kMaxTrainBatch (FP ops ignore it)
 };
 
 /// Number of 32-bit words (registers) of a command, in declaration order.
 static const int kCommandWords = 24;
 
+/// What check_command found (the first rule broken); command_check_text() says it in words.
 enum CommandCheck {
-    kCommandOk = 0,
-    kCommandBadOp,
+    kCommandOk = 0,          ///< the command can run
+    kCommandBadOp,           ///< op is not an Op
     kCommandBadDimension,    ///< a size is 0 or above kMaxDimension / kMaxChannels
     kCommandBadWindow,       ///< kernel_size or stride outside 1..max_kernel / 1..max_stride
     kCommandBadPad,          ///< pad >= kernel_size
@@ -211,6 +214,7 @@ inline const char* command_check_text(CommandCheck check) {
     return "unknown check result";
 }
 
+/// a / b rounded up (b > 0; a + b - 1 must not overflow).
 inline uint32_t div_ceil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 /// Elements of the re-ordered weights of a conv layer for a Tm x Tn kernel: ceil(M/Tm) x ceil(N/Tn)

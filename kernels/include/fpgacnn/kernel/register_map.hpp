@@ -13,51 +13,53 @@
 
 namespace fpgacnn {
 namespace kernel {
+/// Byte offsets of the kernel's AXI-Lite registers (the layout described at the top of this file).
 namespace regs {
 
 /// Block-level control (ap_ctrl_hs).
 static const uint32_t kControl = 0x00;
-static const uint32_t kGlobalInterruptEnable = 0x04;
-static const uint32_t kInterruptEnable = 0x08;
-static const uint32_t kInterruptStatus = 0x0C;
+static const uint32_t kGlobalInterruptEnable = 0x04;  ///< GIE: bit 0 enables the interrupt output
+static const uint32_t kInterruptEnable = 0x08;        ///< IER: the events that interrupt (kInterrupt*)
+static const uint32_t kInterruptStatus = 0x0C;        ///< ISR: events seen; write 1 to a bit to clear it
 
-static const uint32_t kApStart = 1u << 0;  ///< write 1 to start; reads 1 until the IP accepts
-static const uint32_t kApDone = 1u << 1;   ///< set when the call finished; cleared on read
-static const uint32_t kApIdle = 1u << 2;   ///< no call in progress
-static const uint32_t kApReady = 1u << 3;  ///< ready for new inputs
-static const uint32_t kAutoRestart = 1u << 7;
+static const uint32_t kApStart = 1u << 0;      ///< write 1 to start; reads 1 until the IP accepts
+static const uint32_t kApDone = 1u << 1;       ///< set when the call finished; cleared on read
+static const uint32_t kApIdle = 1u << 2;       ///< no call in progress
+static const uint32_t kApReady = 1u << 3;      ///< ready for new inputs
+static const uint32_t kAutoRestart = 1u << 7;  ///< restart after each call (the drivers leave it 0)
 
 static const uint32_t kInterruptDone = 1u << 0;   ///< IER / ISR bit: ap_done
 static const uint32_t kInterruptReady = 1u << 1;  ///< IER / ISR bit: ap_ready
 
 /// One 32-bit register per LayerCommand field, in declaration order.
 static const uint32_t kFirstArgument = 0x10;
-static const uint32_t kScalarStride = 0x08;
-static const uint32_t kOp = 0x10;
-static const uint32_t kInputOffset = 0x18;
-static const uint32_t kOutputOffset = 0x20;
-static const uint32_t kWeightOffset = 0x28;
-static const uint32_t kBiasOffset = 0x30;
-static const uint32_t kInC = 0x38;
-static const uint32_t kInH = 0x40;
-static const uint32_t kInW = 0x48;
-static const uint32_t kOutC = 0x50;
-static const uint32_t kOutH = 0x58;
-static const uint32_t kOutW = 0x60;
-static const uint32_t kKernelSize = 0x68;
-static const uint32_t kStride = 0x70;
-static const uint32_t kPad = 0x78;
-static const uint32_t kLeaky = 0x80;
-static const uint32_t kBiasShift = 0x88;
-static const uint32_t kOutputShift = 0x90;
-static const uint32_t kTileRows = 0x98;
-static const uint32_t kTileCols = 0xA0;
-static const uint32_t kOutputBits = 0xA8;
-static const uint32_t kWeightBits = 0xB0;
-static const uint32_t kInputBits = 0xB8;
-static const uint32_t kErrorOffset = 0xC0;  ///< contract 6
-static const uint32_t kBatch = 0xC8;        ///< contract 6
+static const uint32_t kScalarStride = 0x08;  ///< bytes from one scalar argument's register to the next
+static const uint32_t kOp = 0x10;            ///< LayerCommand::op
+static const uint32_t kInputOffset = 0x18;   ///< LayerCommand::input_offset
+static const uint32_t kOutputOffset = 0x20;  ///< LayerCommand::output_offset
+static const uint32_t kWeightOffset = 0x28;  ///< LayerCommand::weight_offset
+static const uint32_t kBiasOffset = 0x30;    ///< LayerCommand::bias_offset
+static const uint32_t kInC = 0x38;           ///< LayerCommand::in_c
+static const uint32_t kInH = 0x40;           ///< LayerCommand::in_h
+static const uint32_t kInW = 0x48;           ///< LayerCommand::in_w
+static const uint32_t kOutC = 0x50;          ///< LayerCommand::out_c
+static const uint32_t kOutH = 0x58;          ///< LayerCommand::out_h
+static const uint32_t kOutW = 0x60;          ///< LayerCommand::out_w
+static const uint32_t kKernelSize = 0x68;    ///< LayerCommand::kernel_size
+static const uint32_t kStride = 0x70;        ///< LayerCommand::stride
+static const uint32_t kPad = 0x78;           ///< LayerCommand::pad
+static const uint32_t kLeaky = 0x80;         ///< LayerCommand::leaky
+static const uint32_t kBiasShift = 0x88;     ///< LayerCommand::bias_shift
+static const uint32_t kOutputShift = 0x90;   ///< LayerCommand::output_shift
+static const uint32_t kTileRows = 0x98;      ///< LayerCommand::tile_rows
+static const uint32_t kTileCols = 0xA0;      ///< LayerCommand::tile_cols
+static const uint32_t kOutputBits = 0xA8;    ///< LayerCommand::output_bits
+static const uint32_t kWeightBits = 0xB0;    ///< LayerCommand::weight_bits
+static const uint32_t kInputBits = 0xB8;     ///< LayerCommand::input_bits
+static const uint32_t kErrorOffset = 0xC0;   ///< LayerCommand::error_offset (contract 6)
+static const uint32_t kBatch = 0xC8;         ///< LayerCommand::batch (contract 6)
 
+/// The command registers in LayerCommand order (word i of a command goes to kCommandOffsets[i]).
 static const uint32_t kCommandOffsets[kCommandWords] = {
     kOp,       kInputOffset, kOutputOffset, kWeightOffset, kBiasOffset,  kInC,
     kInH,      kInW,         kOutC,         kOutH,         kOutW,        kKernelSize,
@@ -74,7 +76,8 @@ static const char* const kCommandNames[kCommandWords] = {
 /// The five AXI master base addresses follow the scalars: the word-wide ports, then (contract 5) the
 /// byte-wide feature-map ports of 8-bit tensors. Every feature-map port gets the arena's address.
 enum Pointer { kFmRead = 0, kFmWrite = 1, kParams = 2, kFm8Read = 3, kFm8Write = 4 };
-static const int kPointerCount = 5;
+static const int kPointerCount = 5;  ///< AXI master base-address registers (Pointer values 0..4)
+/// The masters' names as in the top function's signature, in Pointer order.
 static const char* const kPointerNames[kPointerCount] = {"fm_read", "fm_write", "params", "fm8_read",
                                                          "fm8_write"};
 static const uint32_t kFirstPointer = kFirstArgument + kScalarStride * kCommandWords;  ///< 0xD0
