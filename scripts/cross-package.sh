@@ -15,7 +15,7 @@ build="build/cross-$arch"
 
 # What the packages install, and nothing else: CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack's
 # install step from building the whole tree (tests, benchmarks) first.
-targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-synth-weights fpgacnn-camera)
+targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights fpgacnn-camera)
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done
 bash scripts/cross-build.sh "$arch" "${target_args[@]}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON

@@ -13,6 +13,7 @@
 #include "fpgacnn/vision.hpp"
 #include "label_file.hpp"
 #include "model/cfg_parser.hpp"
+#include "test_paths.hpp"
 #include "train/float_trainer.hpp"
 #include "train/region_loss.hpp"
 #include "train_tool_fixture.hpp"
@@ -153,6 +154,28 @@ TEST(TrainTool, InterruptWritesTheCheckpointAndNoOutput) {
     EXPECT_TRUE(outcome.interrupted);
     EXPECT_TRUE(exists(options.checkpoint_path()));
     EXPECT_FALSE(exists(options.out));
+}
+
+// The tool itself under Ctrl-C: SIGINT once the first iteration is logged; it ends with 130, the
+// checkpoint written and no --out (not even a temporary file beside it).
+TEST(TrainTool, SigintWritesTheCheckpointAndExits) {
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_sigint");
+    const TrainOptions options = tiny_options(set, "sigint", 100000000);
+    const std::string command = fpgacnn::test::app_path("train", "fpgacnn-train") + " -q --cfg " + set.cfg +
+                                " --weights " + set.weights + " --data " + set.list +
+                                " --max-batches 100000000 --out " + options.out + " --log " + options.log +
+                                " & pid=$!; while [ ! -s " + options.log +
+                                " ]; do sleep 0.05; done; kill -INT $pid; wait $pid; echo $?";
+    std::string out;
+    std::string err;
+    ASSERT_EQ(fpgacnn::test::run_command("bash -c '" + command + "'", &out, &err), 0) << err;
+    EXPECT_EQ(out, "130\n") << err;
+    EXPECT_NE(err.find("--resume " + options.checkpoint_path()), std::string::npos) << err;
+    EXPECT_TRUE(exists(options.checkpoint_path()));
+    EXPECT_FALSE(exists(options.out));
+    std::string left;
+    fpgacnn::test::run_command("ls " + set.dir + " | grep tmp- || true", &left);
+    EXPECT_EQ(left, "");
 }
 
 // darknet's header: version 0.2 and `seen` (images trained on) as a 64-bit count.
