@@ -33,7 +33,7 @@ void write_loss_plot(const std::string& path, const std::vector<IterationRecord>
     if (high <= low) high = low * 10;
     const double first = static_cast<double>(records.front().iteration);
     const double last = std::max(first + 1, static_cast<double>(records.back().iteration));
-    cv::Mat img(520, 820, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat img(540, 820, CV_8UC3, cv::Scalar(255, 255, 255));
     const Panel panel{cv::Rect(90, 50, 690, 400), first, last, low, high, false, log_y};
     axes(img, panel, fmt::format("{}: training loss", title), "iteration", "loss");
     std::optional<cv::Point> previous;
@@ -49,7 +49,7 @@ void write_loss_plot(const std::string& path, const std::vector<IterationRecord>
         previous_average = a;
     }
     text(img, "grey: loss of each iteration; blue: running average (0.9 avg + 0.1 loss, as darknet prints)",
-         {90, 495}, 0.42);
+         {90, 520}, 0.42);
     detect::write_image_file(path, img, "the loss plot");
 }
 

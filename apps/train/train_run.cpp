@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -158,7 +159,7 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
                                                ? std::vector<IterationRecord>{}
                                                : earlier_records(options.log, outcome.start_iteration);
         all.insert(all.end(), outcome.iterations.begin(), outcome.iterations.end());
-        write_loss_plot(options.plot, all, options.cfg);
+        write_loss_plot(options.plot, all, std::filesystem::path(options.cfg).filename().string());
     }
     return outcome;
 }
