@@ -105,7 +105,7 @@ std::string load_checkpoint(const std::string& path, train::FloatTrainer& traine
     }
     const std::uint64_t seen = reader.u64();
     const std::uint64_t state_size = reader.u64();
-    const std::string data_state = reader.text(state_size);
+    std::string data_state = reader.text(state_size);
     for (Layer& layer : trainer.network().layers) {
         if (layer.type != LayerType::Convolutional) continue;
         const std::string what = model::describe_conv_layer(layer);

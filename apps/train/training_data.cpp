@@ -1,7 +1,10 @@
 #include "training_data.hpp"
 
+#include <fmt/format.h>
+
 #include <dirent.h>
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -43,9 +46,9 @@ std::vector<LabelledImage> read_training_list(const std::string& list_path, int 
         const std::size_t begin = text.find_first_not_of(" \t\r");
         if (begin == std::string::npos || text[begin] == '#') continue;
         std::string path = text.substr(begin, text.find_last_not_of(" \t\r") + 1 - begin);
-        if (path.front() != '/') path = folder_of(list_path) + path;
+        if (path.front() != '/') path.insert(0, folder_of(list_path));
         if (!is_regular_file(path)) {
-            throw Error(list_path + ":" + std::to_string(line) + ": image " + path + " does not exist");
+            throw Error(fmt::format("{}:{}: image {} does not exist", list_path, line, path));
         }
         images.push_back({path, read_label_file(find_label_file(path), classes)});
     }
