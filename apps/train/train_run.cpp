@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/exit_codes.hpp"
 #include "../common/json_text.hpp"
 #include "../common/output_paths.hpp"
 #include "checkpoint.hpp"
@@ -73,11 +74,12 @@ nlohmann::json record_json(const IterationRecord& record) {
 
 TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& stop) {
     if (options.data.empty() && options.distill.empty()) {
-        throw Error(
+        throw apps::CommandLineError(
             "give the training images: --data LIST (labelled) or --distill DIR (labelled by the model)");
     }
     if (!options.distill.empty() && options.weights.empty()) {
-        throw Error("--distill labels the images with the starting model's detections: give its --weights");
+        throw apps::CommandLineError(
+            "--distill labels the images with the starting model's detections: give its --weights");
     }
     apps::check_output_file(options.out, "--out");
     apps::check_output_file(options.checkpoint_path(), "--checkpoint");

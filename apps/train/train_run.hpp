@@ -27,8 +27,9 @@ struct TrainOutcome {
     double seconds_per_image = 0;
 };
 
-/// Runs the command. `stop` is polled between iterations (the SIGINT handler raises it). Throws Error
-/// naming the file for bad input before any output is written.
+/// Runs the command. `stop` is polled between iterations (the SIGINT handler raises it). Throws
+/// apps::CommandLineError for flags that do not go together (no --data or --distill, --distill
+/// without --weights) and Error naming the file for bad input, both before any output is written.
 TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& stop);
 
 }  // namespace fpgacnn::train_tool
