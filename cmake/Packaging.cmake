@@ -145,7 +145,8 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${fpgacnn_lib_exact}")
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION "Darknet CNNs on FPGA accelerators - command-line tools
 fpgacnn-detect (detections on images, folders and videos), fpgacnn-quantize
 (int16 calibration), fpgacnn-plan (the accelerator's tiling), fpgacnn-bench
-(throughput, latency, power) and fpgacnn-synth-weights.")
+(throughput, latency, power), fpgacnn-train (float fine-tuning of YOLOv2 models)
+and fpgacnn-synth-weights.")
 if(TARGET fpgacnn-serve)
   string(APPEND CPACK_DEBIAN_TOOLS_DESCRIPTION "
 fpgacnn-serve serves detections over the KServe v2 / Triton inference

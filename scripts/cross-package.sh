@@ -16,8 +16,8 @@ build="build/cross-$arch"
 
 # What the packages install, and nothing else: CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack's
 # install step from building the whole tree (tests, benchmarks) first.
-targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-synth-weights fpgacnn-camera
-         fpgacnn_python)
+targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights
+         fpgacnn-camera fpgacnn_python)
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done
 bash scripts/cross-build.sh "$arch" "${target_args[@]}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON -DFPGACNN_BUILD_PYTHON=ON

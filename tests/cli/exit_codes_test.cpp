@@ -124,6 +124,21 @@ TEST(ExitCodes, Plan) {
                   {"--cfg /no/such.cfg", 2, "/no/such.cfg"}});
 }
 
+// fpgacnn-train's command-line cases (its input errors: tests/train_tool).
+TEST(ExitCodes, Train) {
+    const t::Files& f = t::files();
+    const std::string base = "-q --cfg " + f.cfg + " --weights " + f.weights;
+    expect_cases(
+        "train", "fpgacnn-train",
+        {{base + " --out " + f.dir + "/t.weights", 2, "--data"},
+         {"-q --cfg " + f.cfg + " --distill " + f.dir + " --out " + f.dir + "/t.weights", 2, "--weights"},
+         {base + " --data /no/such.txt --out " + f.dir + "/t.weights", 2, "/no/such.txt"},
+         {base + " --data " + f.cfg + " --out " + f.dir + "/t.weights --max-batches 0", 2, "--max-batches"},
+         {base + " --data " + f.cfg + " --thresh 0.3 --out " + f.dir + "/t.weights", 2, "--distill"},
+         {base + " --data " + f.cfg + " --out /proc/x.weights", 1, "--out /proc/x.weights"}});
+    EXPECT_FALSE(fs::exists(f.dir + "/t.weights"));
+}
+
 TEST(ExitCodes, SynthWeights) {
     const t::Files& f = t::files();
     const std::string base = "-q --cfg " + f.cfg + " --seed 1 --out ";

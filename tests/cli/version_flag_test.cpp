@@ -15,12 +15,10 @@ namespace t = fpgacnn::test;
 namespace {
 
 std::vector<std::pair<std::string, std::string>> tools() {
-    std::vector<std::pair<std::string, std::string>> list{{"detect", "fpgacnn-detect"},
-                                                          {"bench", "fpgacnn-bench"},
-                                                          {"quantize", "fpgacnn-quantize"},
-                                                          {"plan", "fpgacnn-plan"},
-                                                          {"synth-weights", "fpgacnn-synth-weights"},
-                                                          {"camera", "fpgacnn-camera"}};
+    std::vector<std::pair<std::string, std::string>> list{
+        {"detect", "fpgacnn-detect"}, {"bench", "fpgacnn-bench"}, {"quantize", "fpgacnn-quantize"},
+        {"plan", "fpgacnn-plan"},     {"train", "fpgacnn-train"}, {"synth-weights", "fpgacnn-synth-weights"},
+        {"camera", "fpgacnn-camera"}};
 #ifdef FPGACNN_TEST_HAVE_SERVE
     list.emplace_back("serve", "fpgacnn-serve");
 #endif

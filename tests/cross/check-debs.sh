@@ -67,7 +67,7 @@ expect_files "$lib_package" "$lib/libfpgacnn.so.$soversion" "$lib/libfpgacnn.so.
 expect_files libfpgacnn-dev "$lib/libfpgacnn.so" "$lib/pkgconfig/fpgacnn.pc" "$lib/cmake/fpgacnn/fpgacnnConfig.cmake" \
   /usr/include/fpgacnn/detector.hpp /usr/include/fpgacnn/drivers/device_registry.hpp
 expect_files fpgacnn-tools /usr/bin/fpgacnn-detect /usr/bin/fpgacnn-quantize /usr/bin/fpgacnn-plan \
-  /usr/bin/fpgacnn-bench /usr/bin/fpgacnn-synth-weights
+  /usr/bin/fpgacnn-bench /usr/bin/fpgacnn-train /usr/bin/fpgacnn-synth-weights
 expect_files fpgacnn-camera /usr/bin/fpgacnn-camera /usr/lib/systemd/system/fpgacnn-camera.service \
   /usr/lib/udev/rules.d/60-fpgacnn.rules /etc/default/fpgacnn-camera
 # The target's interpreter (the sysroot's python3 -> python3.N) names the extension: .cpython-3N-<triplet>.so.
@@ -96,7 +96,7 @@ while IFS= read -r -d '' f; do
   fi
   elves=$((elves + 1))
 done < <(find "$work/unpacked" -type f -print0)
-((elves == 8)) || fail "found $elves ELF files, expected 8 (the library, six tools, the Python extension)"
+((elves == 9)) || fail "found $elves ELF files, expected 9 (the library, seven tools, the Python extension)"
 runpath="$(readelf -d "$work/unpacked/usr/bin/fpgacnn-detect" | grep -o 'RUNPATH.*' || true)"
 [[ "$runpath" == *"[\$ORIGIN/../lib/$triplet]"* ]] || fail "fpgacnn-detect's RUNPATH is '$runpath'"
 runpath="$(readelf -d "$work/unpacked$site/$extension" | grep -o 'RUNPATH.*' || true)"
@@ -161,7 +161,7 @@ root="$work/root"
 cp -al "$sysroot" "$root"
 for p in "${packages[@]}"; do dpkg-deb -x "${deb[$p]}" "$root"; done
 run() { FPGACNN_SYSROOT="$root" "$repo/scripts/cross-run.sh" "$arch" "$@"; }
-for tool in fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-synth-weights fpgacnn-camera; do
+for tool in fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights fpgacnn-camera; do
   run "$root/usr/bin/$tool" --help >"$work/$tool.help" 2>&1 || { cat "$work/$tool.help"; fail "$tool --help failed"; }
   grep -q -- '--' "$work/$tool.help" || fail "$tool --help printed no options"
 done

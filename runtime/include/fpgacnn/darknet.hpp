@@ -65,6 +65,12 @@ FPGACNN_API void fill_synthetic_weights(Network& network, std::uint64_t seed);
 /// Writes to a temporary file and renames, so no partial file is left on failure.
 FPGACNN_API void save_darknet_weights(const Network& network, const std::string& weights_path);
 
+/// save_darknet_weights with `seen` (the images the parameters were trained on, darknet's
+/// *net->seen) in the header, as darknet's save_weights writes it: darknet derives its iteration
+/// (seen / (batch * subdivisions)) and the learning-rate schedule from it when it loads the file.
+FPGACNN_API void save_darknet_weights(const Network& network, const std::string& weights_path,
+                                      std::uint64_t seen);
+
 /// Number of bytes a .weights file for this network must have (with a 0.2 header).
 FPGACNN_API std::size_t expected_weights_bytes(const Network& network);
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fpgacnn/network.hpp"
 
@@ -44,6 +45,14 @@ std::size_t parameter_count(const Network& network);
 
 /// "convolutional layer 5 (cfg line 42)", for messages about a layer's data.
 std::string describe_conv_layer(const Layer& layer);
+
+/// A whole .weights file's bytes (version 0.2, `seen` in the header). Throws Error for a folded or
+/// unfilled layer.
+std::vector<unsigned char> darknet_weights_bytes(const Network& network, std::uint64_t seen);
+
+/// Writes `bytes` to "<path>.tmp-XXXXXX" and renames it to `path`, so readers (and a run stopped
+/// half-way) never see half a file. Throws Error naming the path.
+void write_file_replacing(const std::string& path, const std::vector<unsigned char>& bytes);
 
 /// Little-endian encoding, independent of the host's byte order.
 inline std::uint32_t read_u32_le(const unsigned char* bytes) {

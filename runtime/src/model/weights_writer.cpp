@@ -1,5 +1,6 @@
-// save_darknet_weights: version 0.2.0 header with a 64-bit `seen` of 0, then the conv arrays in
-// darknet's order. Written to "<path>.tmp-XXXXXX" and renamed, so readers never see half a file.
+// save_darknet_weights: version 0.2.0 header with a 64-bit `seen` (0 unless a trainer says how many
+// images the parameters have seen, as darknet's save_weights writes *net->seen), then the conv arrays
+// in darknet's order. Written to "<path>.tmp-XXXXXX" and renamed, so readers never see half a file.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,11 +45,13 @@ void append_floats(std::vector<unsigned char>& out, const std::vector<float>& va
     }
 }
 
-void append_header(std::vector<unsigned char>& out) {
+void append_header(std::vector<unsigned char>& out, std::uint64_t seen) {
     out.assign(model::kHeaderBytesSeen64, 0);
     model::write_u32_le(0, &out[0]);  // major
     model::write_u32_le(2, &out[4]);  // minor: 0.2 means a 64-bit `seen` follows
-    model::write_u32_le(0, &out[8]);  // revision; bytes 12..19 (seen) stay 0
+    model::write_u32_le(0, &out[8]);  // revision
+    model::write_u32_le(static_cast<std::uint32_t>(seen), &out[12]);
+    model::write_u32_le(static_cast<std::uint32_t>(seen >> 32), &out[16]);
 }
 
 void write_all(int fd, const std::vector<unsigned char>& bytes, const std::string& temp_path) {
@@ -64,9 +67,11 @@ void write_all(int fd, const std::vector<unsigned char>& bytes, const std::strin
 
 }  // namespace
 
-void save_darknet_weights(const Network& network, const std::string& weights_path) {
+namespace model {
+
+std::vector<unsigned char> darknet_weights_bytes(const Network& network, std::uint64_t seen) {
     std::vector<unsigned char> bytes;
-    append_header(bytes);
+    append_header(bytes, seen);
     bytes.reserve(expected_weights_bytes(network));
     for (const Layer& layer : network.layers) {
         if (layer.type != LayerType::Convolutional) continue;
@@ -78,11 +83,14 @@ void save_darknet_weights(const Network& network, const std::string& weights_pat
         append_floats(bytes, conv.bn_variance);
         append_floats(bytes, conv.weights);
     }
+    return bytes;
+}
 
-    std::string temp_path = weights_path + ".tmp-XXXXXX";
+void write_file_replacing(const std::string& path, const std::vector<unsigned char>& bytes) {
+    std::string temp_path = path + ".tmp-XXXXXX";
     const int fd = ::mkstemp(temp_path.data());
     if (fd < 0) {
-        throw Error(weights_path + ": cannot create a file next to it (" + std::strerror(errno) +
+        throw Error(path + ": cannot create a file next to it (" + std::strerror(errno) +
                     "); check that the folder exists and is writable");
     }
     try {
@@ -99,11 +107,21 @@ void save_darknet_weights(const Network& network, const std::string& weights_pat
         std::remove(temp_path.c_str());
         throw Error(temp_path + ": close failed (" + reason + "); is the disk full?");
     }
-    if (std::rename(temp_path.c_str(), weights_path.c_str()) != 0) {
+    if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
         const std::string reason = std::strerror(errno);
         std::remove(temp_path.c_str());
-        throw Error(weights_path + ": cannot rename " + temp_path + " to it (" + reason + ")");
+        throw Error(path + ": cannot rename " + temp_path + " to it (" + reason + ")");
     }
+}
+
+}  // namespace model
+
+void save_darknet_weights(const Network& network, const std::string& weights_path) {
+    save_darknet_weights(network, weights_path, 0);
+}
+
+void save_darknet_weights(const Network& network, const std::string& weights_path, std::uint64_t seen) {
+    model::write_file_replacing(weights_path, model::darknet_weights_bytes(network, seen));
 }
 
 }  // namespace fpgacnn

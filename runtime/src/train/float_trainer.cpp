@@ -119,6 +119,11 @@ const ConvGradients& FloatTrainer::gradients(int i) const {
     return conv_states_[i].gradients;
 }
 
+ConvGradients& FloatTrainer::gradients(int i) {
+    const FloatTrainer& self = *this;
+    return const_cast<ConvGradients&>(self.gradients(i));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
 float FloatTrainer::forward(const float* input, const float* truth, std::uint64_t seen) {
     const int batch = options_.solver.batch;
     input_ = input;

@@ -30,6 +30,9 @@ public:
     const TrainingOptions& options() const { return options_; }
     /// Images trained on so far (darknet's *net->seen).
     std::uint64_t seen() const { return seen_; }
+    /// Sets the images-trained counter, e.g. when resuming from a checkpoint (with gradients(i)'s
+    /// momentum restored too, the next train_batch is the one an uninterrupted run would take).
+    void set_seen(std::uint64_t seen) { seen_ = seen; }
 
     /// forward_network in training mode on batch() images (batch() * network().input.size() floats)
     /// with their truth boxes (batch() * kMaxTruthBoxes * kTruthFloats floats, region_loss.hpp; may be
@@ -55,6 +58,8 @@ public:
     const std::vector<float>& delta(int i) const { return deltas_.at(static_cast<std::size_t>(i)); }
     /// A conv layer's accumulated gradients (momentum included after an update).
     const ConvGradients& gradients(int i) const;
+    /// The same, writable: a checkpoint restores the momentum they carry between updates.
+    ConvGradients& gradients(int i);
 
 private:
     Network network_;

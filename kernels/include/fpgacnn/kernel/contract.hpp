@@ -110,8 +110,8 @@ static const int kPairOperandBits = kNarrowBits + kPairShift;
 /// relu is leaky with slope 0: a negative accumulator gives 0. Other activations (logistic, mish)
 /// have no code: they never reach the kernel or the fixed-point engine.
 static const uint32_t kActivationLinear = 0;  ///< no activation: the rounded, saturated sum
-static const uint32_t kActivationLeaky =
-    1;  ///< leaky ReLU: darknet's slope 0.1 as kLeakyMultiplier / 2^kLeakyShift (arithmetic.hpp)
+/// leaky ReLU: darknet's slope 0.1 as kLeakyMultiplier / 2^kLeakyShift (arithmetic.hpp)
+static const uint32_t kActivationLeaky = 1;
 static const uint32_t kActivationRelu = 2;  ///< ReLU: a negative sum gives 0
 /// The number of codes: a code at or above it is refused (kernel::check_command).
 static const uint32_t kActivationCodes = 3;

@@ -1,0 +1,64 @@
+#include "train_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "../common/flag_checks.hpp"
+
+namespace fpgacnn::train_tool {
+
+void add_train_options(CLI::App& app, TrainOptions& options) {
+    app.add_option("--cfg", options.cfg,
+                   "darknet network .cfg: its [net] gives batch, subdivisions, the solver and "
+                   "the rate policy, [region] the loss")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option(
+           "--weights", options.weights,
+           "darknet .weights to start from (default: darknet's random initialisation of a fresh network)")
+        ->check(CLI::ExistingFile);
+    auto* data = app.add_option("--data", options.data,
+                                "image list: one image path a line, its labels in the .txt of the same name "
+                                "beside it (or darknet's images/ -> labels/ rule)")
+                     ->check(CLI::ExistingFile);
+    auto* distill =
+        app.add_option("--distill", options.distill,
+                       "train on every image of this folder, labelled with the starting model's own "
+                       "detections (needs --weights)")
+            ->check(CLI::ExistingDirectory)
+            ->excludes(data);
+    app.add_option("--thresh", options.thresh, "--distill: detection threshold of the labels")
+        ->check(apps::finite_range(0.001, 0.999))
+        ->capture_default_str()
+        ->needs(distill);
+    app.add_option("--out", options.out,
+                   "the trained .weights to write (darknet's format, `seen` in the header)")
+        ->required();
+    app.add_option("--max-batches", options.max_batches,
+                   "train until this iteration (weight updates since the start of the schedule, darknet's "
+                   "max_batches); default: the cfg's")
+        ->check(CLI::Range(1, 100000000));
+    app.add_option("--iterations", options.iterations,
+                   "at most this many iterations in this run (a fine-tune of a model far into its schedule)")
+        ->check(CLI::Range(1, 100000000));
+    app.add_flag("--clear", options.clear,
+                 "start at iteration 0 (burn-in and rate schedule from the start) instead of where the "
+                 "--weights file's `seen` says, as darknet's -clear");
+    app.add_flag("--no-augment", options.no_augment,
+                 "resize each image to the input (darknet's resize_image): no jitter, colour change or flip");
+    app.add_option("--seed", options.seed,
+                   "seed of the augmentation's draws and of a fresh network's weights")
+        ->capture_default_str();
+    app.add_option("--checkpoint-every", options.checkpoint_every,
+                   "write the checkpoint every N iterations (it is always written at the end and on Ctrl-C)")
+        ->check(CLI::Range(0, 100000000));
+    app.add_option("--checkpoint", options.checkpoint, "the checkpoint file (default: <out>.checkpoint)");
+    app.add_option("--resume", options.resume, "continue from a checkpoint of the same cfg and data")
+        ->check(CLI::ExistingFile);
+    app.add_option("--log", options.log,
+                   "JSON lines: one {iteration, loss, rate, seconds, images} an iteration");
+    app.add_option("--plot", options.plot, "a PNG of the loss curve");
+    app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
+    app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
+}
+
+}  // namespace fpgacnn::train_tool

@@ -1,0 +1,169 @@
+#include "train_run.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../common/exit_codes.hpp"
+#include "../common/json_text.hpp"
+#include "../common/output_paths.hpp"
+#include "checkpoint.hpp"
+#include "darknet_init.hpp"
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "fpgacnn/progress_bar.hpp"
+#include "loss_plot.hpp"
+#include "model/cfg_parser.hpp"
+#include "train/float_trainer.hpp"
+#include "train/region_loss.hpp"
+#include "training_data.hpp"
+#include "weights_seen.hpp"
+
+namespace fpgacnn::train_tool {
+
+namespace {
+
+int region_classes(const Network& network) {
+    for (const Layer& layer : network.layers) {
+        if (layer.type == LayerType::Region) return layer.region().classes;
+    }
+    throw Error(network.cfg_path + ": no [region] layer; fpgacnn-train trains YOLOv2's region loss");
+}
+
+Network starting_network(const TrainOptions& options) {
+    Network network = load_darknet_cfg(options.cfg);
+    if (options.weights.empty()) {
+        darknet_random_init(network, options.seed);
+    } else {
+        load_darknet_weights(network, options.weights);
+    }
+    return network;
+}
+
+// The loss history of the iterations before a resume, from the same --log (for the plot).
+std::vector<IterationRecord> earlier_records(const std::string& log, std::uint64_t before) {
+    std::vector<IterationRecord> records;
+    std::ifstream in(log);
+    std::string line;
+    while (std::getline(in, line)) {
+        const nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
+        if (row.is_discarded() || !row.contains("iteration") || !row.contains("loss")) continue;
+        IterationRecord record;
+        record.iteration = row["iteration"].get<std::uint64_t>();
+        record.loss = row["loss"].get<double>();
+        if (record.iteration <= before) records.push_back(record);
+    }
+    return records;
+}
+
+nlohmann::json record_json(const IterationRecord& record) {
+    return {{"iteration", record.iteration},
+            {"loss", record.loss},
+            {"rate", record.rate},
+            {"seconds", record.seconds},
+            {"images", record.images}};
+}
+
+}  // namespace
+
+TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& stop) {
+    if (options.data.empty() && options.distill.empty()) {
+        throw apps::CommandLineError(
+            "give the training images: --data LIST (labelled) or --distill DIR (labelled by the model)");
+    }
+    if (!options.distill.empty() && options.weights.empty()) {
+        throw apps::CommandLineError(
+            "--distill labels the images with the starting model's detections: give its --weights");
+    }
+    apps::check_output_file(options.out, "--out");
+    apps::check_output_file(options.checkpoint_path(), "--checkpoint");
+    if (!options.log.empty()) apps::check_output_file(options.log, "--log");
+    if (!options.plot.empty()) apps::check_output_file(options.plot, "--plot");
+
+    const model::CfgFile cfg = model::read_cfg_file(options.cfg);
+    train::FloatTrainer trainer(starting_network(options), train::read_training_options(cfg));
+    const Network& network = trainer.network();
+    const int classes = region_classes(network);
+    std::vector<LabelledImage> images =
+        options.distill.empty()
+            ? read_training_list(options.data, classes)
+            : distill_labels(options.distill, options.cfg, options.weights, options.thresh);
+    TrainOutcome outcome;
+    outcome.images = images.size();
+    BatchSource source(std::move(images), network.input.w, network.input.h, !options.no_augment,
+                       read_augment_options(cfg), options.seed);
+
+    const train::SolverOptions& solver = trainer.options().solver;
+    const auto per_update = static_cast<std::uint64_t>(solver.images_per_update());
+    if (!options.weights.empty() && !options.clear) trainer.set_seen(read_weights_seen(options.weights));
+    if (!options.resume.empty()) source.restore(load_checkpoint(options.resume, trainer));
+    outcome.start_iteration = trainer.seen() / per_update;
+    std::uint64_t last = options.max_batches > 0 ? static_cast<std::uint64_t>(options.max_batches)
+                                                 : static_cast<std::uint64_t>(solver.max_batches);
+    if (last == 0)
+        throw Error(options.cfg + ": [net] has no max_batches; say how long to train with --max-batches");
+    if (options.iterations > 0) {
+        last = std::min(last, outcome.start_iteration + static_cast<std::uint64_t>(options.iterations));
+    }
+
+    std::ofstream log;
+    if (!options.log.empty()) {
+        log.open(options.log, options.resume.empty() ? std::ios::trunc : std::ios::app);
+        if (!log) throw Error(options.log + ": cannot write the JSON log");
+    }
+    std::vector<float> input(network.input.size() * solver.batch);
+    std::vector<float> truth(static_cast<std::size_t>(solver.batch) * train::kMaxTruthBoxes *
+                             train::kTruthFloats);
+    const int to_run = last > outcome.start_iteration ? static_cast<int>(last - outcome.start_iteration) : 0;
+    ProgressBar progress("train", to_run, !options.quiet);
+    double training_seconds = 0;
+    while (trainer.seen() / per_update < last) {
+        if (stop) {
+            outcome.interrupted = true;
+            break;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        double cost = 0;
+        for (int s = 0; s < solver.subdivisions; ++s) {
+            source.next_batch(solver.batch, input.data(), truth.data());
+            cost += trainer.train_batch(input.data(), truth.data());
+        }
+        IterationRecord record;
+        record.images = trainer.seen();
+        record.iteration = record.images / per_update;
+        record.loss = cost / static_cast<double>(per_update);
+        record.rate = train::current_learning_rate(solver, record.iteration);
+        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        training_seconds += record.seconds;
+        outcome.iterations.push_back(record);
+        if (log) log << apps::json_text(record_json(record)) << '\n' << std::flush;
+        progress.step(fmt::format("loss {:.4f}", record.loss));
+        if (options.checkpoint_every > 0 &&
+            record.iteration % static_cast<std::uint64_t>(options.checkpoint_every) == 0) {
+            save_checkpoint(options.checkpoint_path(), trainer, source.state());
+        }
+    }
+    save_checkpoint(options.checkpoint_path(), trainer, source.state());
+    if (!outcome.interrupted) save_darknet_weights(network, options.out, trainer.seen());
+    progress.finish(fmt::format("{} iterations{}", outcome.iterations.size(),
+                                outcome.interrupted ? " (interrupted)" : ""));
+    const std::size_t trained_images = outcome.iterations.size() * per_update;
+    if (trained_images > 0)
+        outcome.seconds_per_image = training_seconds / static_cast<double>(trained_images);
+    if (!options.plot.empty()) {
+        std::vector<IterationRecord> all = options.resume.empty() || options.log.empty()
+                                               ? std::vector<IterationRecord>{}
+                                               : earlier_records(options.log, outcome.start_iteration);
+        all.insert(all.end(), outcome.iterations.begin(), outcome.iterations.end());
+        write_loss_plot(options.plot, all, std::filesystem::path(options.cfg).filename().string());
+    }
+    return outcome;
+}
+
+}  // namespace fpgacnn::train_tool

@@ -1,0 +1,126 @@
+#include "train_tool_fixture.hpp"
+
+#include <fstream>
+#include <random>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "fpgacnn/darknet.hpp"
+#include "fpgacnn/error.hpp"
+#include "test_paths.hpp"
+
+namespace fpgacnn::train_tool::test {
+
+std::string tiny_cfg_text() {
+    return R"([net]
+batch=4
+subdivisions=2
+width=16
+height=16
+channels=3
+learning_rate=0.01
+momentum=0.9
+decay=0.0005
+max_batches=3
+policy=steps
+steps=2
+scales=.5
+hue=.1
+saturation=1.5
+exposure=1.5
+[convolutional]
+batch_normalize=1
+filters=8
+size=3
+pad=1
+activation=leaky
+[maxpool]
+size=2
+stride=2
+[convolutional]
+batch_normalize=1
+filters=16
+size=3
+pad=1
+activation=leaky
+[maxpool]
+size=2
+stride=2
+[convolutional]
+filters=14
+size=1
+activation=linear
+[region]
+anchors=1,1,2,2
+num=2
+classes=2
+softmax=1
+bias_match=1
+rescore=0
+object_scale=5
+thresh=.6
+jitter=.2
+)";
+}
+
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+}
+
+}  // namespace
+
+TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size) {
+    TinyTrainingSet set;
+    set.dir = fpgacnn::test::scratch_dir(name);
+    set.cfg = set.dir + "/tiny.cfg";
+    write_text(set.cfg, tiny_cfg_text());
+    Network network = load_darknet_cfg(set.cfg);
+    fill_synthetic_weights(network, 3);
+    set.weights = set.dir + "/tiny.weights";
+    save_darknet_weights(network, set.weights);
+    std::mt19937 random(5);
+    const char* const labels[] = {"1 0.3 0.6 0.25 0.3\n", "0 0.7 0.2 0.4 0.35\n1 0.5 0.5 0.2 0.2\n"};
+    std::string list;
+    for (int i = 0; i < 2; ++i) {
+        cv::Mat image(image_size, image_size + 4 * i, CV_8UC3);
+        cv::randu(image, 0, 255);
+        const std::string stem = set.dir + "/image" + std::to_string(i);
+        cv::imwrite(stem + ".png", image);
+        write_text(stem + ".txt", labels[i]);
+        list += "image" + std::to_string(i) + ".png\n";  // relative to the list's folder
+    }
+    set.list = set.dir + "/train.txt";
+    write_text(set.list, list);
+    return set;
+}
+
+TrainOptions tiny_options(const TinyTrainingSet& set, const std::string& stem, int max_batches) {
+    TrainOptions options;
+    options.cfg = set.cfg;
+    options.weights = set.weights;
+    options.data = set.list;
+    options.out = set.dir + "/" + stem + ".weights";
+    options.log = set.dir + "/" + stem + ".jsonl";
+    options.max_batches = max_batches;
+    options.quiet = true;
+    return options;
+}
+
+TrainOutcome train(const TrainOptions& options) {
+    const std::atomic<bool> stop{false};
+    return run_training(options, stop);
+}
+
+std::string training_error(const TrainOptions& options) {
+    try {
+        train(options);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace fpgacnn::train_tool::test

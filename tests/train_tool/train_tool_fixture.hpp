@@ -1,0 +1,35 @@
+// A tiny training set for fpgacnn-train's tests: a 16x16 YOLOv2-like cfg (batch 2), synthetic
+// weights, and small PNG images with darknet label files, in a scratch folder.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "train_options.hpp"
+#include "train_run.hpp"
+
+namespace fpgacnn::train_tool::test {
+
+/// The cfg text; rescore=0 so one batch over-fits (tests/train/trainer_test.cpp says why).
+std::string tiny_cfg_text();
+
+struct TinyTrainingSet {
+    std::string dir;
+    std::string cfg;
+    std::string weights;
+    std::string list;  ///< two images, each with its .txt beside it
+};
+
+/// Writes the set into scratch folder `name` (images of `image_size` pixels square).
+TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size = 20);
+
+/// Options of a run on `set` writing into set.dir with the given output stem.
+TrainOptions tiny_options(const TinyTrainingSet& set, const std::string& stem, int max_batches);
+
+/// run_training without an interrupt.
+TrainOutcome train(const TrainOptions& options);
+
+/// The message of the Error run_training throws ("" when it does not).
+std::string training_error(const TrainOptions& options);
+
+}  // namespace fpgacnn::train_tool::test
