@@ -85,7 +85,7 @@ inline void conv_compute_pairs(const InputTile& in, const WeightBlock& weights, 
 
 /// Loads the input tile and weight block of input-map group `group` (Tn maps).
 template <class Traffic>
-void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* fm8, const int16_t* params,
+void conv_load_group(const LayerCommand& cmd, const WordBeat* fm, const ByteBeat* fm8, const WordBeat* params,
                      int group, uint32_t weight_block_offset, InputWindow win, InputTile& tile,
                      WeightBlock& block, Traffic& traffic) {
     win.first_map = group * kTn;
@@ -99,8 +99,8 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* f
 }
 
 template <class Traffic>
-void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
+void conv_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                const ByteBeat* fm8_read, ByteBeat* fm8_write, const WordBeat* params, Traffic& traffic) {
     InputTile input_tiles[2];
     WeightBlock weight_blocks[2];
     OutputTile output_tiles[2];

@@ -243,9 +243,12 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
         fpgacnn_accel(cmd.op, cmd.input_offset, cmd.output_offset, cmd.weight_offset, cmd.bias_offset,
                       cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
                       cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
-                      cmd.tile_cols, cmd.output_bits, cmd.weight_bits, cmd.input_bits, arena_top.data(),
-                      arena_top.data(), params.data(), reinterpret_cast<const int8_t*>(arena_top.data()),
-                      reinterpret_cast<int8_t*>(arena_top.data()));
+                      cmd.tile_cols, cmd.output_bits, cmd.weight_bits, cmd.input_bits,
+                      reinterpret_cast<const kernel::WordBeat*>(arena_top.data()),
+                      reinterpret_cast<kernel::WordBeat*>(arena_top.data()),
+                      reinterpret_cast<const kernel::WordBeat*>(params.data()),
+                      reinterpret_cast<const kernel::ByteBeat*>(arena_top.data()),
+                      reinterpret_cast<kernel::ByteBeat*>(arena_top.data()));
         EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit input, output and weights";
     }
 }
