@@ -17,17 +17,17 @@ namespace kernel {
 /// One beat of `Elements` consecutive elements; element 0 is the lowest address (AXI is little-endian).
 template <class Element, int Elements>
 struct PortBeat {
-    Element element[Elements];
+    Element element[Elements];  ///< the beat's elements, element[0] at the beat's lowest byte address
 };
 
 /// The data type of a master moving `Elements` elements a beat: the element itself for one.
 template <class Element, int Elements>
 struct PortData {
-    typedef PortBeat<Element, Elements> type;
+    typedef PortBeat<Element, Elements> type;  ///< the beat type
 };
 template <class Element>
 struct PortData<Element, 1> {
-    typedef Element type;
+    typedef Element type;  ///< the element itself
 };
 
 /// A beat of the word-wide masters: kPortBits bits, kPortElements int16 (or parameter words).
