@@ -66,8 +66,6 @@ module fpgacnn_axi_reader #(
   logic [LEAD_BITS-1:0] q_lead [QUEUE];
   logic [ TAG_BITS-1:0] q_tag  [QUEUE];
   logic [COUNT_BITS-1:0] q_first[QUEUE];  // elements of the first beat
-  logic [BEAT_BITS-1:0] q_rest[QUEUE];  // elements after the first beat
-  logic q_rest_full[QUEUE];  // q_rest >= PER_BEAT
   logic [1:0] wr_ptr, ar_ptr, r_ptr;
   logic [2:0] used;  // entries not yet retired by the R side
   logic [2:0] unissued;  // entries the AR side has not started
@@ -126,14 +124,19 @@ module fpgacnn_axi_reader #(
     if (first_beat) beat_count = q_first[r_ptr];
     else beat_count = r_full ? COUNT_BITS'(PER_BEAT) : COUNT_BITS'(r_left);
   end
-  // A command's first beat and what follows it, computed when it is queued.
-  logic [BEAT_BITS:0] cmd_room;
-  logic [COUNT_BITS-1:0] cmd_first;
-  logic [BEAT_BITS-1:0] cmd_rest;
+  // A command's first beat, computed when it is queued: min(elements, PER_BEAT - lead) with the
+  // compare of the 16-bit count reduced to "are its high bits zero" (PER_BEAT is a power of two),
+  // which keeps the commands' own arithmetic (the reorg span, the row lengths) short in front of it.
+  localparam int PB_LOG = $clog2(PER_BEAT);
+  logic [COUNT_BITS-1:0] cmd_room, cmd_first;
+  // What follows the oldest command's first beat (from its queue entry, into r_left).
+  logic [BEAT_BITS-1:0] first_rest;
+  assign first_rest = q_elems[r_ptr] - BEAT_BITS'(q_first[r_ptr]);
+  logic cmd_short;  // fewer elements than a beat holds
   always_comb begin
-    cmd_room = (BEAT_BITS + 1)'(PER_BEAT) - (BEAT_BITS + 1)'(cmd_lead);
-    cmd_first = {1'b0, cmd_beats} < cmd_room ? COUNT_BITS'(cmd_beats) : COUNT_BITS'(cmd_room);
-    cmd_rest = cmd_beats - BEAT_BITS'(cmd_first);
+    cmd_room = COUNT_BITS'(PER_BEAT) - COUNT_BITS'(cmd_lead);
+    cmd_short = (cmd_beats >> PB_LOG) == 0;
+    cmd_first = cmd_short && COUNT_BITS'(cmd_beats) < cmd_room ? COUNT_BITS'(cmd_beats) : cmd_room;
   end
   assign beat_valid = rvalid;
   assign beat_tag = q_tag[r_ptr];
@@ -147,8 +150,6 @@ module fpgacnn_axi_reader #(
       q_lead[wr_ptr]  <= cmd_lead;
       q_tag[wr_ptr]   <= cmd_tag;
       q_first[wr_ptr] <= cmd_first;
-      q_rest[wr_ptr]  <= cmd_rest;
-      q_rest_full[wr_ptr] <= cmd_rest >= BEAT_BITS'(PER_BEAT);
     end
   end
 
@@ -190,8 +191,8 @@ module fpgacnn_axi_reader #(
           r_count <= r_count + 1'b1;
           r_index <= r_index + BEAT_BITS'(beat_count);
           if (first_beat) begin
-            r_left <= q_rest[r_ptr];
-            r_full <= q_rest_full[r_ptr];
+            r_left <= first_rest;
+            r_full <= (first_rest >> PB_LOG) != 0;
           end else begin
             r_left <= r_full ? r_left - BEAT_BITS'(PER_BEAT) : '0;
             r_full <= r_left >= BEAT_BITS'(2 * PER_BEAT);

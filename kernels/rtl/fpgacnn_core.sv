@@ -747,7 +747,7 @@ module fpgacnn_core #(
       wl_j[l] = wl_wraps[l] ? LB'(l + LANES) - wl_lane : LB'(l) - wl_lane;
       w_we[l] = par_beat_valid && par_beat_tag[1] && (LB + 1)'(wl_j[l]) < wl_run &&
           !(wl_wraps[l] && wl_last_tap);
-      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_wraps[l] ? wl_tap_next : wl_tap);
+      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + (wl_wraps[l] ? W_AW'(wl_tap_next) : W_AW'(wl_tap));
       w_wdata[l] = wl_value[wl_j[l][$clog2(PW)-1:0]];
     end
   end
