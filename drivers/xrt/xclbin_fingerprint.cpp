@@ -26,7 +26,7 @@ std::string fingerprint_metadata(const KernelFingerprint& f) {
     s << kTag << " format=" << f.format << " contract=" << f.contract_version << " data_bits=" << f.data_bits
       << " tm=" << f.maxima.tm << " tn=" << f.maxima.tn << " tr=" << f.maxima.tr << " tc=" << f.maxima.tc
       << " max_k=" << f.maxima.max_kernel << " max_s=" << f.maxima.max_stride
-      << " int8_pairs=" << (f.maxima.int8_pairs ? 1 : 0) << "\n";
+      << " int8_pairs=" << (f.maxima.int8_pairs ? 1 : 0) << " port_bits=" << f.maxima.port_bits << "\n";
     return s.str();
 }
 
@@ -70,6 +70,9 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
     f.maxima.max_kernel = take("max_k");
     f.maxima.max_stride = take("max_s");
     f.maxima.int8_pairs = take("int8_pairs") != 0;
+    // Absent from xclbins built before the HLS top had wide ports: those have 16-bit word ports.
+    const auto port_bits = fields.find("port_bits");
+    f.maxima.port_bits = port_bits != fields.end() ? port_bits->second : 16;
     return f;
 }
 

@@ -65,6 +65,7 @@ module fpgacnn_axi_reader #(
   logic [BEAT_BITS-1:0] q_elems[QUEUE];  // elements
   logic [LEAD_BITS-1:0] q_lead [QUEUE];
   logic [ TAG_BITS-1:0] q_tag  [QUEUE];
+  logic [COUNT_BITS-1:0] q_first[QUEUE];  // elements of the first beat
   logic [1:0] wr_ptr, ar_ptr, r_ptr;
   logic [2:0] used;  // entries not yet retired by the R side
   logic [2:0] unissued;  // entries the AR side has not started
@@ -75,6 +76,11 @@ module fpgacnn_axi_reader #(
   logic [  BEAT_BITS:0] ar_left;
   logic [  BEAT_BITS:0] r_count;  // beats of the oldest command returned
   logic [BEAT_BITS-1:0] r_index;  // its next element
+  // Elements of the oldest command after the beats handed on, and whether a whole beat is left:
+  // registered, so a beat's count is a choice between registers (the 150 MHz path ran through a
+  // subtraction and a compare here into the consumer's counters).
+  logic [BEAT_BITS-1:0] r_left;
+  logic r_full;
 
   assign cmd_ready = used != 3'(QUEUE);
   assign rready = 1'b1;
@@ -111,18 +117,26 @@ module fpgacnn_axi_reader #(
 
   // The returned beat as elements: the first beat of a command shifted down past its lead.
   logic first_beat;
-  logic [BEAT_BITS:0] room;  // elements of this beat from r_index on
-  logic [BEAT_BITS-1:0] left;
   assign first_beat = r_count == 0;
-  assign left = q_elems[r_ptr] - r_index;
   always_comb begin
     beat_data = rdata;
-    room = (BEAT_BITS + 1)'(PER_BEAT);
-    if (first_beat) begin
-      beat_data = rdata >> (ELEM_BITS * 32'(q_lead[r_ptr]));
-      room = (BEAT_BITS + 1)'(PER_BEAT) - (BEAT_BITS + 1)'(q_lead[r_ptr]);
-    end
-    beat_count = {1'b0, left} < room ? COUNT_BITS'(left) : COUNT_BITS'(room);
+    if (first_beat) beat_data = rdata >> (ELEM_BITS * 32'(q_lead[r_ptr]));
+    if (first_beat) beat_count = q_first[r_ptr];
+    else beat_count = r_full ? COUNT_BITS'(PER_BEAT) : COUNT_BITS'(r_left);
+  end
+  // A command's first beat, computed when it is queued: min(elements, PER_BEAT - lead) with the
+  // compare of the 16-bit count reduced to "are its high bits zero" (PER_BEAT is a power of two),
+  // which keeps the commands' own arithmetic (the reorg span, the row lengths) short in front of it.
+  localparam int PB_LOG = $clog2(PER_BEAT);
+  logic [COUNT_BITS-1:0] cmd_room, cmd_first;
+  // What follows the oldest command's first beat (from its queue entry, into r_left).
+  logic [BEAT_BITS-1:0] first_rest;
+  assign first_rest = q_elems[r_ptr] - BEAT_BITS'(q_first[r_ptr]);
+  logic cmd_short;  // fewer elements than a beat holds
+  always_comb begin
+    cmd_room = COUNT_BITS'(PER_BEAT) - COUNT_BITS'(cmd_lead);
+    cmd_short = (cmd_beats >> PB_LOG) == 0;
+    cmd_first = cmd_short && COUNT_BITS'(cmd_beats) < cmd_room ? COUNT_BITS'(cmd_beats) : cmd_room;
   end
   assign beat_valid = rvalid;
   assign beat_tag = q_tag[r_ptr];
@@ -135,6 +149,7 @@ module fpgacnn_axi_reader #(
       q_elems[wr_ptr] <= cmd_beats;
       q_lead[wr_ptr]  <= cmd_lead;
       q_tag[wr_ptr]   <= cmd_tag;
+      q_first[wr_ptr] <= cmd_first;
     end
   end
 
@@ -150,6 +165,8 @@ module fpgacnn_axi_reader #(
       ar_left <= '0;
       r_count <= '0;
       r_index <= '0;
+      r_left <= '0;
+      r_full <= 1'b0;
     end else begin
       if (pushed) wr_ptr <= wr_ptr + 1'b1;
       // AR side: load a command, then one burst per accepted AR.
@@ -173,6 +190,13 @@ module fpgacnn_axi_reader #(
         end else begin
           r_count <= r_count + 1'b1;
           r_index <= r_index + BEAT_BITS'(beat_count);
+          if (first_beat) begin
+            r_left <= first_rest;
+            r_full <= (first_rest >> PB_LOG) != 0;
+          end else begin
+            r_left <= r_full ? r_left - BEAT_BITS'(PER_BEAT) : '0;
+            r_full <= r_left >= BEAT_BITS'(2 * PER_BEAT);
+          end
         end
       end
       used <= used + 3'(pushed) - 3'(retired);

@@ -714,44 +714,61 @@ module fpgacnn_core #(
   // weights, or 2 * PE at 8 bits (two per word, the low byte first). wl_tap / wl_lane hold the place
   // of the beat's first element; lane l takes element (l - wl_lane) mod LANES of the run, one tap
   // further when it wraps (a run is never longer than LANES: 2 * PE <= Tm * Tn).
+  // Timing (the 150 MHz path): the place is kept in counters of $clog2 width, reset when the loader
+  // issues the block's read (no beat-index compare on the beat's path), and the block's end is a
+  // flag registered a beat ahead (wl_last_tap): the only element a run can carry past the block is the
+  // pad byte of an odd 8-bit block, and it would land on the tap after the last one.
   localparam int PW = 2 * PE;  // weights a beat at most
+  localparam int LB = $clog2(LANES + 1);  // bits of a lane position (0 .. LANES)
+  localparam int TB = $clog2(TAPS + 1);  // bits of a tap
   // Two banks of Tm biases as plain registers (one bank per accumulator bank), each lane reading
   // its own word: no memory with Tm read ports for yosys to map.
   logic [TM*32-1:0] bias_q0, bias_q1;
-  logic [31:0] wl_tap, wl_lane;  // position of the next element of the weight block
-  logic [31:0] wl_tap0, wl_lane0, wl_run, wl_end;
+  logic [TB-1:0] wl_tap, wl_tap_next;  // tap of the beat's first element, and the one after it
+  logic [LB-1:0] wl_lane;  // lane of the beat's first element
+  logic wl_last_tap;  // wl_tap is the block's last tap (K^2 - 1)
+  logic [TB-1:0] wl_taps_last;  // K^2 - 1 of the command
+  logic [LB:0] wl_run, wl_end;
+  logic wl_block_start;  // the loader issues a weight block's read: its place starts at (0, 0)
   logic [15:0] wl_value[PW];  // the beat's weights, sign-extended
-  logic [31:0] wl_j[LANES];  // the element of the run lane l takes
+  logic [LB-1:0] wl_j[LANES];  // the element of the run lane l takes
   logic wl_wraps[LANES];  // ... from the next tap
+  assign wl_block_start = ld_weights_pending && par_cmd_valid && par_cmd_ready && state != S_BIAS;
   always_comb begin
-    wl_tap0 = par_beat_index == 0 ? 0 : wl_tap;
-    wl_lane0 = par_beat_index == 0 ? 0 : wl_lane;
-    // Weights in this beat: its words, or two per word up to the block's end.
-    wl_run = 32'(par_beat_count);
-    if (w_narrow) begin
-      wl_run = 32'(par_beat_count) << 1;
-      if ({15'd0, par_beat_index, 1'b0} + wl_run > block_elements)
-        wl_run = block_elements - {15'd0, par_beat_index, 1'b0};
-    end
-    wl_end = wl_lane0 + wl_run;
+    // Weights in this beat: its words, or two per word (an odd block's pad byte is dropped by tap).
+    wl_run = w_narrow ? (LB + 1)'(par_beat_count) << 1 : (LB + 1)'(par_beat_count);
+    wl_end = {1'b0, wl_lane} + wl_run;
     for (int j = 0; j < PW; j++) begin
       if (w_narrow) wl_value[j] = {{8{par_beat_data[8*j+7]}}, par_beat_data[8*j+:8]};
       else if (j < PE) wl_value[j] = par_beat_data[16*j+:16];
       else wl_value[j] = 16'd0;
     end
     for (int l = 0; l < LANES; l++) begin
-      wl_wraps[l] = 32'(l) < wl_lane0;
-      wl_j[l] = wl_wraps[l] ? 32'(l) + 32'(LANES) - wl_lane0 : 32'(l) - wl_lane0;
-      w_we[l] = par_beat_valid && par_beat_tag[1] && wl_j[l] < wl_run;
-      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_wraps[l] ? wl_tap0 + 1 : wl_tap0);
+      wl_wraps[l] = LB'(l) < wl_lane;
+      wl_j[l] = wl_wraps[l] ? LB'(l + LANES) - wl_lane : LB'(l) - wl_lane;
+      w_we[l] = par_beat_valid && par_beat_tag[1] && (LB + 1)'(wl_j[l]) < wl_run &&
+          !(wl_wraps[l] && wl_last_tap);
+      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + (wl_wraps[l] ? W_AW'(wl_tap_next) : W_AW'(wl_tap));
       w_wdata[l] = wl_value[wl_j[l][$clog2(PW)-1:0]];
     end
   end
 
   always_ff @(posedge clk) begin
-    if (par_beat_valid && par_beat_tag[1]) begin
-      wl_tap <= wl_end >= 32'(LANES) ? wl_tap0 + 1 : wl_tap0;
-      wl_lane <= wl_end >= 32'(LANES) ? wl_end - 32'(LANES) : wl_end;
+    // k is set when the command is taken and read here long after (the per-command products run
+    // first), so a register of K^2 - 1 keeps the multiply off the beat's path.
+    wl_taps_last <= TB'(8'(k[3:0]) * 8'(k[3:0]) - 8'd1);
+    if (wl_block_start) begin
+      wl_tap <= '0;
+      wl_tap_next <= TB'(1);
+      wl_lane <= '0;
+      wl_last_tap <= wl_taps_last == 0;
+    end else if (par_beat_valid && par_beat_tag[1] && wl_end >= (LB + 1)'(LANES)) begin
+      wl_tap <= wl_tap_next;
+      wl_tap_next <= wl_tap_next + 1'b1;
+      wl_lane <= LB'(wl_end - (LB + 1)'(LANES));
+      wl_last_tap <= wl_tap_next == wl_taps_last;
+    end else if (par_beat_valid && par_beat_tag[1]) begin
+      wl_lane <= LB'(wl_end);
     end
     if (par_beat_valid && !par_beat_tag[1]) begin
       for (int m = 0; m < TM; m++) begin

@@ -12,9 +12,13 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
     TrafficCounters scratch = {0, 0, 0, 0, 0, 0};
     detail::CountTraffic traffic;
     traffic.counters = counters != nullptr ? counters : &scratch;
-    // int8_t is a character type: the byte-wide ports may view the int16 arena.
-    return detail::run_command(command, fm_read, fm_write, reinterpret_cast<const int8_t*>(fm_read),
-                               reinterpret_cast<int8_t*>(fm_write), params, traffic);
+    // The ports as beats (port_beat.hpp); natively port_io.hpp touches only a run's elements, through
+    // int16_t / int8_t pointers again (int8_t is a character type: the byte-wide ports may view the
+    // int16 arena).
+    return detail::run_command(
+        command, reinterpret_cast<const WordBeat*>(fm_read), reinterpret_cast<WordBeat*>(fm_write),
+        reinterpret_cast<const ByteBeat*>(fm_read), reinterpret_cast<ByteBeat*>(fm_write),
+        reinterpret_cast<const WordBeat*>(params), traffic);
 }
 
 Maxima native_build_maxima() { return compiled_maxima(); }

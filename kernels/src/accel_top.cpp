@@ -6,28 +6,30 @@
 #include "fpgacnn/kernel/accel.hpp"
 #include "run_command.hpp"
 
-// Wider word ports (FPGACNN_PORT_BITS > 16) exist in the RTL twin only (kernels/rtl, docs/kernel.md
-// "Port width"): this top still has int16 m_axi ports, so a bitstream built from it with another width
-// would report ports it does not have. Natively the width changes nothing (the arena is host memory).
-#if defined(__SYNTHESIS__) && FPGACNN_PORT_BITS != 16
-#error "the HLS top has 16-bit word ports: build with FPGACNN_PORT_BITS=16 (wider ports: kernels/rtl)"
-#endif
-
-extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t output_offset,
-                              uint32_t weight_offset, uint32_t bias_offset, uint32_t in_c, uint32_t in_h,
-                              uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,
-                              uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky,
-                              int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
-                              uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
-                              uint32_t input_bits, uint32_t error_offset, uint32_t batch,
-                              const int16_t* fm_read, int16_t* fm_write, const int16_t* params,
-                              const int8_t* fm8_read, int8_t* fm8_write) {
+// The masters are FPGACNN_PORT_BITS wide (port_beat.hpp: int16_t / int8_t at the reference 16 bits,
+// a struct of kPortElements elements in a wider build, which Vitis HLS aggregates into one data bus);
+// port_io.hpp reads whole beats and writes with strobes over the run's lanes only. The interface
+// pragmas keep the bursts at 256 beats whatever the width; a wider beat moves more per burst.
+// Not verified here: no Vitis HLS on these machines (the native build runs the same code).
+extern "C" void fpgacnn_accel(
+    uint32_t op, uint32_t input_offset, uint32_t output_offset, uint32_t weight_offset, uint32_t bias_offset,
+    uint32_t in_c, uint32_t in_h, uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,
+    uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky, int32_t bias_shift,
+    int32_t output_shift, uint32_t tile_rows, uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
+    uint32_t input_bits, uint32_t error_offset, uint32_t batch, const fpgacnn::kernel::WordBeat* fm_read,
+    fpgacnn::kernel::WordBeat* fm_write, const fpgacnn::kernel::WordBeat* params,
+    const fpgacnn::kernel::ByteBeat* fm8_read, fpgacnn::kernel::ByteBeat* fm8_write) {
 #pragma HLS INTERFACE m_axi port = fm_read offset = slave bundle = gmem_fm_read max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm_write offset = slave bundle = gmem_fm_write max_write_burst_length = 256
 #pragma HLS INTERFACE m_axi port = params offset = slave bundle = gmem_params max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm8_read offset = slave bundle = gmem_fm8_read max_read_burst_length = 256
 #pragma HLS INTERFACE m_axi port = fm8_write offset = slave bundle = gmem_fm8_write max_write_burst_length = \
     256
+#pragma HLS AGGREGATE variable = fm_read compact = auto
+#pragma HLS AGGREGATE variable = fm_write compact = auto
+#pragma HLS AGGREGATE variable = params compact = auto
+#pragma HLS AGGREGATE variable = fm8_read compact = auto
+#pragma HLS AGGREGATE variable = fm8_write compact = auto
 #pragma HLS INTERFACE s_axilite port = op bundle = control
 #pragma HLS INTERFACE s_axilite port = input_offset bundle = control
 #pragma HLS INTERFACE s_axilite port = output_offset bundle = control

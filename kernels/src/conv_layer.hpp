@@ -127,9 +127,9 @@ inline void conv_compute_pairs(const InputTile& in, const WeightBlock& weights, 
 /// Loads the input tile of input-map group `group` (Tn of the `channels` maps the window's tensor has)
 /// and the weight block at `block_offset`. Shared by FP and BP (whose input maps are the error's).
 template <class Traffic>
-void load_group(const int16_t* fm, const int8_t* fm8, const int16_t* params, int channels, InputWindow win,
-                int group, uint32_t block_offset, int kernel_size, int weight_bits, InputTile& tile,
-                WeightBlock& block, Traffic& traffic) {
+void load_group(const WordBeat* fm, const ByteBeat* fm8, const WordBeat* params, int channels,
+                InputWindow win, int group, uint32_t block_offset, int kernel_size, int weight_bits,
+                InputTile& tile, WeightBlock& block, Traffic& traffic) {
     win.first_map = group * kTn;
     win.valid_maps = min_int(kTn, channels - win.first_map);
     load_input_tile(fm, fm8, win, 0, tile, traffic);
@@ -138,7 +138,7 @@ void load_group(const int16_t* fm, const int8_t* fm8, const int16_t* params, int
 
 /// Loads the input tile and weight block of input-map group `group` (Tn maps).
 template <class Traffic>
-void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* fm8, const int16_t* params,
+void conv_load_group(const LayerCommand& cmd, const WordBeat* fm, const ByteBeat* fm8, const WordBeat* params,
                      int group, uint32_t weight_block_offset, InputWindow win, InputTile& tile,
                      WeightBlock& block, Traffic& traffic) {
     const int weight_bits = static_cast<int>(cmd.weight_bits);
@@ -150,9 +150,10 @@ void conv_load_group(const LayerCommand& cmd, const int16_t* fm, const int8_t* f
 }
 
 template <class Traffic>
-void conv_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                int8_t* fm8_write, const int16_t* params, InputTile input_tiles[2],
-                WeightBlock weight_blocks[2], OutputTile output_tiles[2], Traffic& traffic) {
+void conv_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                const ByteBeat* fm8_read, ByteBeat* fm8_write, const WordBeat* params,
+                InputTile input_tiles[2], WeightBlock weight_blocks[2], OutputTile output_tiles[2],
+                Traffic& traffic) {
     const int out_h = static_cast<int>(cmd.out_h);
     const int out_w = static_cast<int>(cmd.out_w);
     const int out_c = static_cast<int>(cmd.out_c);

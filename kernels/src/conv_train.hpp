@@ -52,10 +52,10 @@ inline ArrayPass backward_class_pass(int kernel_size, int stride, int pad_t, int
 
 /// BP of one image: dX (in_c x in_h x in_w at dx_base) from dY (out_c x out_h x out_w at dy_base).
 template <class Traffic>
-void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_base, const int16_t* fm_read,
-                         int16_t* fm_write, const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
-                         InputTile input_tiles[2], WeightBlock weight_blocks[2], OutputTile output_tiles[2],
-                         Traffic& traffic) {
+void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_base, const WordBeat* fm_read,
+                         WordBeat* fm_write, const ByteBeat* fm8_read, ByteBeat* fm8_write,
+                         const WordBeat* params, InputTile input_tiles[2], WeightBlock weight_blocks[2],
+                         OutputTile output_tiles[2], Traffic& traffic) {
     const int k = static_cast<int>(cmd.kernel_size);
     const int s = static_cast<int>(cmd.stride);
     const int pad_t = k - 1 - static_cast<int>(cmd.pad);  // the stride-1 equivalent's padding
@@ -128,8 +128,8 @@ void conv_backward_image(const LayerCommand& cmd, uint32_t dy_base, uint32_t dx_
 }
 
 template <class Traffic>
-void conv_backward_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                         const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params,
+void conv_backward_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                         const ByteBeat* fm8_read, ByteBeat* fm8_write, const WordBeat* params,
                          InputTile input_tiles[2], WeightBlock weight_blocks[2], OutputTile output_tiles[2],
                          Traffic& traffic) {
     const uint32_t dy_size = cmd.out_c * cmd.out_h * cmd.out_w;
@@ -174,8 +174,8 @@ inline void gradient_pass(const InputTile& in, const OutputTile& error, int kern
 }
 
 template <class Traffic>
-void weight_gradient_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                           const int8_t* fm8_read, InputTile input_tiles[2], OutputTile output_tiles[2],
+void weight_gradient_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                           const ByteBeat* fm8_read, InputTile input_tiles[2], OutputTile output_tiles[2],
                            Traffic& traffic) {
     InputTile& input_tile = input_tiles[0];
     OutputTile& error_tile = output_tiles[0];  // FP's output tile holds the error tile: Tr x Tc x Tm

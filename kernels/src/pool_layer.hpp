@@ -36,8 +36,8 @@ inline void pool_compute(const InputTile& in, int kernel_size, int stride, int r
 }
 
 template <class Traffic>
-void pool_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                int8_t* fm8_write, Traffic& traffic) {
+void pool_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                const ByteBeat* fm8_read, ByteBeat* fm8_write, Traffic& traffic) {
     InputTile input_tile;
     OutputTile output_tile;
 #pragma HLS ARRAY_PARTITION variable = input_tile complete dim = 1

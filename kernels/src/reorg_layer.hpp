@@ -17,8 +17,8 @@ namespace kernel {
 namespace detail {
 
 template <class Traffic>
-void reorg_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write, const int8_t* fm8_read,
-                 int8_t* fm8_write, Traffic& traffic) {
+void reorg_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                 const ByteBeat* fm8_read, ByteBeat* fm8_write, Traffic& traffic) {
     int16_t line_in[kInputTileCols];
     int16_t line_out[kTc];
 
@@ -41,9 +41,9 @@ void reorg_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wr
                 const uint32_t count = (w - i0 < segment) ? w - i0 : segment;
                 const uint32_t span = (count - 1) * s + 1;
                 if (bits == arith::kNarrowBits) {
-                    read_row(fm8_read, source_row + i0 * s, static_cast<int>(span), line_in);
+                    read_run<int8_t>(fm8_read, source_row + i0 * s, static_cast<int>(span), line_in);
                 } else {
-                    read_row(fm_read, source_row + i0 * s, static_cast<int>(span), line_in);
+                    read_run<int16_t>(fm_read, source_row + i0 * s, static_cast<int>(span), line_in);
                 }
                 traffic.fm_read(span, element_bytes);
                 for (uint32_t i = 0; i < count; ++i) {
@@ -51,9 +51,9 @@ void reorg_layer(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_wr
                     line_out[i] = arith::requantize_to_width(line_in[i * s], cmd.output_shift, false, bits);
                 }
                 if (bits == arith::kNarrowBits) {
-                    write_line(line_out, static_cast<int>(count), fm8_write, target_row + i0);
+                    write_run<int8_t>(line_out, static_cast<int>(count), fm8_write, target_row + i0);
                 } else {
-                    write_line(line_out, static_cast<int>(count), fm_write, target_row + i0);
+                    write_run<int16_t>(line_out, static_cast<int>(count), fm_write, target_row + i0);
                 }
                 traffic.fm_write(count, element_bytes);
             }

@@ -9,6 +9,7 @@
 #include "fpgacnn/kernel/fingerprint.hpp"
 #include "fpgacnn/kernel/layer_command.hpp"
 #include "pool_layer.hpp"
+#include "port_io.hpp"
 #include "reorg_layer.hpp"
 
 namespace fpgacnn {
@@ -17,19 +18,17 @@ namespace detail {
 
 /// Writes the build's fingerprint: one burst of kFingerprintWords at output_offset.
 template <class Traffic>
-void identify(const LayerCommand& cmd, int16_t* fm_write, Traffic& traffic) {
+void identify(const LayerCommand& cmd, WordBeat* fm_write, Traffic& traffic) {
     int16_t words[kFingerprintWords];
     fingerprint_words(words);
-    for (int i = 0; i < kFingerprintWords; ++i) {
-#pragma HLS PIPELINE II = 1
-        fm_write[cmd.output_offset + static_cast<uint32_t>(i)] = words[i];
-    }
+    write_run<int16_t>(words, kFingerprintWords, fm_write, cmd.output_offset);
     traffic.fm_write(kFingerprintWords, arith::fm_element_bytes(arith::kDataBits));
 }
 
 template <class Traffic>
-CommandCheck run_command(const LayerCommand& cmd, const int16_t* fm_read, int16_t* fm_write,
-                         const int8_t* fm8_read, int8_t* fm8_write, const int16_t* params, Traffic& traffic) {
+CommandCheck run_command(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
+                         const ByteBeat* fm8_read, ByteBeat* fm8_write, const WordBeat* params,
+                         Traffic& traffic) {
     const CommandCheck check = check_command(cmd);
     if (check != kCommandOk) return check;
     // One set of the conv's buffers and one array for FP, BP and WG (the seed's point: one array, three

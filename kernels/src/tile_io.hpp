@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fpgacnn/kernel/arithmetic.hpp"
+#include "port_io.hpp"
 #include "tile_buffers.hpp"
 
 namespace fpgacnn {
@@ -49,28 +50,8 @@ inline InputWindow tile_input_window(uint32_t tensor_offset, int bits, int heigh
     return win;
 }
 
-/// One burst of `length` consecutive elements of either width into int16 lanes.
-template <class Element>
-void read_row(const Element* port, uint32_t source, int length, int16_t* target) {
-    for (int c = 0; c < length; ++c) {
-#pragma HLS PIPELINE II = 1
-        // An 8-bit element is a signed byte: the sign extension is the point, not a misuse.
-        target[c] = static_cast<int16_t>(
-            port[source + static_cast<uint32_t>(c)]);  // NOLINT(bugprone-signed-char-misuse)
-    }
-}
-
-/// One burst of `length` int16 values out to elements of either width (the values fit it already).
-template <class Element>
-void write_line(const int16_t* line, int length, Element* port, uint32_t target) {
-    for (int c = 0; c < length; ++c) {
-#pragma HLS PIPELINE II = 1
-        port[target + static_cast<uint32_t>(c)] = static_cast<Element>(line[c]);
-    }
-}
-
 template <class Traffic>
-void load_input_tile(const int16_t* fm, const int8_t* fm8, const InputWindow& win, int16_t pad_value,
+void load_input_tile(const WordBeat* fm, const ByteBeat* fm8, const InputWindow& win, int16_t pad_value,
                      InputTile& tile, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     const int col_begin = max_int(win.first_col, 0);
@@ -93,9 +74,9 @@ void load_input_tile(const int16_t* fm, const int8_t* fm8, const InputWindow& wi
             const int length = col_end - col_begin;
             int16_t* target = line + (col_begin - win.first_col);
             if (win.bits == arith::kNarrowBits) {
-                read_row(fm8, source, length, target);
+                read_run<int8_t>(fm8, source, length, target);
             } else {
-                read_row(fm, source, length, target);
+                read_run<int16_t>(fm, source, length, target);
             }
             traffic.fm_read(static_cast<uint32_t>(length), arith::fm_element_bytes(win.bits));
         }
@@ -105,52 +86,67 @@ void load_input_tile(const int16_t* fm, const int8_t* fm8, const InputWindow& wi
 /// One (Tm, Tn) weight block of the layer's K: Tm*Tn*K*K elements in one burst of
 /// arith::storage_words(elements, weight_bits) consecutive words. 16-bit weights are one word each;
 /// 8-bit weights arrive two per word (arith::kNarrowWeightsPerWord) and are sign-extended into the
-/// same int16 lanes, so conv_compute sees the same block at either width.
+/// same int16 lanes, so conv_compute sees the same block at either width. A beat brings up to
+/// kPortElements words, 2 x kPortElements weights at 8 bits: a run of weights from the place (tap,
+/// lane) of its first one, wrapping once into the next tap at most (a run is never longer than a
+/// tap's Tm*Tn lanes). Counters instead of a division keep one beat per cycle.
 template <class Traffic>
-void load_weight_block(const int16_t* params, uint32_t block_offset, int kernel_size, int weight_bits,
+void load_weight_block(const WordBeat* params, uint32_t block_offset, int kernel_size, int weight_bits,
                        WeightBlock& block, Traffic& traffic) {
-    const int taps = kernel_size * kernel_size;
-    if (weight_bits == arith::kNarrowBits) {
-        const int elements = taps * kWeightLanes;
-        const int words =
-            static_cast<int>(arith::storage_words(static_cast<uint32_t>(elements), weight_bits));
-        // Element 2w sits at (tap, lane); element 2w + 1 at the next lane, which wraps to the next
-        // tap only when Tm*Tn is odd. Counters instead of a division keep one word per cycle.
-        int tap = 0;
-        int lane = 0;
-        for (int w = 0; w < words; ++w) {
+    static const int kRunMax = 2 * kPortElements;  // weights a beat at most
+    static_assert(kRunMax - 1 <= kWeightLanes, "a beat's weights wrap into the next tap at most once");
+    const bool narrow = weight_bits == arith::kNarrowBits;
+    const int elements = kernel_size * kernel_size * kWeightLanes;
+    const int words = static_cast<int>(arith::storage_words(static_cast<uint32_t>(elements), weight_bits));
+    const BeatSpan span = beat_span(block_offset, words);
+    int tap = 0;  // place of the beat's first weight
+    int lane = 0;
+    for (int b = 0; b < span.beats; ++b) {
 #pragma HLS PIPELINE II = 1
-            const int16_t word = params[block_offset + static_cast<uint32_t>(w)];
-            const bool wraps = lane + 1 == kWeightLanes;
-            const int high_tap = wraps ? tap + 1 : tap;
-            const int high_lane = wraps ? 0 : lane + 1;
-            block[tap][lane] = arith::unpack_narrow(word, 0);
-            if (2 * w + 1 < elements) block[high_tap][high_lane] = arith::unpack_narrow(word, 1);
-            tap = high_lane + 1 == kWeightLanes ? high_tap + 1 : high_tap;
-            lane = high_lane + 1 == kWeightLanes ? 0 : high_lane + 1;
+        const WordBeat beat = read_beat<int16_t>(params, span.first_beat + static_cast<uint32_t>(b),
+                                                 run_lane_begin(span, b), run_lane_end(span, b, words));
+        int16_t run[kRunMax];  // the beat's weights in block order
+#pragma HLS ARRAY_PARTITION variable = run complete
+        int count = 0;
+        for (int slot = 0; slot < kPortElements; ++slot) {
+#pragma HLS UNROLL
+            const int w = run_element(span, b, slot);
+            if (w < 0 || w >= words) continue;
+            const int16_t word = beat_lane(beat, slot);
+            if (narrow) {
+                run[count] = arith::unpack_narrow(word, 0);
+                run[count + 1] = arith::unpack_narrow(word, 1);
+                count += 2 * w + 1 < elements ? 2 : 1;  // an odd block's last word has one weight
+            } else {
+                run[count] = word;
+                count += 1;
+            }
         }
-        traffic.param_read(static_cast<uint32_t>(words));
-        return;
-    }
-    uint32_t source = block_offset;
-    for (int tap = 0; tap < taps; ++tap) {
-        for (int lane = 0; lane < kWeightLanes; ++lane) {
-#pragma HLS PIPELINE II = 1
-            block[tap][lane] = params[source++];
+        for (int j = 0; j < kRunMax; ++j) {
+#pragma HLS UNROLL
+            if (j >= count) continue;
+            const bool wraps = lane + j >= kWeightLanes;
+            block[wraps ? tap + 1 : tap][wraps ? lane + j - kWeightLanes : lane + j] = run[j];
         }
+        const bool wraps = lane + count >= kWeightLanes;
+        tap = wraps ? tap + 1 : tap;
+        lane = wraps ? lane + count - kWeightLanes : lane + count;
     }
-    traffic.param_read(static_cast<uint32_t>(taps * kWeightLanes));
+    traffic.param_read(static_cast<uint32_t>(words));
 }
 
 /// Accumulators start at the bias, aligned to the accumulator's exponent.
 template <class Traffic>
-void init_with_bias(const int16_t* params, uint32_t bias_offset, int bias_shift, int rows, int cols,
+void init_with_bias(const WordBeat* params, uint32_t bias_offset, int bias_shift, int rows, int cols,
                     OutputTile& acc, Traffic& traffic) {
+    int16_t bias[kTm];
+#pragma HLS ARRAY_PARTITION variable = bias complete
+    read_run<int16_t>(params, bias_offset, kTm, bias);
     int32_t aligned[kTm];
 #pragma HLS ARRAY_PARTITION variable = aligned complete
     for (int m = 0; m < kTm; ++m) {
-#pragma HLS PIPELINE II = 1
-        aligned[m] = arith::align_bias(params[bias_offset + static_cast<uint32_t>(m)], bias_shift);
+#pragma HLS UNROLL
+        aligned[m] = arith::align_bias(bias[m], bias_shift);
     }
     traffic.param_read(static_cast<uint32_t>(kTm));
     for (int r = 0; r < rows; ++r) {
@@ -210,22 +206,24 @@ inline OutputWindow output_window(uint32_t tensor_offset, int bits, int height, 
     return w;
 }
 
-/// One map row of an accumulator tile, requantized, as one burst of elements of either width.
+/// One map row of an accumulator tile, requantized one element a cycle (one requantizer, as the RTL
+/// twin's store) into a line, then written as one burst of elements of either width.
 template <class Element>
 void write_row(const OutputTile& acc, int r, int m, int cols, int shift, uint32_t activation, int bits,
-               Element* port, uint32_t target) {
+               typename PortData<Element, kPortElements>::type* port, uint32_t target) {
+    int16_t line[kTc];
     for (int c = 0; c < cols; ++c) {
 #pragma HLS PIPELINE II = 1
-        port[target + static_cast<uint32_t>(c)] =
-            static_cast<Element>(arith::requantize_to_width(acc[r][c][m], shift, activation, bits));
+        line[c] = arith::requantize_to_width(acc[r][c][m], shift, activation, bits);
     }
+    write_run<Element>(line, cols, port, target);
 }
 
 /// Requantizes (rounding, activation, saturation to the window's width in one step) and writes one burst
 /// per map row.
 template <class Traffic>
 void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift, uint32_t activation,
-                       int16_t* fm, int8_t* fm8, Traffic& traffic) {
+                       WordBeat* fm, ByteBeat* fm8, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     for (int m = 0; m < win.maps; ++m) {
         for (int r = 0; r < win.rows; ++r) {
@@ -234,9 +232,9 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
                 static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
                 static_cast<uint32_t>(win.first_col);
             if (win.bits == arith::kNarrowBits) {
-                write_row(acc, r, m, win.cols, shift, activation, win.bits, fm8, target);
+                write_row<int8_t>(acc, r, m, win.cols, shift, activation, win.bits, fm8, target);
             } else {
-                write_row(acc, r, m, win.cols, shift, activation, win.bits, fm, target);
+                write_row<int16_t>(acc, r, m, win.cols, shift, activation, win.bits, fm, target);
             }
             traffic.fm_write(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(win.bits));
         }
@@ -246,7 +244,7 @@ void store_output_tile(const OutputTile& acc, const OutputWindow& win, int shift
 /// WG's error tile: win.maps (<= Tm) 16-bit error maps, rows x cols at (first_row, first_col), one
 /// burst per map row, into the accumulator buffer's [r][c][m] lanes (map m feeds the array's row m).
 template <class Traffic>
-void load_error_tile(const int16_t* fm, const OutputWindow& win, OutputTile& tile, Traffic& traffic) {
+void load_error_tile(const WordBeat* fm, const OutputWindow& win, OutputTile& tile, Traffic& traffic) {
     const uint32_t plane = static_cast<uint32_t>(win.height) * static_cast<uint32_t>(win.width);
     for (int m = 0; m < kTm; ++m) {
         for (int r = 0; r < win.rows; ++r) {
@@ -256,7 +254,7 @@ void load_error_tile(const int16_t* fm, const OutputWindow& win, OutputTile& til
                     win.tensor_offset + static_cast<uint32_t>(win.first_map + m) * plane +
                     static_cast<uint32_t>(win.first_row + r) * static_cast<uint32_t>(win.width) +
                     static_cast<uint32_t>(win.first_col);
-                read_row(fm, source, win.cols, line);
+                read_run<int16_t>(fm, source, win.cols, line);
                 traffic.fm_read(static_cast<uint32_t>(win.cols), arith::fm_element_bytes(arith::kDataBits));
             }
             for (int c = 0; c < win.cols; ++c) {
@@ -272,7 +270,7 @@ void load_error_tile(const int16_t* fm, const OutputWindow& win, OutputTile& til
 /// where one output map's in_maps x K x K values are adjacent: one burst per output map.
 template <class Traffic>
 void store_gradient_block(const GradientBlock& grad, const LayerCommand& cmd, int m0, int maps, int n0,
-                          int in_maps, int16_t* fm, Traffic& traffic) {
+                          int in_maps, WordBeat* fm, Traffic& traffic) {
     const int k = static_cast<int>(cmd.kernel_size);
     const int taps = k * k;
     for (int m = 0; m < maps; ++m) {
@@ -286,7 +284,7 @@ void store_gradient_block(const GradientBlock& grad, const LayerCommand& cmd, in
         const uint32_t target =
             cmd.output_offset + (static_cast<uint32_t>(m0 + m) * cmd.in_c + static_cast<uint32_t>(n0)) *
                                     static_cast<uint32_t>(taps);
-        write_line(line, in_maps * taps, fm, target);
+        write_run<int16_t>(line, in_maps * taps, fm, target);
         traffic.fm_write(static_cast<uint32_t>(in_maps * taps), arith::fm_element_bytes(arith::kDataBits));
     }
 }

@@ -232,7 +232,7 @@ TEST(Explore, BuildsWithoutThePairModeSaveItsLogicAndSayItInTheConfig) {
     EXPECT_NE(hls_config(with_pairs).find("FPGACNN_INT8_PAIRS=1\n"), std::string::npos);
     const std::string config = hls_config(without);
     EXPECT_NE(config.find("FPGACNN_INT8_PAIRS=0\n"), std::string::npos) << config;
-    EXPECT_NE(config.find(" INT8_PAIRS=0\n"), std::string::npos) << config;
+    EXPECT_NE(config.find(" INT8_PAIRS=0 PORT_BITS=16\n"), std::string::npos) << config;
 }
 
 TEST(Explore, RefusesBudgetsNothingFitsAndBadGroups) {

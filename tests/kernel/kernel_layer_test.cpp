@@ -261,9 +261,11 @@ TEST(KernelLayers, HlsTopFunctionMatchesNativeEntryPoint) {
                       cmd.in_c, cmd.in_h, cmd.in_w, cmd.out_c, cmd.out_h, cmd.out_w, cmd.kernel_size,
                       cmd.stride, cmd.pad, cmd.leaky, cmd.bias_shift, cmd.output_shift, cmd.tile_rows,
                       cmd.tile_cols, cmd.output_bits, cmd.weight_bits, cmd.input_bits, cmd.error_offset,
-                      cmd.batch, arena_top.data(), arena_top.data(), params.data(),
-                      reinterpret_cast<const int8_t*>(arena_top.data()),
-                      reinterpret_cast<int8_t*>(arena_top.data()));
+                      cmd.batch, reinterpret_cast<const kernel::WordBeat*>(arena_top.data()),
+                      reinterpret_cast<kernel::WordBeat*>(arena_top.data()),
+                      reinterpret_cast<const kernel::WordBeat*>(params.data()),
+                      reinterpret_cast<const kernel::ByteBeat*>(arena_top.data()),
+                      reinterpret_cast<kernel::ByteBeat*>(arena_top.data()));
         EXPECT_EQ(arena_top, arena_native) << output_bits << "-bit input, output and weights";
     }
 }

@@ -84,6 +84,22 @@ TEST(XclbinFingerprintLine, TheVitisMakefileWritesTheLineTheDriverReads) {
     EXPECT_EQ(fingerprint_metadata(*made), out);
 }
 
+TEST(XclbinFingerprintLine, TheMakefilesPortWidthReachesTheMaximaAndOldLinesMeanSixteenBits) {
+    std::string out;
+    ASSERT_EQ(run_command(
+                  "make -s -C '" + source_dir() + "/kernels/hls/vitis' print-fingerprint PORT_BITS=64", &out),
+              0)
+        << out;
+    const std::optional<KernelFingerprint> wide = parse_fingerprint_metadata(out, "Makefile");
+    ASSERT_TRUE(wide) << out;
+    EXPECT_EQ(wide->maxima.port_bits, 64);
+    // An xclbin linked before the HLS top had wide ports carries no port_bits: its ports are 16 bits.
+    const std::string old = out.substr(0, out.find(" port_bits=")) + "\n";
+    const std::optional<KernelFingerprint> narrow = parse_fingerprint_metadata(old, "old xclbin");
+    ASSERT_TRUE(narrow) << old;
+    EXPECT_EQ(narrow->maxima.port_bits, 16);
+}
+
 TEST(XclbinFingerprintLine, OtherMetadataIsNotAFingerprintButABrokenOneIsAnError) {
     EXPECT_FALSE(parse_fingerprint_metadata("{\"vendor\": \"someone\"}", "x"));
     EXPECT_FALSE(parse_fingerprint_metadata("", "x"));

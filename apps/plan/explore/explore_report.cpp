@@ -178,9 +178,10 @@ std::string hls_config(const ExploreResult& r) {
         "# fpgacnn-plan --explore: {} for {} on {} ({}), {}, {:.0f} MHz: {:.1f} ms/frame predicted\n"
         "# Vivado HLS: set -a; . this-file; set +a; vivado_hls -f kernels/hls/vivado/build_ip.tcl\n"
         "# Vitis:      make -C kernels/hls/vitis xclbin TM={} TN={} TR={} TC={} MAX_K={} MAX_S={} "
-        "INT8_PAIRS={}\n",
+        "INT8_PAIRS={} PORT_BITS={}\n",
         maxima_text(m), r.workload.name, o.board.name, o.board.part, data_type_name(o.type), o.clock_mhz,
-        r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, m.int8_pairs ? 1 : 0);
+        r.best.milliseconds, m.tm, m.tn, m.tr, m.tc, m.max_kernel, m.max_stride, m.int8_pairs ? 1 : 0,
+        o.port_bits);
     // The kernel's word ports may be 16 to 128 bits wide (FPGACNN_PORT_BITS); more ports, or wider
     // float32 ones, are other designs.
     const bool kernel_ports = o.type == DataType::Int16 ? o.port_bits >= 16 && o.port_bits <= 128 &&

@@ -65,10 +65,12 @@ int check_conv(uint32_t in_c, uint32_t in_hw, uint32_t out_c, uint32_t k, uint32
 
     const uint32_t tile_rows = out_hw < static_cast<uint32_t>(kernel::kTr) ? out_hw : kernel::kTr;
     const uint32_t tile_cols = out_hw < static_cast<uint32_t>(kernel::kTc) ? out_hw : kernel::kTc;
-    fpgacnn_accel(kernel::kOpConv, 0, output_offset, 0, bias_offset, in_c, in_hw, in_hw, out_c, out_hw,
-                  out_hw, k, s, pad, 1, 2, 9, tile_rows, tile_cols, output_bits, weight_bits, input_bits, 0,
-                  1, &arena[0], &arena[0], &params[0], reinterpret_cast<const int8_t*>(&arena[0]),
-                  reinterpret_cast<int8_t*>(&arena[0]));
+    fpgacnn_accel(
+        kernel::kOpConv, 0, output_offset, 0, bias_offset, in_c, in_hw, in_hw, out_c, out_hw, out_hw, k, s,
+        pad, 1, 2, 9, tile_rows, tile_cols, output_bits, weight_bits, input_bits, 0, 1,
+        reinterpret_cast<const kernel::WordBeat*>(&arena[0]), reinterpret_cast<kernel::WordBeat*>(&arena[0]),
+        reinterpret_cast<const kernel::WordBeat*>(&params[0]),
+        reinterpret_cast<const kernel::ByteBeat*>(&arena[0]), reinterpret_cast<kernel::ByteBeat*>(&arena[0]));
 
     int errors = 0;
     for (uint32_t m = 0; m < out_c; ++m) {

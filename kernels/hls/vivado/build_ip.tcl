@@ -5,7 +5,8 @@
 #   vitis_hls  -f kernels/hls/vivado/build_ip.tcl          (Vitis HLS 2020.2+)
 # Environment overrides: FPGACNN_PART (default xc7z020clg484-1, Zedboard), FPGACNN_CLOCK_MHZ (150),
 # FPGACNN_TM/TN/TR/TC (32/4/26/26), FPGACNN_MAX_K/MAX_S (3/2), FPGACNN_INT8_PAIRS (1; 0 leaves the pair
-# mode of 8-bit layers out), FPGACNN_SKIP_CSIM=1. fpgacnn-plan
+# mode of 8-bit layers out), FPGACNN_PORT_BITS (16; 64: four elements a beat on the word masters, the
+# byte masters half as wide), FPGACNN_SKIP_CSIM=1. fpgacnn-plan
 # --explore --config-out FILE writes these for a board (`set -a; . FILE; set +a` before running).
 # Every file path below is relative to this script's directory (tests/kernel checks them).
 
@@ -20,6 +21,7 @@ set maxima "-DFPGACNN_TM=[env_or FPGACNN_TM 32] -DFPGACNN_TN=[env_or FPGACNN_TN 
 append maxima " -DFPGACNN_TR=[env_or FPGACNN_TR 26] -DFPGACNN_TC=[env_or FPGACNN_TC 26]"
 append maxima " -DFPGACNN_MAX_K=[env_or FPGACNN_MAX_K 3] -DFPGACNN_MAX_S=[env_or FPGACNN_MAX_S 2]"
 append maxima " -DFPGACNN_INT8_PAIRS=[env_or FPGACNN_INT8_PAIRS 1]"
+append maxima " -DFPGACNN_PORT_BITS=[env_or FPGACNN_PORT_BITS 16]"
 set cflags "-I$here/../../include -I$here/../../src $maxima"
 
 open_project -reset fpgacnn_accel_hls

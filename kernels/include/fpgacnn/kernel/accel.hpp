@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "fpgacnn/kernel/layer_command.hpp"
+#include "fpgacnn/kernel/port_beat.hpp"
 
 namespace fpgacnn {
 namespace kernel {
@@ -32,12 +33,14 @@ CommandCheck run_layer(const LayerCommand& command, const int16_t* fm_read, int1
 /// The HLS top function (kernels/src/accel_top.cpp). Scalars first, in LayerCommand order, then the
 /// AXI master pointers (the word-wide ports, then contract 5's byte-wide feature-map ports, last so the
 /// older registers kept their offsets): this order fixes the AXI-Lite register map (register_map.hpp).
-extern "C" void fpgacnn_accel(uint32_t op, uint32_t input_offset, uint32_t output_offset,
-                              uint32_t weight_offset, uint32_t bias_offset, uint32_t in_c, uint32_t in_h,
-                              uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,
-                              uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky,
-                              int32_t bias_shift, int32_t output_shift, uint32_t tile_rows,
-                              uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
-                              uint32_t input_bits, uint32_t error_offset, uint32_t batch,
-                              const int16_t* fm_read, int16_t* fm_write, const int16_t* params,
-                              const int8_t* fm8_read, int8_t* fm8_write);
+/// The masters move whole beats (port_beat.hpp: one element a beat at the reference FPGACNN_PORT_BITS
+/// of 16, kPortElements in a wider build); every pointer is the base of the arena or parameter buffer,
+/// and element i of either width is lane i % kPortElements of beat i / kPortElements.
+extern "C" void fpgacnn_accel(
+    uint32_t op, uint32_t input_offset, uint32_t output_offset, uint32_t weight_offset, uint32_t bias_offset,
+    uint32_t in_c, uint32_t in_h, uint32_t in_w, uint32_t out_c, uint32_t out_h, uint32_t out_w,
+    uint32_t kernel_size, uint32_t stride, uint32_t pad, uint32_t leaky, int32_t bias_shift,
+    int32_t output_shift, uint32_t tile_rows, uint32_t tile_cols, uint32_t output_bits, uint32_t weight_bits,
+    uint32_t input_bits, uint32_t error_offset, uint32_t batch, const fpgacnn::kernel::WordBeat* fm_read,
+    fpgacnn::kernel::WordBeat* fm_write, const fpgacnn::kernel::WordBeat* params,
+    const fpgacnn::kernel::ByteBeat* fm8_read, fpgacnn::kernel::ByteBeat* fm8_write);
