@@ -58,12 +58,19 @@ std::vector<StreamPart> parse_stream_parts(const std::string& body) {
     return parts;
 }
 
+// Each server-sent event's `data: {...}` line. Found by plain search, not std::regex: libstdc++'s
+// regex recurses once per character, and a yolov3-tiny frame's line (100+ boxes) overflowed the
+// stack under AddressSanitizer.
 std::vector<nlohmann::json> parse_events(const std::string& text) {
     std::vector<nlohmann::json> events;
-    static const std::regex data_line("data: (\\{[^\n]*\\})\n\n");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), data_line); it != std::sregex_iterator();
-         ++it)
-        events.push_back(nlohmann::json::parse((*it)[1].str()));
+    static const std::string prefix = "data: {";
+    for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+        const std::size_t begin = at + prefix.size() - 1;  // the '{'
+        const std::size_t end = text.find("\n\n", begin);
+        if (end == std::string::npos) break;  // an event still arriving: not a whole one
+        events.push_back(nlohmann::json::parse(text.substr(begin, end - begin)));
+        at = end;
+    }
     return events;
 }
 
