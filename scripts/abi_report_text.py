@@ -32,6 +32,8 @@ def fill(element):
     """The checker's message with its @placeholders replaced by the element's attributes."""
     message = element.text or ""
     for key, value in element.attrib.items():
+        if key in ("old_size", "new_size") and value.isdigit():
+            value = f"{int(value) // 8} bytes"  # the XML report's sizes are in bits
         message = message.replace("@" + key, f"'{value}'")
     return message
 

@@ -46,6 +46,15 @@ def expected_executables():
     return expected
 
 
+def expected_tests(build_dir):
+    """single tests (not gtest executables) that must be registered, each with why."""
+    expected = {}
+    sanitized = "FPGACNN_SANITIZE:STRING=\n" not in open(os.path.join(build_dir, "CMakeCache.txt")).read()
+    if installed("abi-dumper") and installed("abi-compliance-checker") and not sanitized:
+        expected["abi.layout_check"] = "abi-dumper and abi-compliance-checker are installed"
+    return expected
+
+
 def registered(build_dir):
     """test name -> (executable file name, labels), from ctest's own listing."""
     listing = subprocess.run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"], capture_output=True,
@@ -70,6 +79,9 @@ def main():
     for executable, why in sorted(expected_executables().items()):
         if executable not in executables:
             problems.append(f"{executable} registered no test ({why}): is it built? (cmake's configure output says why not)")
+    for name, why in sorted(expected_tests(build_dir).items()):
+        if name not in tests:
+            problems.append(f"{name} is not registered ({why}): cmake's configure output says why not")
     shared_models = os.path.isdir(os.path.join(source_dir, "..", "shared", "models"))
     ran = set()
     for case in ET.parse(junit).getroot().iter("testcase"):
