@@ -34,7 +34,7 @@ install(CODE "
 install(EXPORT fpgacnnTargets NAMESPACE fpgacnn:: DESTINATION ${FPGACNN_INSTALL_CMAKEDIR} COMPONENT dev)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/templates/fpgacnnConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/fpgacnnConfig.cmake INSTALL_DESTINATION ${FPGACNN_INSTALL_CMAKEDIR})
-# find_package(fpgacnn 0.2) accepts 0.2.x only: while the major version is 0, a minor release may break
+# find_package(fpgacnn 0.3) accepts 0.3.x only: while the major version is 0, a minor release may break
 # the source (docs/api-stability.md); from 1.0 on, SameMajorVersion.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/fpgacnnConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/fpgacnnConfig.cmake ${PROJECT_BINARY_DIR}/fpgacnnConfigVersion.cmake

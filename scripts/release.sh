@@ -2,7 +2,7 @@
 # Makes a release's files consistent and refreshes the ABI reference CI compares with (abi/).
 # Before running: set the version in CMakeLists.txt's project() (the one place it is stated), bump
 # FPGACNN_SOVERSION there if the ABI broke, move CHANGELOG.md's [Unreleased] entries under
-# "## [VERSION] - date" and add the packaging/debian/changelog entry (docs/api-stability.md, Releasing).
+# "## [VERSION] - date" and add the packaging/debian/changelog entry (docs/api-stability.md, "Releasing").
 # Then: scripts/release.sh VERSION. It checks those, builds the library, prints the ABI report against
 # the previous release (scripts/check-abi.sh) and writes abi/libfpgacnn.dump from this build; commit
 # that with the release, and tag it vVERSION.

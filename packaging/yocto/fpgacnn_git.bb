@@ -15,7 +15,7 @@ LICENSE = "CLOSED"
 FPGACNN_GIT_URI ??= ""
 SRC_URI = "${FPGACNN_GIT_URI};branch=main"
 SRCREV = "${AUTOREV}"
-PV = "0.2.0+git${SRCPV}"
+PV = "0.3.0+git${SRCPV}"
 S = "${WORKDIR}/git"
 
 python () {

@@ -22,6 +22,7 @@ import weakref
 
 from . import _fpgacnn
 from ._fpgacnn import Detection, DeviceError, Error, ModelError
+from ._fpgacnn import __version__  # libfpgacnn's version (CMakeLists.txt's project(VERSION))
 
 __all__ = ["Detector", "Detection", "Error", "ModelError", "DeviceError", "list_devices", "quantize", "plan",
            "set_log_level"]

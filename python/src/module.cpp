@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "fpgacnn/device.hpp"
 #include "fpgacnn/logging.hpp"
+#include "fpgacnn/version.hpp"
 #include "native_detector.hpp"
 #include "tool_commands.hpp"
 
@@ -32,6 +33,8 @@ py::list list_devices() {
 
 PYBIND11_MODULE(_fpgacnn, module) {
     module.doc() = "fpgacnn's compiled core; import fpgacnn for the API.";
+    // The library's version (the one the package runs with, fpgacnn::version()), not the headers'.
+    module.attr("__version__") = fpgacnn::version();
     fpgacnn::python::register_errors(module);
     fpgacnn::python::register_detector(module);
     fpgacnn::python::register_tool_commands(module);

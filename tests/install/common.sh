@@ -46,3 +46,6 @@ expect_same_detections() {
 soversion="$(sed -nE 's/^set\(FPGACNN_SOVERSION ([0-9]+)\)/\1/p' "$repo/CMakeLists.txt")"
 [[ -n "$soversion" ]] || fail "no set(FPGACNN_SOVERSION N) in $repo/CMakeLists.txt"
 lib_package="libfpgacnn$soversion"
+# The release's version (project(VERSION) in CMakeLists.txt, the one place it is stated).
+project_version="$(sed -nE 's/^project\(fpgacnn VERSION ([0-9]+\.[0-9]+\.[0-9]+) .*/\1/p' "$repo/CMakeLists.txt")"
+[[ -n "$project_version" ]] || fail "no project(fpgacnn VERSION x.y.z ...) in $repo/CMakeLists.txt"

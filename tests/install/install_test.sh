@@ -29,6 +29,18 @@ for f in "$libdir/cmake/fpgacnn/fpgacnnConfig.cmake" "$libdir/cmake/fpgacnn/fpga
 done
 say "installed into $prefix (library in lib/$triplet, SONAME $soname)"
 
+# Every place a user reads the version says CMakeLists.txt's: the library file's name, the tools'
+# --version, pkg-config, the CMake package's version file (and the Python package's, below).
+[[ -f "$libdir/libfpgacnn.so.$project_version" ]] || fail "no $libdir/libfpgacnn.so.$project_version"
+detect_version="$(env -u LD_LIBRARY_PATH "$prefix/bin/fpgacnn-detect" --version | head -1)"
+[[ "$detect_version" == "fpgacnn-detect $project_version"* ]] ||
+  fail "fpgacnn-detect --version says '$detect_version', not version $project_version"
+pc_version="$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --modversion fpgacnn)"
+[[ "$pc_version" == "$project_version" ]] || fail "pkg-config --modversion fpgacnn says $pc_version, not $project_version"
+grep -q "^set(PACKAGE_VERSION \"$project_version\")" "$libdir/cmake/fpgacnn/fpgacnnConfigVersion.cmake" ||
+  fail "fpgacnnConfigVersion.cmake does not set PACKAGE_VERSION $project_version"
+say "version $project_version: library file, fpgacnn-detect --version, pkg-config, CMake package"
+
 # Each public header alone, with nothing but the installed include folder (no source tree, no
 # third-party -I): what a consumer's compiler sees.
 cxx="${CXX:-c++}"
@@ -66,13 +78,14 @@ if [[ -n "$python_dir" ]]; then
   (cd "$work" && env -u LD_LIBRARY_PATH PYTHONPATH="$(dirname "$python_dir")" /usr/bin/python3 -c "
 import fpgacnn, sys
 assert fpgacnn.__file__.startswith(sys.argv[5]), fpgacnn.__file__
+assert fpgacnn.__version__ == sys.argv[6], f'fpgacnn.__version__ is {fpgacnn.__version__}, not {sys.argv[6]}'
 det = fpgacnn.Detector(sys.argv[1], sys.argv[2], names=sys.argv[3], device='cpu')
 for d in det.detect(sys.argv[4]):
     print(f'{d.label}: {d.score * 100:.0f}%  (left {d.left}, top {d.top}, right {d.right}, bottom {d.bottom})')
-" "$cfg" "$weights" "$names" "$image" "$prefix" >"$work/python.txt") || fail "import fpgacnn from $python_dir failed"
+" "$cfg" "$weights" "$names" "$image" "$prefix" "$project_version" >"$work/python.txt") || fail "import fpgacnn from $python_dir failed"
   diff -u <(tail -n +2 "$work/expected.txt") "$work/python.txt" ||
     fail "the installed Python package's detections differ from fpgacnn-detect's (diff above)"
-  say "the Python package in ${python_dir#"$prefix/"} detects what fpgacnn-detect does"
+  say "the Python package in ${python_dir#"$prefix/"} (version $project_version) detects what fpgacnn-detect does"
 fi
 
 # The example must be built from the prefix, not from this source tree: copy it out.
