@@ -1,7 +1,7 @@
 // Contract 7's element-wise ops (layer_command.hpp kOpUpsample, kOpShortcut; docs/kernel.md "Upsample
 // and shortcut"): row segments streamed from the arena through one requantizer and back, at each
 // tensor's width (8-bit tensors through the byte-wide ports, like tile_io.hpp). They use no tile buffer
-// and no MAC: two line buffers of Tc elements each and the store stage's rounding.
+// and no MAC: line buffers of kMaxElementwiseSegment (256) elements and the store stage's rounding.
 #pragma once
 
 #include <stdint.h>
@@ -45,8 +45,8 @@ void write_line(const int16_t* line, int count, int bits, WordBeat* fm, ByteBeat
 template <class Traffic>
 void upsample_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
                     const ByteBeat* fm8_read, ByteBeat* fm8_write, Traffic& traffic) {
-    int16_t line_in[kTc];
-    int16_t line_out[kTc];
+    int16_t line_in[kMaxElementwiseSegment];
+    int16_t line_out[kMaxElementwiseSegment];
     const uint32_t s = cmd.stride;
     const int bits = static_cast<int>(cmd.output_bits);  // == input_bits (check_command)
     const uint32_t segment = cmd.tile_cols;
@@ -87,9 +87,9 @@ void upsample_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* 
 template <class Traffic>
 void shortcut_layer(const LayerCommand& cmd, const WordBeat* fm_read, WordBeat* fm_write,
                     const ByteBeat* fm8_read, ByteBeat* fm8_write, Traffic& traffic) {
-    int16_t line_a[kTc];
-    int16_t line_b[kTc];
-    int16_t line_out[kTc];
+    int16_t line_a[kMaxElementwiseSegment];
+    int16_t line_b[kMaxElementwiseSegment];
+    int16_t line_out[kMaxElementwiseSegment];
     const int a_bits = static_cast<int>(cmd.input_bits);
     const int b_bits = static_cast<int>(cmd.weight_bits);
     const int out_bits = static_cast<int>(cmd.output_bits);

@@ -236,7 +236,7 @@ TEST(KernelVsInt16, UpsampleAndShortcutEqualTheEngine) {
         u.in_c = u.out_c = up.input.c, u.in_h = up.input.h, u.in_w = up.input.w;
         u.out_h = up.output.h, u.out_w = up.output.w;
         u.kernel_size = 1, u.stride = s;
-        u.tile_rows = 1, u.tile_cols = uniform(rng, 1, kernel::kTc);
+        u.tile_rows = 1, u.tile_cols = uniform(rng, 1, 40);
         u.output_bits = u.input_bits = bits, u.weight_bits = 16;
         ASSERT_EQ(run_kernel(u, in, {0}), expected) << "upsample trial " << trial;
 
@@ -264,7 +264,7 @@ TEST(KernelVsInt16, UpsampleAndShortcutEqualTheEngine) {
         c.leaky = static_cast<uint32_t>(code);
         c.bias_shift = args.input_q - args.added_q;
         c.output_shift = std::max(args.input_q, args.added_q) - args.output_q;
-        c.tile_rows = 1, c.tile_cols = uniform(rng, 1, kernel::kTc);
+        c.tile_rows = 1, c.tile_cols = uniform(rng, 1, 40);
         c.output_bits = c.input_bits = bits, c.weight_bits = b_bits;
         // a then b in the arena at their widths, the output after both.
         const std::size_t n = sc.output.size();

@@ -92,7 +92,9 @@ kernel::LayerCommand elementwise_command(uint32_t op, int c, int h, int w, int b
     cmd.kernel_size = 1;
     cmd.stride = 1;
     cmd.tile_rows = 1;
-    cmd.tile_cols = static_cast<uint32_t>(uniform(rng, 1, kernel::kTc));
+    // Mostly segments shorter than the rows (split rows), sometimes the longest.
+    cmd.tile_cols =
+        static_cast<uint32_t>(uniform(rng, 0, 3) == 0 ? kernel::kMaxElementwiseSegment : uniform(rng, 1, 32));
     cmd.output_bits = cmd.input_bits = static_cast<uint32_t>(bits);
     cmd.weight_bits = 16;
     return cmd;
@@ -239,7 +241,7 @@ TEST(KernelUpsampleShortcut, CommandsOutsideTheRulesAreRefusedWithoutWriting) {
     bad.stride = static_cast<uint32_t>(kernel::kMaxS + 1);
     refused(bad, kernel::kCommandBadWindow);
     bad = upsample;
-    bad.tile_cols = static_cast<uint32_t>(kernel::kTc + 1);
+    bad.tile_cols = static_cast<uint32_t>(kernel::kMaxElementwiseSegment + 1);
     refused(bad, kernel::kCommandBadTile);
 }
 

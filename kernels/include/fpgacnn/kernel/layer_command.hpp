@@ -30,13 +30,15 @@ namespace kernel {
 /// words, so LayerCommand keeps its 24 words:
 ///   kOpUpsample: darknet's nearest-neighbour [upsample] (scale 1): out_c = in_c, out_h = in_h * stride,
 ///     out_w = in_w * stride; output_shift = Qin - Qout, output_bits = input_bits, weight_bits 16,
-///     kernel_size 1, pad 0; tile_cols = the output row segment, 1..Tc (tile_rows unused).
+///     kernel_size 1, pad 0; tile_cols = the output row segment, 1..kMaxElementwiseSegment (tile_rows
+///     unused).
 ///   kOpShortcut: darknet's [shortcut] of two tensors of one shape (in_* = out_*): input_offset = the
 ///     previous layer's output a (at input_bits), error_offset = layer `from`'s output b (at weight_bits:
 ///     the word's meaning for this op), output_offset = the sum; bias_shift = Qa - Qb (a positive value
 ///     aligns b up to Qa, a negative one a up to Qb, |value| <= kMaxExponent - kMinExponent), output_shift
 ///     = max(Qa, Qb) - Qout (>= -arith::kShortcutMaxOutputGain), leaky = the activation code,
-///     output_bits = input_bits; kernel_size 1, stride 1, pad 0; tile_cols = the row segment, 1..Tc.
+///     output_bits = input_bits; kernel_size 1, stride 1, pad 0; tile_cols = the row segment,
+///     1..kMaxElementwiseSegment.
 enum Op {
     kOpConv = 0,
     kOpMaxPool = 1,
@@ -53,6 +55,11 @@ inline bool is_training_op(uint32_t op) { return op == kOpConvBackward || op == 
 
 /// Whether an op is one of contract 7's element-wise ops (upsample, shortcut).
 inline bool is_upsample_shortcut_op(uint32_t op) { return op == kOpUpsample || op == kOpShortcut; }
+
+/// Longest row segment of an upsample / shortcut command (its tile_cols): one AXI burst of 256 beats at
+/// most, and the length of the ops' three line buffers (3 x 256 x 16 bits, whatever Tc is). Long segments
+/// matter: each segment pays a read latency, and a shortcut moves three tensors one element a beat.
+static const int kMaxElementwiseSegment = 256;
 
 /// Largest |bias_shift| of a shortcut command: the distance between two exponents of the contract.
 static const int kShortcutMaxAlignShift = arith::kMaxExponent - arith::kMinExponent;
@@ -141,7 +148,8 @@ inline CommandCheck check_upsample_shortcut(const LayerCommand& c, const Maxima&
     if (c.in_c == 0 || c.in_c > static_cast<uint32_t>(kMaxChannels)) return kCommandBadDimension;
     if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
     if (c.input_bits != c.output_bits) return kCommandBadInputWidth;
-    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(maxima.tc)) return kCommandBadTile;
+    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(kMaxElementwiseSegment))
+        return kCommandBadTile;
     if (c.kernel_size != 1 || c.pad != 0) return kCommandBadElementwise;
     if (c.op == kOpUpsample) {
         if (c.stride < 1 || c.stride > static_cast<uint32_t>(maxima.max_stride)) return kCommandBadWindow;
