@@ -164,7 +164,8 @@ TEST(RtlDevice, ListedAsUsable) {
 }
 
 // yolov3-tiny on the RTL: its upsample runs on the host between the RTL's commands (the build has no such
-// op), every layer still the CPU engine's.
+// op), every layer still the CPU engine's. About 13 s of CPU (most of it the weight bursts of the large
+// layers, which do not shrink with the input).
 TEST(RtlBitExact, Yolov3TinyAt64WithTheUpsampleOnTheHost) {
     const auto device = open_small();
     const auto q = std::make_shared<const QuantizedNetwork>(
