@@ -76,6 +76,9 @@ CommandFootprint command_footprint(const kernel::LayerCommand& c, const KernelMa
 }
 
 ByteSpan command_error_span(const kernel::LayerCommand& c) {
+    if (c.op == kernel::kOpShortcut)  // the `from` tensor, of the output's shape, at weight_bits
+        return elements(c.error_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w,
+                        static_cast<int>(c.weight_bits));
     if (c.op != kernel::kOpWeightGradient) return ByteSpan{};
     return elements(c.error_offset, std::uint64_t{c.out_c} * c.out_h * c.out_w * c.batch);
 }
@@ -94,10 +97,12 @@ CommandFootprint check_command_fits(const std::string& who, const kernel::LayerC
                     arena.purpose() + "'; the plan's arena layout is broken");
     }
     const ByteSpan error = command_error_span(c);
-    require_inside(who, arena, error, "reads its error from");
+    const char* second = c.op == kernel::kOpShortcut ? "the shortcut's `from` tensor" : "error";
+    require_inside(who, arena, error,
+                   c.op == kernel::kOpShortcut ? "reads the tensor it adds from" : "reads its error from");
     if (error.overlaps(f.output)) {
-        throw Error(who + ": error " + error.text() + " and output " + f.output.text() + " overlap in '" +
-                    arena.purpose() + "'; the training phase would overwrite what it reads");
+        throw Error(who + ": " + second + " " + error.text() + " and output " + f.output.text() +
+                    " overlap in '" + arena.purpose() + "'; the command would overwrite what it reads");
     }
     require_inside(who, parameters, f.weights, "reads its weights from");
     require_inside(who, parameters, f.biases, "reads its biases from");

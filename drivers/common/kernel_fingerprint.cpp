@@ -20,7 +20,8 @@ std::string maxima_text(const KernelMaxima& m) {
 
 std::string KernelFingerprint::text() const {
     return maxima_text(maxima) + ", int" + std::to_string(data_bits) + ", arithmetic contract v" +
-           std::to_string(contract_version) + (maxima.int8_pairs ? ", 8-bit pairs" : ", no 8-bit pairs");
+           std::to_string(contract_version) + (maxima.int8_pairs ? ", 8-bit pairs" : ", no 8-bit pairs") +
+           (maxima.upsample_shortcut ? ", upsample/shortcut" : ", no upsample/shortcut");
 }
 
 namespace {
@@ -39,6 +40,7 @@ KernelFingerprint decode(const int16_t* w) {
     f.maxima.int8_pairs = w[kernel::kFpInt8Pairs] != 0;
     // Builds before the port width was a maximum wrote 0 there and had 16-bit ports.
     f.maxima.port_bits = w[kernel::kFpPortBits] != 0 ? w[kernel::kFpPortBits] : 16;
+    f.maxima.upsample_shortcut = w[kernel::kFpUpsampleShortcut] != 0;  // 0 from builds without the ops
     return f;
 }
 

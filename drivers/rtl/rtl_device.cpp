@@ -156,6 +156,14 @@ public:
             throw DeviceError(who + ": BP/WG not supported by this build (" + name() +
                               " implements the forward ops only; run the training phases on the emu device)");
         }
+        if (kernel::is_upsample_shortcut_op(command.command.op)) {
+            // Contract 7's ops are in the HLS kernel only; the fingerprint says so (no upsample/shortcut), so
+            // plans made for this device keep those layers on the host and never get here.
+            throw DeviceError(
+                who + ": upsample/shortcut not supported by this build (" + name() +
+                " has no upsample or shortcut op; plan for this device so that those layers run on "
+                "the host, or use the emu device)");
+        }
         Job job;
         job.command = command;
         job.arena = owned_memory<RtlMemory>(arena, token_, who, name());

@@ -26,7 +26,8 @@ std::string fingerprint_metadata(const KernelFingerprint& f) {
     s << kTag << " format=" << f.format << " contract=" << f.contract_version << " data_bits=" << f.data_bits
       << " tm=" << f.maxima.tm << " tn=" << f.maxima.tn << " tr=" << f.maxima.tr << " tc=" << f.maxima.tc
       << " max_k=" << f.maxima.max_kernel << " max_s=" << f.maxima.max_stride
-      << " int8_pairs=" << (f.maxima.int8_pairs ? 1 : 0) << " port_bits=" << f.maxima.port_bits << "\n";
+      << " int8_pairs=" << (f.maxima.int8_pairs ? 1 : 0) << " port_bits=" << f.maxima.port_bits
+      << " upsample_shortcut=" << (f.maxima.upsample_shortcut ? 1 : 0) << "\n";
     return s.str();
 }
 
@@ -73,6 +74,9 @@ std::optional<KernelFingerprint> parse_fingerprint_metadata(const std::string& t
     // Absent from xclbins built before the HLS top had wide ports: those have 16-bit word ports.
     const auto port_bits = fields.find("port_bits");
     f.maxima.port_bits = port_bits != fields.end() ? port_bits->second : 16;
+    // Absent from xclbins built before contract 7: those have no upsample / shortcut ops.
+    const auto upsample_shortcut = fields.find("upsample_shortcut");
+    f.maxima.upsample_shortcut = upsample_shortcut != fields.end() && upsample_shortcut->second != 0;
     return f;
 }
 

@@ -11,6 +11,7 @@
 #include "pool_layer.hpp"
 #include "port_io.hpp"
 #include "reorg_layer.hpp"
+#include "upsample_shortcut_layer.hpp"
 
 namespace fpgacnn {
 namespace kernel {
@@ -56,6 +57,10 @@ CommandCheck run_command(const LayerCommand& cmd, const WordBeat* fm_read, WordB
         weight_gradient_layer(cmd, fm_read, fm_write, fm8_read, input_tiles, output_tiles, traffic);
     } else if (cmd.op == kOpMaxPool) {
         pool_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
+    } else if (kUpsampleShortcut && cmd.op == kOpUpsample) {  // check_command refused it without the ops
+        upsample_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
+    } else if (kUpsampleShortcut && cmd.op == kOpShortcut) {
+        shortcut_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     } else {
         reorg_layer(cmd, fm_read, fm_write, fm8_read, fm8_write, traffic);
     }

@@ -199,10 +199,12 @@ TEST(KernelFingerprint, TheEmuKernelIdentifiesItsBuild) {
     const KernelFingerprint native = native_kernel_fingerprint();
     EXPECT_EQ(read.text(), native.text());
     EXPECT_EQ(read.maxima.tm, device->maxima().tm);
-    EXPECT_EQ(read.contract_version, 6);  // 6: the training phases BP / WG (two registers) and relu
+    EXPECT_EQ(read.contract_version, 7);  // 7: the upsample and shortcut ops
     EXPECT_EQ(read.data_bits, 16);
     EXPECT_TRUE(read.maxima.int8_pairs) << "the reference build has the pair mode: " << read.text();
     EXPECT_NE(read.text().find(", 8-bit pairs"), std::string::npos) << read.text();
+    EXPECT_TRUE(read.maxima.upsample_shortcut) << "the reference build has the upsample / shortcut ops";
+    EXPECT_NE(read.text().find(", upsample/shortcut"), std::string::npos) << read.text();
     EXPECT_NO_THROW(require_compatible_kernel(read, device->name()));
 }
 

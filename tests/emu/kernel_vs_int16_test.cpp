@@ -214,5 +214,71 @@ TEST(KernelVsInt16, MaxPoolAndReorgMatchTheInt16Backend) {
     }
 }
 
+// Contract 7's ops against the CPU engine's int16_upsample / int16_shortcut (the code the engine runs on
+// the host): random shapes, widths (the shortcut's operands each 16 or 8), exponents, activations and
+// row segments.
+TEST(KernelVsInt16, UpsampleAndShortcutEqualTheEngine) {
+    if (!kernel::kUpsampleShortcut) GTEST_SKIP() << "this kernel build has no upsample / shortcut ops";
+    std::mt19937 rng(33);
+    for (int trial = 0; trial < 40; ++trial) {
+        const int bits = uniform(rng, 0, 1) ? arith::kNarrowBits : arith::kDataBits;
+        Layer up;
+        up.type = LayerType::Upsample;
+        const int s = uniform(rng, 1, kernel::kMaxS);
+        up.params = UpsampleParams{s};
+        up.input = TensorShape{uniform(rng, 1, 12), uniform(rng, 1, 14), uniform(rng, 1, 30)};
+        up.output = TensorShape{up.input.c, up.input.h * s, up.input.w * s};
+        const std::vector<int16_t> in = random_values(rng, up.input.size(), bits == 8 ? 128 : 32768);
+        std::vector<int16_t> expected(up.output.size());
+        int16_upsample(up, in.data(), expected.data());
+        kernel::LayerCommand u{};
+        u.op = kernel::kOpUpsample;
+        u.in_c = u.out_c = up.input.c, u.in_h = up.input.h, u.in_w = up.input.w;
+        u.out_h = up.output.h, u.out_w = up.output.w;
+        u.kernel_size = 1, u.stride = s;
+        u.tile_rows = 1, u.tile_cols = uniform(rng, 1, 40);
+        u.output_bits = u.input_bits = bits, u.weight_bits = 16;
+        ASSERT_EQ(run_kernel(u, in, {0}), expected) << "upsample trial " << trial;
+
+        Layer sc;
+        sc.type = LayerType::Shortcut;
+        // Index = the activation's code (arith::kActivationLinear, kActivationLeaky, kActivationRelu).
+        const Activation activations[] = {Activation::Linear, Activation::Leaky, Activation::Relu};
+        const int code = uniform(rng, 0, 2);
+        sc.params = ShortcutParams{0, activations[code]};
+        sc.input = sc.output = TensorShape{uniform(rng, 1, 12), uniform(rng, 1, 14), uniform(rng, 1, 30)};
+        const int b_bits = uniform(rng, 0, 1) ? arith::kNarrowBits : arith::kDataBits;
+        Int16ShortcutArgs args;
+        args.input_q = uniform(rng, -4, 14);
+        args.added_q = std::clamp(args.input_q + uniform(rng, -4, 4), -8, 24);
+        args.output_q = std::max(args.input_q, args.added_q) - uniform(rng, -kShortcutMaxOutputGain, 4);
+        args.output_bits = bits;
+        const std::vector<int16_t> a = random_values(rng, sc.output.size(), bits == 8 ? 128 : 32768);
+        const std::vector<int16_t> b = random_values(rng, sc.output.size(), b_bits == 8 ? 128 : 32768);
+        std::vector<int16_t> sum(sc.output.size());
+        int16_shortcut(sc, args, a.data(), b.data(), sc.output, sum.data());
+        kernel::LayerCommand c{};
+        c.op = kernel::kOpShortcut;
+        c.in_c = c.out_c = sc.output.c, c.in_h = c.out_h = sc.output.h, c.in_w = c.out_w = sc.output.w;
+        c.kernel_size = 1, c.stride = 1;
+        c.leaky = static_cast<uint32_t>(code);
+        c.bias_shift = args.input_q - args.added_q;
+        c.output_shift = std::max(args.input_q, args.added_q) - args.output_q;
+        c.tile_rows = 1, c.tile_cols = uniform(rng, 1, 40);
+        c.output_bits = c.input_bits = bits, c.weight_bits = b_bits;
+        // a then b in the arena at their widths, the output after both.
+        const std::size_t n = sc.output.size();
+        std::vector<int16_t> arena(3 * n + 4);
+        write_tensor(arena, 0, bits, a);
+        c.input_offset = 0;
+        const std::size_t b_byte = 2 * n;
+        c.error_offset = static_cast<uint32_t>(b_byte / arith::fm_element_bytes(b_bits));
+        write_tensor(arena, c.error_offset, b_bits, b);
+        c.output_offset = static_cast<uint32_t>(4 * n / arith::fm_element_bytes(bits));
+        ASSERT_EQ(kernel::run_layer(c, arena.data(), arena.data(), nullptr, nullptr), kernel::kCommandOk);
+        ASSERT_EQ(read_tensor(arena, c.output_offset, n, bits), sum) << "shortcut trial " << trial;
+    }
+}
+
 }  // namespace
 }  // namespace fpgacnn::test

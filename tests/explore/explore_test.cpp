@@ -69,7 +69,9 @@ TEST(ResourceModel, Int16TermsMatchTheRtlSynthesisedWithYosys) {
                                {kernel::Maxima{16, 4, 13, 13, 3, 2}, Resources{66, 80, 20350, 10149}},
                                {kernel::Maxima{35, 4, 22, 22, 3, 2}, Resources{142, 164, 32459, 14758}}};
     for (const Measured& b : builds) {
-        const DesignShape shape = this_kernel(b.maxima, DataType::Int16, 16);
+        kernel::Maxima maxima = b.maxima;
+        maxima.upsample_shortcut = false;  // the RTL yosys synthesised has no upsample / shortcut ops
+        const DesignShape shape = this_kernel(maxima, DataType::Int16, 16);
         ASSERT_TRUE(shape.rtl);
         const Resources r = estimate_resources(shape);
         EXPECT_EQ(r.dsp, b.yosys.dsp) << "Tm=" << b.maxima.tm;
@@ -86,6 +88,7 @@ TEST(ResourceModel, Int16TermsMatchTheRtlSynthesisedWithYosys) {
 TEST(ResourceModel, WidePortsMatchTheRtlSynthesisedWithYosys) {
     kernel::Maxima maxima{32, 6, 30, 30, 3, 2};
     maxima.port_bits = 64;
+    maxima.upsample_shortcut = false;  // as synthesised: the RTL has no upsample / shortcut ops
     const Resources yosys{194, 224, 53391, 15627};
     const Resources r = estimate_resources(this_kernel(maxima, DataType::Int16, 64));
     EXPECT_EQ(r.dsp, yosys.dsp);
@@ -94,6 +97,27 @@ TEST(ResourceModel, WidePortsMatchTheRtlSynthesisedWithYosys) {
     // The FF line (fitted at Tn = 4) predicts 17 370, 11 % more than yosys's 15 627: on the safe side.
     EXPECT_LE(relative_error(r.ff, yosys.ff), 0.12) << r.ff;
     EXPECT_GE(r.ff, yosys.ff);
+}
+
+// Contract 7's ops (Maxima::upsample_shortcut) add their line buffers and the shortcut's datapath to
+// every build that has them, whatever its maxima; the published designs have none.
+TEST(ResourceModel, UpsampleAndShortcutAddTheirOwnTerm) {
+    kernel::Maxima with{16, 4, 13, 13, 3, 2};
+    kernel::Maxima without = with;
+    without.upsample_shortcut = false;
+    const DesignShape shape = this_kernel(with, DataType::Int16, 16);
+    ASSERT_TRUE(shape.upsample_shortcut);
+    EXPECT_FALSE(this_kernel(without, DataType::Int16, 16).upsample_shortcut);
+    EXPECT_FALSE(this_kernel(with, DataType::Float32, 32).upsample_shortcut) << "int16 ops only";
+    const Resources a = estimate_resources(shape);
+    const Resources b = estimate_resources(this_kernel(without, DataType::Int16, 16));
+    const Resources ops = upsample_shortcut_cost(shape);
+    EXPECT_EQ(a.dsp - b.dsp, 2);
+    EXPECT_EQ(a.bram_18k - b.bram_18k, 3);  // three 256 x 16-bit lines: one BRAM18 each
+    EXPECT_EQ(a.lut - b.lut, ops.lut);
+    EXPECT_EQ(a.ff - b.ff, ops.ff);
+    EXPECT_GT(ops.lut, 0);
+    for (const PublishedDesign& d : published_designs()) EXPECT_FALSE(d.shape.upsample_shortcut) << d.name;
 }
 
 TEST(ResourceModel, GrowsWithParallelismAndTiles) {

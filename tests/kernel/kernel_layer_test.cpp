@@ -127,7 +127,7 @@ TEST(KernelLayers, InvalidCommandsAreRejectedWithoutWriting) {
         kernel::CommandCheck expected;
     };
     const Case cases[] = {
-        {"op", [](kernel::LayerCommand& c) { c.op = 7; }, kernel::kCommandBadOp},
+        {"op", [](kernel::LayerCommand& c) { c.op = 8; }, kernel::kCommandBadOp},
         {"tile rows", [](kernel::LayerCommand& c) { c.tile_rows = kernel::kTr + 1; },
          kernel::kCommandBadTile},
         {"tile cols", [](kernel::LayerCommand& c) { c.tile_cols = 0; }, kernel::kCommandBadTile},

@@ -34,6 +34,8 @@ TEST_P(ClassifierCfgs, PlansEveryConvAndListsTheRestAsHostLayers) {
     int convs = 0;
     int relu_convs = 0;
     int not_run = 0;
+    int device_shortcuts = 0;
+    int host_shortcuts = 0;
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type == LayerType::Convolutional) {
             EXPECT_TRUE(lp.on_device) << c.cfg << " layer " << lp.index;
@@ -53,6 +55,20 @@ TEST_P(ClassifierCfgs, PlansEveryConvAndListsTheRestAsHostLayers) {
             EXPECT_TRUE(lp.on_host && !lp.on_device) << c.cfg << " layer " << lp.index;
             ++not_run;
         }
+        if (lp.type == LayerType::Shortcut) {
+            // The kernel's shortcut op adds tensors of one shape: a projection shortcut (its `from` of
+            // another shape, darknet's partial add) stays on the host, the rest run as commands.
+            const Layer& layer = network.layers[static_cast<std::size_t>(lp.index)];
+            const bool same_shape =
+                network.layers[static_cast<std::size_t>(layer.shortcut().from)].output == layer.output;
+            EXPECT_EQ(lp.on_device, same_shape) << c.cfg << " layer " << lp.index;
+            EXPECT_NE(lp.on_device, lp.on_host) << c.cfg << " layer " << lp.index;
+            (lp.on_device ? device_shortcuts : host_shortcuts) += 1;
+        }
+    }
+    if (std::string(c.cfg) == "resnet50.cfg") {
+        EXPECT_EQ(device_shortcuts, 12);
+        EXPECT_EQ(host_shortcuts, 4);
     }
     EXPECT_EQ(convs, c.convs);
     if (std::string(c.cfg) != "resnet50.cfg") {
@@ -64,7 +80,8 @@ TEST_P(ClassifierCfgs, PlansEveryConvAndListsTheRestAsHostLayers) {
 }
 
 // Counts from the cfgs: alexnet 5 convs + 3 connected, 2 dropout, softmax; vgg-16 crop, 13 convs,
-// 3 connected, 2 dropout, softmax; resnet50 50 convs (16 shortcuts on the host), avgpool, softmax.
+// 3 connected, 2 dropout, softmax; resnet50 50 convs (16 shortcuts: 12 on the
+// device, the 4 projection ones on the host), avgpool, softmax.
 INSTANTIATE_TEST_SUITE_P(Debian, ClassifierCfgs,
                          testing::Values(ClassifierCase{"alexnet.cfg", 5, 6, {1000, 1, 1}},
                                          ClassifierCase{"vgg-16.cfg", 13, 7, {1000, 1, 1}},

@@ -63,6 +63,8 @@ TEST(RtlContractPackage, StatesTheHeadersContract) {
     EXPECT_EQ(value("OP_MAXPOOL"), kernel::kOpMaxPool);
     EXPECT_EQ(value("OP_REORG"), kernel::kOpReorg);
     EXPECT_EQ(value("OP_IDENTIFY"), kernel::kOpIdentify);
+    EXPECT_EQ(value("OP_UPSAMPLE"), kernel::kOpUpsample);
+    EXPECT_EQ(value("OP_SHORTCUT"), kernel::kOpShortcut);
     EXPECT_EQ(value("COMMAND_WORDS"), kernel::kCommandWords);
     EXPECT_EQ(value("REG_CONTROL"), regs::kControl);
     EXPECT_EQ(value("REG_GIE"), regs::kGlobalInterruptEnable);
@@ -88,6 +90,7 @@ TEST(RtlContractPackage, StatesTheHeadersContract) {
     EXPECT_EQ(value("FINGERPRINT_MAGIC1"), kernel::kFingerprintMagic1);
     EXPECT_EQ(value("FP_TM"), kernel::kFpTm);
     EXPECT_EQ(value("FP_INT8_PAIRS"), kernel::kFpInt8Pairs);
+    EXPECT_EQ(value("FP_UPSAMPLE_SHORTCUT"), kernel::kFpUpsampleShortcut);
 }
 
 }  // namespace

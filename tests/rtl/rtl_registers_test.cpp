@@ -168,8 +168,9 @@ TEST(RtlRegisters, RefusedCommandsCauseNoTrafficButStillFinish) {
     good.output_bits = good.weight_bits = good.input_bits = 16;
     good.output_offset = 500;
     ASSERT_EQ(kernel::check_command(good), kernel::kCommandOk);
-    std::vector<kernel::LayerCommand> bad(12, good);
-    bad[0].op = 7;
+    std::vector<kernel::LayerCommand> bad(13, good);
+    bad[0].op = kernel::kOpShortcut;  // contract 7's ops: the RTL twin has none (built without them here)
+    bad[12].op = kernel::kOpUpsample;
     bad[1].tile_rows = kernel::kTr + 1;
     bad[2].tile_cols = 0;
     bad[3].kernel_size = kernel::kMaxK + 1;

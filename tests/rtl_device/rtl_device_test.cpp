@@ -110,6 +110,48 @@ TEST(RtlDevice, RefusesTheTrainingPhasesNamingTheDevice) {
     EXPECT_FALSE(device->telemetry().busy);
 }
 
+// kernels/rtl has no upsample / shortcut ops (contract 7 is in the HLS C++ kernel only): its fingerprint
+// says so, a plan for the device keeps those layers on the host, and a command with one is refused by the
+// driver with a sentence naming the device.
+TEST(RtlDevice, HasNoUpsampleOrShortcutOpSoThoseLayersStayOnTheHost) {
+    const auto device = open_small();
+    EXPECT_FALSE(device->maxima().upsample_shortcut);
+    EXPECT_NE(device->fingerprint().text().find("no upsample/shortcut"), std::string::npos)
+        << device->fingerprint().text();
+
+    PlanOptions options;
+    options.maxima = device->maxima();
+    const NetworkPlan plan = plan_network(synthetic_network("cfg/yolov3-tiny.cfg", 64), options);
+    int upsamples = 0;
+    for (const LayerPlan& lp : plan.layers) {
+        if (lp.type != LayerType::Upsample) continue;
+        EXPECT_TRUE(lp.on_host && !lp.on_device) << "layer " << lp.index;
+        ++upsamples;
+    }
+    EXPECT_EQ(upsamples, 1);
+
+    const DeviceBuffer arena = device->allocate(4096, BufferRole::FeatureMaps, "arena");
+    const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
+    DeviceCommand command;
+    command.layer = 19;
+    command.description = "layer 19 (upsample)";
+    kernel::LayerCommand& c = command.command;
+    c.op = kernel::kOpUpsample;
+    c.in_c = c.out_c = 2, c.in_h = c.in_w = 4, c.out_h = c.out_w = 8;
+    c.kernel_size = 1, c.stride = 2, c.tile_rows = 1, c.tile_cols = 8;
+    c.output_bits = c.input_bits = c.weight_bits = 16;
+    c.output_offset = 64;
+    ASSERT_EQ(kernel::check_command(c), kernel::kCommandOk) << "a command the HLS kernel runs";
+    for (const uint32_t op : {kernel::kOpUpsample, kernel::kOpShortcut}) {
+        c.op = op;
+        const std::string message = error_message([&] { device->start(command, arena, params); });
+        EXPECT_NE(message.find("upsample/shortcut not supported by this build"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find(device->name()), std::string::npos) << message;
+    }
+    EXPECT_FALSE(device->telemetry().busy);
+}
+
 TEST(RtlDevice, ListedAsUsable) {
     bool found = false;
     for (const DeviceInfo& info : list_devices()) {
@@ -119,6 +161,21 @@ TEST(RtlDevice, ListedAsUsable) {
         EXPECT_NE(info.name.find("Tm=8"), std::string::npos) << info.name;
     }
     EXPECT_TRUE(found);
+}
+
+// yolov3-tiny on the RTL: its upsample runs on the host between the RTL's commands (the build has no such
+// op), every layer still the CPU engine's. About 13 s of CPU (most of it the weight bursts of the large
+// layers, which do not shrink with the input).
+TEST(RtlBitExact, Yolov3TinyAt64WithTheUpsampleOnTheHost) {
+    const auto device = open_small();
+    const auto q = std::make_shared<const QuantizedNetwork>(
+        naive_quantize(synthetic_network("cfg/yolov3-tiny.cfg", 64)));
+    const std::vector<CommandStats> stats =
+        expect_device_bit_exact(*device, q, "yolov3-tiny 64 on the rtl", {best_int16_isa()});
+    for (const CommandStats& s : stats) {
+        EXPECT_NE(q->network.layers[static_cast<std::size_t>(s.layer)].type, LayerType::Upsample)
+            << "layer " << s.layer << " ran on the rtl";
+    }
 }
 
 TEST(RtlBitExact, Yolov2TinyAt64CountsCyclesPerCommand) {

@@ -168,7 +168,7 @@ TEST(TrainPhases, KernelRefusesMalformedTrainingCommands) {
     EXPECT_EQ(kernel::check_command(c), kernel::kCommandBadTraining);
     c = good, c.out_h = 5;
     EXPECT_EQ(kernel::check_command(c), kernel::kCommandShapeMismatch);
-    c = good, c.op = 6;
+    c = good, c.op = 8;  // past the last op (7, shortcut)
     EXPECT_EQ(kernel::check_command(c), kernel::kCommandBadOp);
 }
 

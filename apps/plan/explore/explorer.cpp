@@ -31,6 +31,8 @@ namespace {
 std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 void set_tiles(kernel::LayerCommand& c, const kernel::Maxima& m) {
+    // Upsample / shortcut segments do not depend on the build (kernel::kMaxElementwiseSegment).
+    if (kernel::is_upsample_shortcut_op(c.op)) return;
     if (c.op == kernel::kOpReorg) {
         c.tile_rows = 1;
         c.tile_cols = static_cast<uint32_t>(balanced_tiles(static_cast<int>(c.in_w), m.tc).tile);
@@ -292,6 +294,7 @@ ExploreResult explore(const Workload& w, const ExploreOptions& options) {
             max_m = std::max(max_m, static_cast<int>(c.out_c));
             max_n = std::max(max_n, static_cast<int>(c.in_c));
         }
+        if (kernel::is_upsample_shortcut_op(c.op)) continue;  // not tiled by Tr / Tc
         if (c.op == kernel::kOpReorg) {
             widths.insert(static_cast<int>(c.in_w));
         } else {

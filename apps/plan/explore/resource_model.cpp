@@ -7,6 +7,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/contract.hpp"
+#include "fpgacnn/kernel/layer_command.hpp"
 
 namespace fpgacnn::explore {
 
@@ -117,6 +118,9 @@ DesignShape this_kernel(const kernel::Maxima& maxima, DataType type, int port_bi
         d.pool = PoolBuffers::SharedWithConv;
         d.reorg_lines = false;
     }
+    // The ops are the int16 kernel's (their shortcut is fixed-point arithmetic): a float32 design estimate
+    // (Zhang et al.'s kind) has none.
+    d.upsample_shortcut = type == DataType::Int16 && maxima.upsample_shortcut;
     d.ports = {PortGroup{3, port_bits, 256}};  // fm_read, fm_write, params
     // An int16 build also has the byte-wide fm8_read / fm8_write of 8-bit tensors (contract 5), as many
     // elements a beat as the word-wide ports; a float32 design moves no 8-bit tensors.
@@ -190,9 +194,8 @@ Resources rtl_resources(const DesignShape& d) {
     return r;
 }
 
-}  // namespace
-
-Resources estimate_resources(const DesignShape& d) {
+/// estimate_resources of everything but the upsample / shortcut ops.
+Resources estimate_resources_without_elementwise(const DesignShape& d) {
     if (d.rtl) return rtl_resources(d);
     const kernel::Maxima& m = d.maxima;
     const int bits = data_bits(d.type);
@@ -234,6 +237,34 @@ Resources estimate_resources(const DesignShape& d) {
     const Resources wide = port_width_cost(d, in_lanes, in_rows * in_cols, bits);
     r.bram_18k += wide.bram_18k;
     r.lut += wide.lut;
+    return r;
+}
+
+}  // namespace
+
+Resources upsample_shortcut_cost(const DesignShape& d) {
+    Resources r;
+    if (!d.upsample_shortcut) return r;
+    // Line buffers: a, b and the output line of the shortcut (the upsample uses two of them).
+    r.bram_18k = 3 * bram18_for(kernel::kMaxElementwiseSegment, data_bits(d.type));
+    // The leaky product sum * 13107 of a sum below 2^48: 48 x 15 bits, two 25 x 18 DSP48 multipliers.
+    r.dsp = 2;
+    // Two 16-to-48-bit left shifters (0..32, six mux stages each), the 48-bit adder, the 62-bit round-shift
+    // (six stages) and its rounding addend, saturation to 16 / 8 bits, two segment counters and three
+    // address adders (32 bits): about 2 x 150 + 48 + 190 + 64 + 40 + 64 + 96 LUT6.
+    r.lut = 800;
+    // Pipeline registers of the 48- and 62-bit datapath, counters and addresses.
+    r.ff = 450;
+    return r;
+}
+
+Resources estimate_resources(const DesignShape& d) {
+    const Resources ops = upsample_shortcut_cost(d);
+    Resources r = estimate_resources_without_elementwise(d);
+    r.dsp += ops.dsp;
+    r.bram_18k += ops.bram_18k;
+    r.lut += ops.lut;
+    r.ff += ops.ff;
     return r;
 }
 

@@ -48,6 +48,10 @@ struct DesignShape {
     // the convolution's buffers, reorg in input lane 0, the AXI queues in LUTRAM) and its DSP, LUT and
     // FF terms measured with yosys (docs/kernel.md "Model against yosys").
     bool rtl = false;
+    // Contract 7's upsample and shortcut ops (kernels/src/upsample_shortcut_layer.hpp,
+    // kernel::Maxima::upsample_shortcut): their line buffers and the shortcut's 48-bit datapath
+    // (upsample_shortcut_cost).
+    bool upsample_shortcut = false;
 };
 
 /// This project's kernel at `maxima`: three AXI masters (fm_read, fm_write, params) of `port_bits`,
@@ -79,6 +83,13 @@ int dsp_preadder_bits(const std::string& dsp_kind);
 bool dsp_takes_pairs(const std::string& dsp_kind);
 
 Resources estimate_resources(const DesignShape& design);
+
+/// What the upsample and shortcut ops add to a build (DesignShape::upsample_shortcut): three line buffers
+/// of kernel::kMaxElementwiseSegment elements (BRAM), the shortcut's operand alignment (two shifters to
+/// 48 bits), 48-bit adder, leaky product (48 x 15 bits: two DSP48 slices) and the round-shift and
+/// saturation of its 64-bit sum (LUTs), the segment counters and addresses. Estimated from the datapath's
+/// widths, not yet measured (the RTL twin has no such ops; docs/kernel.md "Upsample and shortcut").
+Resources upsample_shortcut_cost(const DesignShape& design);
 
 /// A published design the model was calibrated on, with what its authors report.
 struct PublishedDesign {

@@ -53,6 +53,8 @@ int main() {
     param("OP_MAXPOOL", kernel::kOpMaxPool);
     param("OP_REORG", kernel::kOpReorg);
     param("OP_IDENTIFY", kernel::kOpIdentify);
+    param("OP_UPSAMPLE", kernel::kOpUpsample);
+    param("OP_SHORTCUT", kernel::kOpShortcut);
     param("COMMAND_WORDS", kernel::kCommandWords);
 
     namespace regs = kernel::regs;
@@ -115,6 +117,7 @@ int main() {
     param("FP_MAX_S", kernel::kFpMaxS);
     param("FP_INT8_PAIRS", kernel::kFpInt8Pairs);
     param("FP_PORT_BITS", kernel::kFpPortBits);
+    param("FP_UPSAMPLE_SHORTCUT", kernel::kFpUpsampleShortcut);
     std::printf("endpackage\n");
     std::printf("/* verilator lint_on UNUSEDPARAM */\n");
     return 0;

@@ -141,8 +141,9 @@ FPGACNN_API void int16_upsample(const Layer& layer, const int16_t* input, int16_
 
 /// A shortcut's output exponent may be at most this much finer than the finer of its operands
 /// (Qout <= max(Qa, Qb) + 8): with exponents in [kMinExponent, kMaxExponent] every intermediate then
-/// stays within int64 (docs/arithmetic.md, "Shortcut").
-constexpr int kShortcutMaxOutputGain = 8;
+/// stays within int64 (docs/arithmetic.md, "Shortcut"). The contract's value (arith::kShortcutMaxOutputGain),
+/// which the kernel's shortcut op checks too.
+constexpr int kShortcutMaxOutputGain = arith::kShortcutMaxOutputGain;
 
 /// The exponents and output width of a [shortcut] in fixed point (docs/arithmetic.md, "Shortcut").
 struct FPGACNN_API Int16ShortcutArgs {

@@ -112,7 +112,7 @@ struct FPGACNN_API ArenaRange {
 
 /// Bytes, bursts and cycles of one layer as the kernel executes it.
 struct FPGACNN_API LayerEstimate {
-    std::uint64_t macs = 0;               ///< multiply-accumulates (conv) or comparisons (maxpool)
+    std::uint64_t macs = 0;  ///< multiply-accumulates (conv), comparisons (maxpool) or additions (shortcut)
     std::uint64_t fm_read_bytes = 0;      ///< feature-map bytes read from DDR (input tiles with halo)
     std::uint64_t fm_read_bursts = 0;     ///< AXI read bursts of those bytes
     std::uint64_t fm_write_bytes = 0;     ///< feature-map bytes written to DDR (output tiles)
@@ -134,9 +134,12 @@ struct FPGACNN_API LayerEstimate {
 struct FPGACNN_API LayerPlan {
     int index = 0;                              ///< the network layer (Layer::index)
     LayerType type = LayerType::Convolutional;  ///< the network layer's type
-    bool on_device = false;                     ///< conv, maxpool, reorg; route and region cost no command
-    /// Runs on the host between device commands (upsample, shortcut, route with groups): the CPU int16
-    /// engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
+    /// conv, maxpool, reorg, and upsample / shortcut where the build has the ops (Maxima::upsample_shortcut)
+    /// and the layer fits them; route and region cost no command
+    bool on_device = false;
+    /// Runs on the host between device commands (route with groups; upsample and shortcut the build cannot
+    /// run): the CPU int16 engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a
+    /// host layer.
     bool on_host = false;
     TensorShape input_shape;   ///< the layer's input (Layer::input)
     TensorShape output_shape;  ///< the layer's output (Layer::output)

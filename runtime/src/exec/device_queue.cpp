@@ -226,6 +226,16 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
             "; re-plan for the device (fpgacnn-plan --tm/--tn/--tr/--tc) or load the bitstream the "
             "plan was made for");
     }
+    if (!device.maxima().upsample_shortcut) {
+        for (const DeviceCommand& c : commands.commands) {
+            if (!kernel::is_upsample_shortcut_op(c.command.op)) continue;
+            throw DeviceError(device.name() + ": " + c.description +
+                              " was planned for a kernel with the upsample / shortcut ops, but the device's "
+                              "kernel (" +
+                              device.fingerprint().text() +
+                              ") has none; re-plan for the device so that those layers run on the host");
+        }
+    }
     if (commands.commands.empty() || commands.commands.front().layer != 0) {
         throw DeviceError(network->network.cfg_path + ": layer 0 must run on " + device.name() +
                           " (it reads the frame's input slot)");

@@ -13,21 +13,6 @@
 
 namespace fpgacnn {
 
-namespace {
-
-// One rounding from the aligned sum (exponent `sum_q`) to output_q, the activation folded in exactly as
-// the conv's requantize_to_width folds leaky or relu; 64 bits hold the sum and the leaky product.
-int16_t requantize_sum(int64_t sum, int shift, uint32_t activation, int bits) {
-    if (activation == arith::kActivationRelu && sum < 0) return 0;
-    if (activation == arith::kActivationLeaky && sum < 0) {
-        return arith::saturate_to_width(
-            arith::round_shift(sum * arith::kLeakyMultiplier, arith::kLeakyShift + shift), bits);
-    }
-    return arith::saturate_to_width(arith::round_shift(sum, shift), bits);
-}
-
-}  // namespace
-
 void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output) {
     if (layer.type != LayerType::Upsample)
         throw Error("int16_upsample called on " + int16_detail::describe_layer(layer));
@@ -49,20 +34,17 @@ void int16_shortcut(const Layer& layer, const Int16ShortcutArgs& args, const int
     if (layer.type != LayerType::Shortcut) throw Error("int16_shortcut called on " + what);
     const Activation activation = layer.shortcut().activation;
     const uint32_t code = int16_detail::fixed_point_activation(activation, what);
-    const int sum_q = std::max(args.input_q, args.added_q);
-    const int input_shift = sum_q - args.input_q;
-    const int added_shift = sum_q - args.added_q;
-    const int shift = sum_q - args.output_q;
+    // The kernel's shortcut op computes the same per value (arith::shortcut_sum, arith::requantize_sum).
+    const int align = args.input_q - args.added_q;
+    const int shift = std::max(args.input_q, args.added_q) - args.output_q;
     const TensorShape& out = layer.output;
     // Where `added` does not reach, the output is the previous layer's value requantized alone.
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        output[i] = requantize_sum(static_cast<int64_t>(input[i]) * (int64_t{1} << input_shift), shift, code,
-                                   args.output_bits);
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+        output[i] =
+            arith::requantize_sum(arith::shortcut_sum(input[i], 0, align), shift, code, args.output_bits);
     core::for_each_shortcut_pair(out, added_shape, [&](std::size_t out_index, std::size_t added_index) {
-        const int64_t sum = static_cast<int64_t>(input[out_index]) * (int64_t{1} << input_shift) +
-                            static_cast<int64_t>(added[added_index]) * (int64_t{1} << added_shift);
-        output[out_index] = requantize_sum(sum, shift, code, args.output_bits);
+        output[out_index] = arith::requantize_sum(
+            arith::shortcut_sum(input[out_index], added[added_index], align), shift, code, args.output_bits);
     });
 }
 

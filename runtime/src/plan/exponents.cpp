@@ -1,4 +1,5 @@
 // The exponents and storage widths of a quantized network turned into the commands' shifts and widths.
+#include <algorithm>
 #include <string>
 
 #include "fpgacnn/error.hpp"
@@ -27,6 +28,26 @@ std::vector<kernel::LayerCommand> with_exponents(const NetworkPlan& plan, const 
                 throw Error(what + ": bias shift Qw + Qin - Qb = " + std::to_string(c.bias_shift) +
                             " is outside " + std::to_string(arith::kExactMinBiasShift) + ".." +
                             std::to_string(arith::kExactMaxBiasShift) + "; re-run calibration");
+            }
+        } else if (lp.type == LayerType::Shortcut) {
+            // The kernel's shortcut op (contract 7): bias_shift aligns the operands (Qa - Qb), output_shift
+            // takes their sum from max(Qa, Qb) to Qout; the `from` tensor's width was planned (weight_bits).
+            const std::size_t from = static_cast<std::size_t>(
+                network.network.layers[static_cast<std::size_t>(lp.index)].shortcut().from);
+            const QuantizedLayer& added = network.layers[from];
+            c.bias_shift = q.input_q - added.output_q;
+            c.output_shift = std::max(q.input_q, added.output_q) - q.output_q;
+            if (c.output_shift < -arith::kShortcutMaxOutputGain) {
+                throw Error(
+                    what + ": output exponent " + std::to_string(q.output_q) + " is more than " +
+                    std::to_string(arith::kShortcutMaxOutputGain) +
+                    " above its operands' (docs/arithmetic.md \"Shortcut on int16\"); re-run calibration");
+            }
+            if (c.weight_bits != static_cast<uint32_t>(added.output_bits)) {
+                throw Error(what + ": the plan adds layer " + std::to_string(from) + " at " +
+                            std::to_string(c.weight_bits) + " bits, the quantized network stores it at " +
+                            std::to_string(added.output_bits) +
+                            "; plan with the network's widths (plan_widths_of)");
             }
         } else {
             c.output_shift = q.input_q - q.output_q;

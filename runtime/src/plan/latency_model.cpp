@@ -223,6 +223,10 @@ LayerEstimate plan_detail::estimate_command_on(const kernel::LayerCommand& comma
         e = estimate_pool(command, options, model);
     } else if (command.op == kernel::kOpReorg) {
         e = estimate_reorg(command, options, model);
+    } else if (command.op == kernel::kOpUpsample) {
+        e = estimate_upsample(command, options, model);
+    } else if (command.op == kernel::kOpShortcut) {
+        e = estimate_shortcut(command, options, model);
     }
     return e;
 }

@@ -221,6 +221,12 @@ inline Transfer output_tile(std::uint64_t element_bytes, int maps, int rows, int
     return t;
 }
 
+/// Contract 7's element-wise ops (upsample_shortcut_latency.cpp): the kernel's row-segment loops
+/// (kernels/src/upsample_shortcut_layer.hpp) burst for burst.
+LayerEstimate estimate_upsample(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model);
+/// The shortcut op (see estimate_upsample).
+LayerEstimate estimate_shortcut(const kernel::LayerCommand& c, const PlanOptions& o, const Model& model);
+
 /// estimate_command with a given memory model (a separate weight memory: Model's second argument);
 /// milliseconds are not filled in.
 LayerEstimate estimate_command_on(const kernel::LayerCommand& command, const PlanOptions& options,

@@ -171,6 +171,54 @@ void plan_reorg(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
     lp.command.tile_cols = static_cast<uint32_t>(lp.tile_cols);
 }
 
+/// Whether the kernel build runs this upsample or shortcut layer (contract 7's ops): the build has them,
+/// an upsample's stride fits, a shortcut adds a tensor of its own shape with a fixed-point activation
+/// (darknet's other overlaps stay on the host: the op adds tensors of one shape only).
+bool kernel_runs_elementwise(const Network& network, const Layer& layer, const KernelMaxima& m) {
+    if (!m.upsample_shortcut) return false;
+    if (layer.type == LayerType::Upsample) {
+        const int s = layer.upsample().stride;
+        return s >= 1 && s <= m.max_stride;
+    }
+    if (layer.type != LayerType::Shortcut) return false;
+    const ShortcutParams& p = layer.shortcut();
+    const Activation a = p.activation;
+    return p.from >= 0 && static_cast<std::size_t>(p.from) < network.layers.size() &&
+           network.layers[static_cast<std::size_t>(p.from)].output == layer.output &&
+           layer.input == layer.output &&
+           (a == Activation::Linear || a == Activation::Leaky || a == Activation::Relu);
+}
+
+/// Row segments of at most Tc elements for the element-wise ops (reorg's tiling: tile_rows 1).
+void plan_segments(int extent, int segment, int rows, LayerPlan& lp) {
+    lp.tile_cols = segment;
+    lp.tile_rows = 1;
+    lp.row_tiles = rows;
+    lp.col_tiles = (extent + segment - 1) / segment;
+    lp.command.kernel_size = 1;
+    lp.command.tile_rows = 1;
+    lp.command.tile_cols = static_cast<uint32_t>(segment);
+}
+
+void plan_upsample(const Layer& layer, LayerPlan& lp) {
+    const int s = layer.upsample().stride;
+    lp.command.op = kernel::kOpUpsample;
+    lp.command.stride = static_cast<uint32_t>(s);
+    // Output segments of whole input pixels (a multiple of the stride): each input value is read once.
+    const int segment = balanced_tiles(layer.input.w, kernel::kMaxElementwiseSegment / s).tile * s;
+    plan_segments(layer.output.w, segment, layer.input.c * layer.input.h, lp);
+}
+
+void plan_shortcut(const Layer& layer, const ArenaRange& added, LayerPlan& lp) {
+    lp.command.op = kernel::kOpShortcut;
+    lp.command.stride = 1;
+    lp.command.leaky = int16_detail::fixed_point_activation(layer.shortcut().activation, describe(layer));
+    lp.command.error_offset = static_cast<uint32_t>(added.offset);  // the `from` tensor, at its own width
+    lp.command.weight_bits = static_cast<uint32_t>(added.bits);
+    plan_segments(layer.output.w, balanced_tiles(layer.output.w, kernel::kMaxElementwiseSegment).tile,
+                  layer.output.c * layer.output.h, lp);
+}
+
 }  // namespace
 
 TileSplit balanced_tiles(int extent, int maximum) {
@@ -228,13 +276,16 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
         lp.input_shape = layer.input;
         lp.output_shape = layer.output;
         lp.output = layout.outputs[i];
+        const bool elementwise = kernel_runs_elementwise(network, layer, options.maxima);
         lp.on_device = layer.type == LayerType::Convolutional || layer.type == LayerType::MaxPool ||
-                       layer.type == LayerType::Reorg;
+                       layer.type == LayerType::Reorg || elementwise;
         // Host layers: the CPU engine's int16 code between the device's commands (DeviceQueue), reading
-        // and writing their tensors in the arena; the kernel contract has no command for them.
-        lp.on_host = layer.type == LayerType::Upsample || layer.type == LayerType::Shortcut ||
-                     (layer.type == LayerType::Route && layer.route().groups != 1) || layout.host_routes[i] ||
-                     layer.type == LayerType::Unsupported;
+        // and writing their tensors in the arena; the kernel build has no command for them (upsample and
+        // shortcut: a build without contract 7's ops, or a shortcut of two shapes).
+        lp.on_host =
+            ((layer.type == LayerType::Upsample || layer.type == LayerType::Shortcut) && !elementwise) ||
+            (layer.type == LayerType::Route && layer.route().groups != 1) || layout.host_routes[i] ||
+            layer.type == LayerType::Unsupported;
         if (lp.on_host) lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
         if (lp.on_device) {
             const TensorShape& produced = i == 0 ? network.input : network.layers[i - 1].output;
@@ -252,6 +303,10 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
                           params_end, alignment, lp);
             } else if (layer.type == LayerType::MaxPool) {
                 plan_maxpool(layer, options.maxima, lp);
+            } else if (layer.type == LayerType::Upsample) {
+                plan_upsample(layer, lp);
+            } else if (layer.type == LayerType::Shortcut) {
+                plan_shortcut(layer, layout.outputs[static_cast<std::size_t>(layer.shortcut().from)], lp);
             } else {
                 plan_reorg(layer, options.maxima, lp);
             }

@@ -33,8 +33,9 @@ struct FPGACNN_API CommandFootprint {
 FPGACNN_API CommandFootprint command_footprint(const kernel::LayerCommand& command,
                                                const KernelMaxima& maxima);
 
-/// The arena range a weight-gradient command (kernel::kOpWeightGradient) reads its error dY from, the
-/// second input CommandFootprint has no field for; empty for every other op. Contract 6.
+/// The arena range of a command's second input, which CommandFootprint has no field for: the error dY a
+/// weight-gradient command (kernel::kOpWeightGradient, contract 6) reads, or the `from` tensor a shortcut
+/// command (kernel::kOpShortcut, contract 7) adds, at its width; empty for every other op.
 FPGACNN_API ByteSpan command_error_span(const kernel::LayerCommand& command);
 
 /// The check of every driver's start(), against the maxima of the DEVICE's kernel build (its

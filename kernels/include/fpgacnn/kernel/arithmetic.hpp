@@ -111,6 +111,27 @@ inline int16_t requantize_to_width(int32_t acc, int shift, uint32_t activation, 
     return saturate_to_width(round_shift(acc, shift), bits);
 }
 
+/// A [shortcut]'s exact sum (docs/arithmetic.md "Shortcut on int16") at Qs = max(Qa, Qb): a at Qa plus
+/// b at Qb, the coarser operand shifted up by |align| = |Qa - Qb| (align > 0: b, align < 0: a). With
+/// |align| <= 32 the sum stays below 2^48.
+inline int64_t shortcut_sum(int16_t a, int16_t b, int align) {
+    const int a_shift = align < 0 ? -align : 0;
+    const int b_shift = align > 0 ? align : 0;
+    return static_cast<int64_t>(a) * (static_cast<int64_t>(1) << a_shift) +
+           static_cast<int64_t>(b) * (static_cast<int64_t>(1) << b_shift);
+}
+
+/// A shortcut's sum (exponent Qs) to its output (Qout, shift = Qs - Qout >= -kShortcutMaxOutputGain) with
+/// the activation folded into the one rounding exactly as requantize_to_width folds it, saturated to
+/// `bits`; in 64 bits (|sum| < 2^48, so the leaky product stays below 2^62).
+inline int16_t requantize_sum(int64_t sum, int shift, uint32_t activation, int bits) {
+    if (activation == kActivationRelu && sum < 0) return 0;
+    if (activation == kActivationLeaky && sum < 0) {
+        return saturate_to_width(round_shift(sum * kLeakyMultiplier, kLeakyShift + shift), bits);
+    }
+    return saturate_to_width(round_shift(sum, shift), bits);
+}
+
 /// The weight-gradient (WG) accumulator step (contract 6): acc + e * x in 64 bits, wrapping like mac()
 /// so that every order gives the same bits. A WG sum runs over out_h * out_w * batch products of two
 /// int16 (|e * x| <= 2^30); check_command keeps that count <= 2^32, so the sum stays below 2^62 and

@@ -28,6 +28,10 @@
 // two from 16 to 128. Only the cycles depend on it: the arena layout, the commands and the results
 // are the same at every width (rows may start and end anywhere inside a beat).
 #define FPGACNN_REFERENCE_PORT_BITS 16
+// The upsample and shortcut ops (contract 7: kOpUpsample, kOpShortcut; upsample_shortcut_layer.hpp).
+// 0 leaves them out of a build; hosts then run those layers on the CPU between the device's commands
+// (the fingerprint tells them), as they do for a build that predates them.
+#define FPGACNN_REFERENCE_UPSAMPLE_SHORTCUT 1
 
 #ifndef FPGACNN_TM
 #define FPGACNN_TM FPGACNN_REFERENCE_TM
@@ -53,6 +57,9 @@
 #ifndef FPGACNN_PORT_BITS
 #define FPGACNN_PORT_BITS FPGACNN_REFERENCE_PORT_BITS
 #endif
+#ifndef FPGACNN_UPSAMPLE_SHORTCUT
+#define FPGACNN_UPSAMPLE_SHORTCUT FPGACNN_REFERENCE_UPSAMPLE_SHORTCUT
+#endif
 
 namespace fpgacnn {
 /// The accelerator kernel as host and HLS source share it (kernels/include): the build's maxima, the
@@ -75,6 +82,8 @@ static const int kMaxS = FPGACNN_MAX_S;
 static const bool kInt8Pairs = FPGACNN_INT8_PAIRS != 0;
 /// Data width of the word-wide AXI masters, bits (FPGACNN_PORT_BITS).
 static const int kPortBits = FPGACNN_PORT_BITS;
+/// The build runs the upsample and shortcut ops (FPGACNN_UPSAMPLE_SHORTCUT).
+static const bool kUpsampleShortcut = FPGACNN_UPSAMPLE_SHORTCUT != 0;
 /// Feature-map elements one beat of a feature-map master carries (either storage width).
 static const int kPortElements = kPortBits / 16;
 static_assert(kPortBits >= 16 && kPortBits <= 128 && (kPortBits & (kPortBits - 1)) == 0,
@@ -107,6 +116,9 @@ struct Maxima {
     /// Data width of the word-wide masters (FPGACNN_PORT_BITS): like int8_pairs, only the planner's
     /// cycle counts depend on it.
     int port_bits = FPGACNN_REFERENCE_PORT_BITS;
+    /// The build runs the upsample and shortcut ops (FPGACNN_UPSAMPLE_SHORTCUT, contract 7): the planner
+    /// puts those layers on the device only then, else on the host between the device's commands.
+    bool upsample_shortcut = FPGACNN_REFERENCE_UPSAMPLE_SHORTCUT != 0;
 };
 
 /// The maxima this translation unit is compiled with (its FPGACNN_* values): what the kernel code
@@ -117,6 +129,7 @@ inline Maxima compiled_maxima() {
     m.max_kernel = kMaxK, m.max_stride = kMaxS;
     m.int8_pairs = kInt8Pairs;
     m.port_bits = kPortBits;
+    m.upsample_shortcut = kUpsampleShortcut;
     return m;
 }
 

@@ -26,8 +26,11 @@ namespace arith {
 /// a conv command's `leaky` word into an activation code (kActivation* below: 0 and 1 keep their
 /// meaning, 2 adds relu); the forward arithmetic of linear and leaky is unchanged, so every model file
 /// still loads, but the two new registers move the pointer registers and a version-5 bitstream would
-/// run a relu layer as linear, so it would misread version-6 commands.
-static const int kContractVersion = 6;
+/// run a relu layer as linear, so it would misread version-6 commands. 7 adds the upsample and shortcut
+/// ops (kernel::kOpUpsample, kOpShortcut in layer_command.hpp; the shortcut's rule below and in
+/// docs/arithmetic.md "Shortcut on int16" is the CPU engine's, unchanged); every model file still loads,
+/// but a version-6 bitstream would refuse the new op codes.
+static const int kContractVersion = 7;
 /// The oldest contract whose model files this version still runs unchanged.
 static const int kOldestReadableContractVersion = 1;
 
@@ -115,6 +118,11 @@ static const uint32_t kActivationLeaky = 1;
 static const uint32_t kActivationRelu = 2;  ///< ReLU: a negative sum gives 0
 /// The number of codes: a code at or above it is refused (kernel::check_command).
 static const uint32_t kActivationCodes = 3;
+
+/// A [shortcut]'s output exponent may be at most this far above the finer of its operands' (Qout <=
+/// max(Qa, Qb) + gain; docs/arithmetic.md "Shortcut on int16"): the engine, calibration and the
+/// kernel's shortcut op (output_shift = max(Qa, Qb) - Qout >= -gain) keep every step inside int64.
+static const int kShortcutMaxOutputGain = 8;
 
 /// Exponents a quantized network may use; every shift below stays far from the width of int64.
 static const int kMinExponent = -8;

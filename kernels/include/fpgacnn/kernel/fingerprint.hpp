@@ -35,6 +35,9 @@ enum FingerprintWord {
     kFpMaxS = 10,
     kFpInt8Pairs = 11,  // 1: the build has the pair mode (FPGACNN_INT8_PAIRS); 0: it has not
     kFpPortBits = 12,   // data width of the word-wide masters (FPGACNN_PORT_BITS); 0 from older builds: 16
+    /// 1: the build runs the upsample and shortcut ops (FPGACNN_UPSAMPLE_SHORTCUT, contract 7); 0: it has
+    /// not (builds without them, the RTL twin, older builds), so hosts keep those layers on the CPU
+    kFpUpsampleShortcut = 13,
 };
 static const int16_t kFingerprintMagic0 = 0x4643;
 static const int16_t kFingerprintMagic1 = 0x4E4E;
@@ -55,6 +58,7 @@ inline void fingerprint_words(int16_t words[kFingerprintWords]) {
     words[kFpMaxS] = static_cast<int16_t>(kMaxS);
     words[kFpInt8Pairs] = static_cast<int16_t>(kInt8Pairs ? 1 : 0);
     words[kFpPortBits] = static_cast<int16_t>(kPortBits);
+    words[kFpUpsampleShortcut] = static_cast<int16_t>(kUpsampleShortcut ? 1 : 0);
 }
 
 }  // namespace kernel

@@ -25,17 +25,44 @@ namespace kernel {
 ///     Qx + Qe(dY) - Qg; tiles tile dY.
 /// Both: every width 16, leaky 0 (the activation's derivative is applied by the host), bias fields
 /// ignored; `batch` images one after the other in each tensor.
+/// Contract 7 adds two element-wise ops (docs/kernel.md "Upsample and shortcut"), in builds that have
+/// them (Maxima::upsample_shortcut; check_command refuses them elsewhere). They reuse the command's
+/// words, so LayerCommand keeps its 24 words:
+///   kOpUpsample: darknet's nearest-neighbour [upsample] (scale 1): out_c = in_c, out_h = in_h * stride,
+///     out_w = in_w * stride; output_shift = Qin - Qout, output_bits = input_bits, weight_bits 16,
+///     kernel_size 1, pad 0; tile_cols = the output row segment, 1..kMaxElementwiseSegment (tile_rows
+///     unused).
+///   kOpShortcut: darknet's [shortcut] of two tensors of one shape (in_* = out_*): input_offset = the
+///     previous layer's output a (at input_bits), error_offset = layer `from`'s output b (at weight_bits:
+///     the word's meaning for this op), output_offset = the sum; bias_shift = Qa - Qb (a positive value
+///     aligns b up to Qa, a negative one a up to Qb, |value| <= kMaxExponent - kMinExponent), output_shift
+///     = max(Qa, Qb) - Qout (>= -arith::kShortcutMaxOutputGain), leaky = the activation code,
+///     output_bits = input_bits; kernel_size 1, stride 1, pad 0; tile_cols = the row segment,
+///     1..kMaxElementwiseSegment.
 enum Op {
     kOpConv = 0,
     kOpMaxPool = 1,
     kOpReorg = 2,
     kOpIdentify = 3,
     kOpConvBackward = 4,
-    kOpWeightGradient = 5
+    kOpWeightGradient = 5,
+    kOpUpsample = 6,
+    kOpShortcut = 7
 };
 
 /// Whether an op is one of the training phases (BP or WG).
 inline bool is_training_op(uint32_t op) { return op == kOpConvBackward || op == kOpWeightGradient; }
+
+/// Whether an op is one of contract 7's element-wise ops (upsample, shortcut).
+inline bool is_upsample_shortcut_op(uint32_t op) { return op == kOpUpsample || op == kOpShortcut; }
+
+/// Longest row segment of an upsample / shortcut command (its tile_cols): one AXI burst of 256 beats at
+/// most, and the length of the ops' three line buffers (3 x 256 x 16 bits, whatever Tc is). Long segments
+/// matter: each segment pays a read latency, and a shortcut moves three tensors one element a beat.
+static const int kMaxElementwiseSegment = 256;
+
+/// Largest |bias_shift| of a shortcut command: the distance between two exponents of the contract.
+static const int kShortcutMaxAlignShift = arith::kMaxExponent - arith::kMinExponent;
 
 /// Largest batch of a training command: a WG sum of at most kMaxDimension^2 * kMaxTrainBatch = 2^32
 /// products of two int16 (each |p| <= 2^30) stays below 2^62, so its int64 accumulators never wrap.
@@ -73,7 +100,8 @@ struct LayerCommand {
     uint32_t input_bits;     ///< storage width of the input (its producer's output_bits): conv with 8-bit
                              // input and weights runs in pair mode (arith::kPairShift); maxpool / reorg
                              // carry their input's width, so it must equal output_bits
-    uint32_t error_offset;   ///< contract 6, WG only: feature-map arena, int16 elements: the error dY
+    uint32_t error_offset;   ///< contract 6, WG: feature-map arena, int16 elements: the error dY;
+                             ///< contract 7, shortcut: the `from` tensor b, in elements of its width
     uint32_t batch;          ///< contract 6, BP and WG: images, 1..kMaxTrainBatch (FP ops ignore it)
 };
 
@@ -94,7 +122,8 @@ enum CommandCheck {
     kCommandBadWeightWidth,  ///< conv: weight_bits is not a storage width; maxpool / reorg: not 16
     kCommandBadInputWidth,   ///< input_bits is not a storage width; maxpool / reorg: not output_bits
     kCommandBadTraining,  ///< BP / WG: a width is not 16, leaky is set or batch is outside 1..kMaxTrainBatch
-    kCommandBadActivation,  ///< conv: the activation code (leaky word) is not an arith::kActivation* code
+    kCommandBadActivation,   ///< conv: the activation code (leaky word) is not an arith::kActivation* code
+    kCommandBadElementwise,  ///< upsample / shortcut: a window field, width or shift outside the op's rule
 };
 
 /// Whether a conv command runs in pair mode: two output columns per multiplier (arith::kPairShift).
@@ -110,12 +139,48 @@ inline uint32_t conv_output_extent(uint32_t in, uint32_t kernel_size, uint32_t s
     return static_cast<uint32_t>(span / stride + 1);
 }
 
+/// check_command's rules for kOpUpsample and kOpShortcut (the op comment above).
+inline CommandCheck check_upsample_shortcut(const LayerCommand& c, const Maxima& maxima) {
+    const uint32_t dims[4] = {c.in_h, c.in_w, c.out_h, c.out_w};
+    for (int i = 0; i < 4; ++i) {
+        if (dims[i] == 0 || dims[i] > static_cast<uint32_t>(kMaxDimension)) return kCommandBadDimension;
+    }
+    if (c.in_c == 0 || c.in_c > static_cast<uint32_t>(kMaxChannels)) return kCommandBadDimension;
+    if (!arith::is_storage_width(static_cast<int>(c.output_bits))) return kCommandBadWidth;
+    if (c.input_bits != c.output_bits) return kCommandBadInputWidth;
+    if (c.tile_cols < 1 || c.tile_cols > static_cast<uint32_t>(kMaxElementwiseSegment))
+        return kCommandBadTile;
+    if (c.kernel_size != 1 || c.pad != 0) return kCommandBadElementwise;
+    if (c.op == kOpUpsample) {
+        if (c.stride < 1 || c.stride > static_cast<uint32_t>(maxima.max_stride)) return kCommandBadWindow;
+        if (c.weight_bits != static_cast<uint32_t>(arith::kDataBits) || c.leaky != arith::kActivationLinear)
+            return kCommandBadElementwise;
+        if (c.output_shift < arith::kExactMinOutputShift || c.output_shift > arith::kExactMaxOutputShift)
+            return kCommandBadShift;
+        if (c.out_c != c.in_c || c.out_h != c.in_h * c.stride || c.out_w != c.in_w * c.stride)
+            return kCommandShapeMismatch;
+        return kCommandOk;
+    }
+    if (c.stride != 1) return kCommandBadWindow;
+    if (!arith::is_storage_width(static_cast<int>(c.weight_bits))) return kCommandBadElementwise;
+    if (c.leaky >= arith::kActivationCodes) return kCommandBadActivation;
+    if (c.bias_shift < -kShortcutMaxAlignShift || c.bias_shift > kShortcutMaxAlignShift ||
+        c.output_shift < -arith::kShortcutMaxOutputGain || c.output_shift > arith::kExactMaxOutputShift) {
+        return kCommandBadShift;
+    }
+    if (c.out_c != c.in_c || c.out_h != c.in_h || c.out_w != c.in_w) return kCommandShapeMismatch;
+    return kCommandOk;
+}
+
 /// Whether a kernel built with `maxima` can run this command (hosts check a command against the
 /// maxima of the device's build, which its fingerprint reports, before they start it).
 inline CommandCheck check_command(const LayerCommand& c, const Maxima& maxima) {
     if (c.op == kOpIdentify) return kCommandOk;
-    if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg && !is_training_op(c.op))
+    if (c.op != kOpConv && c.op != kOpMaxPool && c.op != kOpReorg && !is_training_op(c.op) &&
+        !(is_upsample_shortcut_op(c.op) && maxima.upsample_shortcut)) {
         return kCommandBadOp;
+    }
+    if (is_upsample_shortcut_op(c.op)) return check_upsample_shortcut(c, maxima);
     if (is_training_op(c.op)) {
         const uint32_t w16 = static_cast<uint32_t>(arith::kDataBits);
         if (c.output_bits != w16 || c.weight_bits != w16 || c.input_bits != w16 || c.leaky != 0 ||
@@ -185,7 +250,7 @@ inline const char* command_check_text(CommandCheck check) {
             return "ok";
         case kCommandBadOp:
             return "unknown operation (0 = conv, 1 = maxpool, 2 = reorg, 3 = identify, 4 = conv backward, "
-                   "5 = weight gradient)";
+                   "5 = weight gradient, 6 = upsample and 7 = shortcut in builds that have them)";
         case kCommandBadDimension:
             return "a height/width/channel count is 0 or above the kernel's limit";
         case kCommandBadWindow:
@@ -210,6 +275,9 @@ inline const char* command_check_text(CommandCheck check) {
                    "batch of 1 to 64 images";
         case kCommandBadActivation:
             return "activation code (leaky register) must be 0 (linear), 1 (leaky) or 2 (relu)";
+        case kCommandBadElementwise:
+            return "an upsample / shortcut command needs kernel_size 1, pad 0, a 16- or 8-bit second operand "
+                   "(shortcut) and, for upsample, weight_bits 16 and no activation";
     }
     return "unknown check result";
 }
