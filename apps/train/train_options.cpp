@@ -59,10 +59,11 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
                    "JSON lines: one {iteration, loss, rate, seconds, images} an iteration");
     app.add_option("--plot", options.plot, "a PNG of the loss curve");
     app.add_option("--device", options.device,
-                   "where the conv layers' backward (dX) and weight gradient (dW) run: cpu (float, the "
-                   "default), cpu-fixed (the kernel's fixed point on the CPU twin) or an accelerator "
-                   "running the kernel's BP and WG commands: " +
-                       train::training_device_values_text() + " (docs/tools/fpgacnn-train.md)")
+                   "where the conv layers' backward (dX) and weight gradient (dW) run, one of " +
+                       train::training_device_values_text() +
+                       ": cpu in float (the default), cpu-fixed in the kernel's fixed point on the CPU twin, "
+                       "the others through an accelerator's BP and WG commands (the rtl builds refuse them); "
+                       "the rest of training stays in float on the CPU (docs/tools/fpgacnn-train.md)")
         ->capture_default_str();
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
