@@ -42,6 +42,22 @@ TEST(TrainToolDevice, OverfitsOneBatchWithBackwardOnTheEmu) {
     EXPECT_NE(err.find("\nWG "), std::string::npos) << err;
 }
 
+// The CPU twin and the emu train to the same bits (with augmentation: every pass another batch), and
+// both differ from float.
+TEST(TrainToolDevice, CpuFixedTrainsToTheEmusBits) {
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_device_twin");
+    std::vector<std::string> outputs;
+    for (const char* device : {"emu", "cpu-fixed", "cpu"}) {
+        TrainOptions options = tiny_options(set, device, 3);
+        options.device = device;
+        train(options);
+        outputs.push_back(file_bytes(options.out));
+    }
+    ASSERT_FALSE(outputs[0].empty());
+    EXPECT_EQ(outputs[0], outputs[1]);
+    EXPECT_NE(outputs[0], outputs[2]);
+}
+
 TEST(TrainToolDevice, UnknownDeviceNamesTheValues) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_device_unknown");
     TrainOptions options = tiny_options(set, "unknown", 1);
