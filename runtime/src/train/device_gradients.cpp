@@ -187,6 +187,17 @@ PhaseTotals& PhaseTotals::operator+=(const PhaseTotals& other) {
     return *this;
 }
 
+void DeviceGradients::RecentExponents::add(int q) {
+    fitted_[static_cast<std::size_t>(next_)] = q;
+    next_ = (next_ + 1) % kBatches;
+    count_ = std::min(count_ + 1, kBatches);
+}
+
+int DeviceGradients::RecentExponents::start(int safe) const {
+    if (count_ == 0) return safe;
+    return std::max(*std::min_element(fitted_.begin(), fitted_.begin() + count_), safe);
+}
+
 std::string training_device_values_text() {
     std::string text = std::string(kCpuFloat) + ", " + kCpuFixed;
     for (const DeviceDriver& driver : device_drivers()) {
@@ -271,7 +282,7 @@ void DeviceGradients::add_input_delta(LayerState& state, int images, const float
     const double max_dy = max_abs(delta, count);
     const int safe =
         train_fixed::dynamic_exponent(max_dy * largest_channel_weight_sum(s, weights) * kBoundMargin);
-    const int first = state.have_delta_q ? std::max(state.next_delta_q, safe) : safe;
+    const int first = state.delta_q.start(safe);
     auto [result, delta_q] = settle_exponent(first, safe, state.totals.backward, [&](int wanted) {
         const int error_q = train_fixed::error_exponent(max_dy, weight_q, wanted);
         const int q = std::min(wanted, weight_q + error_q - arith::kExactMinOutputShift);
@@ -288,8 +299,7 @@ void DeviceGradients::add_input_delta(LayerState& state, int images, const float
     });
     add_dequantized(result, delta_q, input_delta);
     state.totals.delta_q = delta_q;
-    state.next_delta_q = fitted_exponent(result, delta_q);
-    state.have_delta_q = true;
+    state.delta_q.add(fitted_exponent(result, delta_q));
 }
 
 // WG: X and dY at their dynamic exponents, Qg settled by settle_exponent; the error's exponent lowered
@@ -305,7 +315,7 @@ void DeviceGradients::add_weight_gradient(LayerState& state, int images, const f
     const int dynamic_error_q = train_fixed::dynamic_exponent(max_abs(delta, dy_count));
     const int safe =
         train_fixed::dynamic_exponent(max_x * largest_channel_error_sum(s, images, delta) * kBoundMargin);
-    const int first = state.have_gradient_q ? std::max(state.next_gradient_q, safe) : safe;
+    const int first = state.gradient_q.start(safe);
     int error_q = dynamic_error_q;
     auto [result, gradient_q] = settle_exponent(first, safe, state.totals.weight_gradient, [&](int wanted) {
         error_q = std::min(dynamic_error_q, wanted + arith::kExactMaxOutputShift - input_q);
@@ -323,8 +333,7 @@ void DeviceGradients::add_weight_gradient(LayerState& state, int images, const f
     });
     add_dequantized(result, gradient_q, weight_updates.data());
     state.totals.input_q = input_q, state.totals.error_q = error_q, state.totals.gradient_q = gradient_q;
-    state.next_gradient_q = fitted_exponent(result, gradient_q);
-    state.have_gradient_q = true;
+    state.gradient_q.add(fitted_exponent(result, gradient_q));
 }
 
 void DeviceGradients::add_gradients(const Layer& layer, int batch, const float* input, const float* delta,

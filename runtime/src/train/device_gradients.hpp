@@ -7,6 +7,7 @@
 // the convolution), the bias gradient, the other layers and the SGD update.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,12 +74,26 @@ public:
     std::vector<LayerGradientTotals> totals() const;
 
 private:
+    /// The exponents one phase's results fitted over the last batches. The next batch starts from the
+    /// coarsest (the largest recent result): the errors of consecutive batches of other images differ
+    /// by more than a result's headroom, and a result that outgrows it costs the phase two more runs.
+    class RecentExponents {
+    public:
+        void add(int q);
+        /// The coarsest recent exponent, but not coarser than `safe` (the first batch: `safe`).
+        int start(int safe) const;
+
+    private:
+        static constexpr int kBatches = 4;
+        std::array<int, kBatches> fitted_{};
+        int count_ = 0;
+        int next_ = 0;
+    };
     struct LayerState {
         bool runs = false;
         train_fixed::ConvShape shape;
         LayerGradientTotals totals;
-        int next_delta_q = 0, next_gradient_q = 0;  ///< fitted to the last batch's results
-        bool have_delta_q = false, have_gradient_q = false;
+        RecentExponents delta_q, gradient_q;
     };
     void add_input_delta(LayerState& state, int images, const float* delta, const std::vector<float>& weights,
                          const std::vector<int16_t>& weights_q, int weight_q, float* input_delta);
