@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../common/flag_checks.hpp"
+#include "train/device_gradients.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -57,6 +58,13 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
     app.add_option("--log", options.log,
                    "JSON lines: one {iteration, loss, rate, seconds, images} an iteration");
     app.add_option("--plot", options.plot, "a PNG of the loss curve");
+    app.add_option("--device", options.device,
+                   "where the conv layers' backward (dX) and weight gradient (dW) run, one of " +
+                       train::training_device_values_text() +
+                       ": cpu in float (the default), cpu-fixed in the kernel's fixed point on the CPU twin, "
+                       "the others through an accelerator's BP and WG commands (the rtl builds refuse them); "
+                       "the rest of training stays in float on the CPU (docs/tools/fpgacnn-train.md)")
+        ->capture_default_str();
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

@@ -25,8 +25,9 @@ struct TrainOptions {
     int checkpoint_every = 0;  ///< iterations between checkpoints; 0: only at the end and on Ctrl-C
     std::string checkpoint;    ///< the checkpoint file; empty: <out>.checkpoint
     std::string resume;
-    std::string log;   ///< JSON lines, one object an iteration
-    std::string plot;  ///< loss-curve PNG
+    std::string log;             ///< JSON lines, one object an iteration
+    std::string plot;            ///< loss-curve PNG
+    std::string device = "cpu";  ///< where conv layers' BP and WG run (train/device_gradients.hpp)
     int verbosity = 0;
     bool quiet = false;
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include "../common/output_paths.hpp"
 #include "checkpoint.hpp"
 #include "darknet_init.hpp"
+#include "device_report.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
@@ -88,6 +90,9 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
 
     const model::CfgFile cfg = model::read_cfg_file(options.cfg);
     train::FloatTrainer trainer(starting_network(options), train::read_training_options(cfg));
+    const std::unique_ptr<train::DeviceGradients> device_gradients =
+        train::open_device_gradients(options.device, trainer.network(), trainer.batch());
+    trainer.set_device_gradients(device_gradients.get());
     const Network& network = trainer.network();
     const int classes = region_classes(network);
     std::vector<LabelledImage> images =
@@ -154,6 +159,10 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     progress.finish(fmt::format("{} iterations{}", outcome.iterations.size(),
                                 outcome.interrupted ? " (interrupted)" : ""));
     const std::size_t trained_images = outcome.iterations.size() * per_update;
+    if (device_gradients) {
+        spdlog::info("{}", format_device_report(*device_gradients, trained_images,
+                                                spdlog::should_log(spdlog::level::debug)));
+    }
     if (trained_images > 0)
         outcome.seconds_per_image = training_seconds / static_cast<double>(trained_images);
     if (!options.plot.empty()) {

@@ -11,9 +11,11 @@
 
 #include "device_bitexact.hpp"
 #include "error_message.hpp"
+#include "fpgacnn/darknet.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/rtl_device.hpp"
 #include "rtl_model_check.hpp"
+#include "train/device_gradients.hpp"
 #include "train_fixed/train_fixed.hpp"
 
 namespace fpgacnn::test {
@@ -150,6 +152,19 @@ TEST(RtlDevice, HasNoUpsampleOrShortcutOpSoThoseLayersStayOnTheHost) {
         EXPECT_NE(message.find(device->name()), std::string::npos) << message;
     }
     EXPECT_FALSE(device->telemetry().busy);
+}
+
+// fpgacnn-train --device rtl: the trainer asks the device for BP and WG when it opens it, so the RTL's
+// refusal (naming the device) comes before any training.
+TEST(RtlDevice, TrainerRefusesItBeforeTraining) {
+    const Network network = parse_darknet_cfg(
+        "[net]\nbatch=2\nwidth=8\nheight=8\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\n"
+        "activation=leaky\n",
+        "rtl-train.cfg");
+    const std::string message = error_message(
+        [&] { train::open_device_gradients(std::string("rtl:") + FPGACNN_TEST_RTL_BUILD, network, 2); });
+    EXPECT_NE(message.find("BP/WG not supported by this build"), std::string::npos) << message;
+    EXPECT_NE(message.find("rtl:"), std::string::npos) << message;
 }
 
 TEST(RtlDevice, ListedAsUsable) {

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -20,11 +19,6 @@
 
 namespace fpgacnn::train_tool::test {
 namespace {
-
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
 
 bool exists(const std::string& path) {
     struct stat info {};

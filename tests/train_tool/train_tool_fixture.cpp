@@ -1,6 +1,7 @@
 #include "train_tool_fixture.hpp"
 
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include <opencv2/imgcodecs.hpp>
@@ -107,6 +108,11 @@ TrainOptions tiny_options(const TinyTrainingSet& set, const std::string& stem, i
     options.max_batches = max_batches;
     options.quiet = true;
     return options;
+}
+
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
 }
 
 TrainOutcome train(const TrainOptions& options) {

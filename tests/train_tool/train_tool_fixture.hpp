@@ -26,6 +26,9 @@ TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size =
 /// Options of a run on `set` writing into set.dir with the given output stem.
 TrainOptions tiny_options(const TinyTrainingSet& set, const std::string& stem, int max_batches);
 
+/// The whole file (empty when it cannot be read).
+std::string file_bytes(const std::string& path);
+
 /// run_training without an interrupt.
 TrainOutcome train(const TrainOptions& options);
 

@@ -145,22 +145,34 @@ void conv_forward_train(Layer& layer, int batch, const float* input, float* outp
     }
 }
 
+void conv_backward_to_conv_output(const Layer& layer, int batch, const float* output, float* delta,
+                                  ConvTrainState& state) {
+    const ConvParams& conv = layer.conv();
+    const int pixels = layer.output.h * layer.output.w;
+    apply_activation_gradient(output, layer.output.size() * batch, conv.activation, delta);
+    ConvGradients& gradients = state.gradients;
+    if (conv.batch_normalize) {
+        batchnorm_backward({batch, conv.filters, pixels}, conv.bn_scales, state.batchnorm, delta,
+                           gradients.bias_updates, gradients.scale_updates);
+    } else {
+        add_bias_gradient(delta, batch, conv.filters, pixels, gradients.bias_updates);
+    }
+}
+
 void conv_backward(const Layer& layer, int batch, const float* input, const float* output, float* delta,
                    float* input_delta, float* workspace, ConvTrainState& state) {
+    conv_backward_to_conv_output(layer, batch, output, delta, state);
+    conv_backward_gradients(layer, batch, input, delta, input_delta, workspace, state.gradients);
+}
+
+void conv_backward_gradients(const Layer& layer, int batch, const float* input, const float* delta,
+                             float* input_delta, float* workspace, ConvGradients& gradients) {
     const ConvParams& conv = layer.conv();
     const int filters = conv.filters;
     const int depth = depth_of(layer);
     const int pixels = layer.output.h * layer.output.w;
     const std::size_t in_size = layer.input.size();
     const std::size_t out_size = layer.output.size();
-    apply_activation_gradient(output, out_size * batch, conv.activation, delta);
-    ConvGradients& gradients = state.gradients;
-    if (conv.batch_normalize) {
-        batchnorm_backward({batch, filters, pixels}, conv.bn_scales, state.batchnorm, delta,
-                           gradients.bias_updates, gradients.scale_updates);
-    } else {
-        add_bias_gradient(delta, batch, filters, pixels, gradients.bias_updates);
-    }
     detail::single_threaded_openblas();
     const detail::Im2colGeometry geometry = geometry_of(layer);
     for (int b = 0; b < batch; ++b) {

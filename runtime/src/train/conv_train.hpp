@@ -37,7 +37,19 @@ ConvTrainState make_conv_train_state(const Layer& layer);
 void conv_forward_train(Layer& layer, int batch, const float* input, float* output, float* workspace,
                         ConvTrainState& state);
 
-/// backward_convolutional_layer: `delta` (d loss / d output, changed in place into d loss / d
+/// backward_convolutional_layer's first half: the activation's gradient, then batch-norm's backward
+/// (scale and bias gradients) or the bias gradient; `delta` becomes d loss / d conv output (before
+/// batch-norm), what the convolution's own gradients (dW, dX) are made of.
+void conv_backward_to_conv_output(const Layer& layer, int batch, const float* output, float* delta,
+                                  ConvTrainState& state);
+
+/// backward_convolutional_layer's second half, in float: from `delta` (d loss / d conv output) the
+/// weight gradient added to gradients.weight_updates and, when `input_delta` is not null, d loss /
+/// d input added to it.
+void conv_backward_gradients(const Layer& layer, int batch, const float* input, const float* delta,
+                             float* input_delta, float* workspace, ConvGradients& gradients);
+
+/// backward_convolutional_layer (both halves): `delta` (d loss / d output, changed in place into d loss / d
 /// pre-activation) gives the weight, bias and scale gradients (added to state.gradients) and, when
 /// `input_delta` is not null, d loss / d input added to it.
 void conv_backward(const Layer& layer, int batch, const float* input, const float* output, float* delta,

@@ -7,6 +7,7 @@
 #include "float/layer_checks.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
+#include "train/device_gradients.hpp"
 #include "train/layer_backward.hpp"
 #include "train/region_loss.hpp"
 #include "train/sgd_update.hpp"
@@ -200,8 +201,14 @@ void FloatTrainer::backward(float* input_delta) {
         float* delta = deltas_[i].data();
         switch (layer.type) {
             case LayerType::Convolutional:
-                conv_backward(layer, batch, layer_input, outputs_[i].data(), delta, previous_delta,
-                              workspace_.data(), conv_states_[i]);
+                if (device_gradients_ != nullptr && device_gradients_->runs(i)) {
+                    conv_backward_to_conv_output(layer, batch, outputs_[i].data(), delta, conv_states_[i]);
+                    device_gradients_->add_gradients(layer, batch, layer_input, delta, previous_delta,
+                                                     conv_states_[i].gradients);
+                } else {
+                    conv_backward(layer, batch, layer_input, outputs_[i].data(), delta, previous_delta,
+                                  workspace_.data(), conv_states_[i]);
+                }
                 break;
             case LayerType::MaxPool:
                 if (previous_delta != nullptr) maxpool_backward(pool_indexes_[i], delta, previous_delta);

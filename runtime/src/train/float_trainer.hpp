@@ -16,6 +16,8 @@
 
 namespace fpgacnn::train {
 
+class DeviceGradients;
+
 class FloatTrainer {
 public:
     /// `network` with its weights loaded and batch-norm NOT folded (load_darknet_cfg +
@@ -56,6 +58,10 @@ public:
     /// backward()).
     std::vector<float>& delta(int i) { return deltas_.at(static_cast<std::size_t>(i)); }
     const std::vector<float>& delta(int i) const { return deltas_.at(static_cast<std::size_t>(i)); }
+    /// Conv layers' dX and dW in fixed point on a device (device_gradients.hpp) for the layers it
+    /// runs, float for the others; null (the default): all in float. Not owned; must outlive backward().
+    void set_device_gradients(DeviceGradients* gradients) { device_gradients_ = gradients; }
+
     /// A conv layer's accumulated gradients (momentum included after an update).
     const ConvGradients& gradients(int i) const;
     /// The same, writable: a checkpoint restores the momentum they carry between updates.
@@ -71,6 +77,7 @@ private:
     std::vector<ConvTrainState> conv_states_;             // by layer index (empty for other layers)
     std::vector<std::vector<std::size_t>> pool_indexes_;  // by layer index
     std::vector<float> workspace_;
+    DeviceGradients* device_gradients_ = nullptr;
     std::mt19937 random_rate_{0};  // the random policy's draws (darknet: rand_uniform(0, 1))
 };
 
