@@ -135,9 +135,11 @@ struct FPGACNN_API LayerPlan {
     int index = 0;                              ///< the network layer (Layer::index)
     LayerType type = LayerType::Convolutional;  ///< the network layer's type
     bool on_device = false;                     ///< conv, maxpool, reorg; route and region cost no command
-    /// Runs on the host between device commands (upsample, shortcut, route with groups): the CPU int16
-    /// engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
+    /// Runs on the host between device commands (upsample, shortcut, route with groups, avgpool, crop): the
+    /// CPU int16 engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
     bool on_host = false;
+    /// A darknet [connected] layer (ConvParams::connected): a 1x1 conv over its flattened input.
+    bool connected = false;
     TensorShape input_shape;   ///< the layer's input (Layer::input)
     TensorShape output_shape;  ///< the layer's output (Layer::output)
     ArenaRange input;          ///< device layers: the input tensor (for routes: unused)

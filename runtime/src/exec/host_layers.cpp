@@ -42,6 +42,16 @@ void run_host_layer(const QuantizedNetwork& network, const NetworkPlan& plan, co
             int16_route(layer, data, sizes, output.data());
             break;
         }
+        case LayerType::AvgPool:
+            read(lp.input, input);
+            int16_avgpool(layer, input.data(), output.data());
+            break;
+        case LayerType::Crop: {
+            read(lp.input, input);
+            const QuantizedLayer& q = network.layers[index];
+            int16_crop(layer, q.output_q, q.output_bits, input.data(), output.data());
+            break;
+        }
         default:
             throw Error("layer " + std::to_string(lp.index) + " (" + layer_type_name(layer.type) +
                         ") is not a host layer");

@@ -228,17 +228,19 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
         lp.input_shape = layer.input;
         lp.output_shape = layer.output;
         lp.output = layout.outputs[i];
+        lp.connected = layer.type == LayerType::Convolutional && layer.conv().connected;
         lp.on_device = layer.type == LayerType::Convolutional || layer.type == LayerType::MaxPool ||
                        layer.type == LayerType::Reorg;
         // Host layers: the CPU engine's int16 code between the device's commands (DeviceQueue), reading
         // and writing their tensors in the arena; the kernel contract has no command for them.
         lp.on_host = layer.type == LayerType::Upsample || layer.type == LayerType::Shortcut ||
                      (layer.type == LayerType::Route && layer.route().groups != 1) || layout.host_routes[i] ||
-                     layer.type == LayerType::Unsupported;
+                     layer.type == LayerType::Unsupported || layer.type == LayerType::AvgPool ||
+                     layer.type == LayerType::Crop;
         if (lp.on_host) lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
         if (lp.on_device) {
             const TensorShape& produced = i == 0 ? network.input : network.layers[i - 1].output;
-            if (produced != layer.input) {
+            if (!layer.reads(produced)) {
                 throw Error(describe(layer) + ": its input shape differs from what " +
                             (i == 0 ? std::string("the network input") : "layer " + std::to_string(i - 1)) +
                             " produces; the network IR is inconsistent");

@@ -13,11 +13,14 @@ std::string shape_text(const TensorShape& s) { return fmt::format("{}x{}x{}", s.
 std::string layer_text(const LayerPlan& lp) {
     const kernel::LayerCommand& c = lp.command;
     switch (lp.type) {
-        case LayerType::Convolutional:
-            return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride,
-                               c.leaky == arith::kActivationLeaky  ? " leaky"
-                               : c.leaky == arith::kActivationRelu ? " relu"
-                                                                   : "");
+        case LayerType::Convolutional: {
+            const char* activation = c.leaky == arith::kActivationLeaky  ? " leaky"
+                                     : c.leaky == arith::kActivationRelu ? " relu"
+                                                                         : "";
+            // A [connected] layer is a 1x1 conv over its flattened input (the input column says so).
+            if (lp.connected) return fmt::format("connected{}", activation);
+            return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride, activation);
+        }
         case LayerType::MaxPool:
             return fmt::format("max {}x{}/{}", c.kernel_size, c.kernel_size, c.stride);
         case LayerType::Reorg:
@@ -34,6 +37,16 @@ std::string layer_text(const LayerPlan& lp) {
             return "yolo";
         case LayerType::Unsupported:
             return "not run";
+        case LayerType::AvgPool:
+            return "avgpool";
+        case LayerType::Softmax:
+            return "softmax";
+        case LayerType::Dropout:
+            return "dropout";
+        case LayerType::Cost:
+            return "cost";
+        case LayerType::Crop:
+            return "crop";
     }
     return "?";
 }
@@ -56,10 +69,12 @@ std::string format_plan_table(const NetworkPlan& plan) {
     for (const LayerPlan& lp : plan.layers) {
         if (!lp.on_device) {
             // Host layers run on the CPU between commands; routes are placement, region/yolo the host's.
+            const bool identity = lp.type == LayerType::Dropout || lp.type == LayerType::Cost;
             const char* how = lp.type == LayerType::Unsupported ? "host layer, not run by fpgacnn"
                               : lp.on_host                      ? "host layer, CPU int16"
                               : lp.type == LayerType::Route     ? "placement"
-                                                                : "host";
+                              : identity                        ? "identity at inference"
+                                                                : "host layer, float after dequantization";
             out += fmt::format("{:>3} {:<15} {:>13} {:>13}   (no command: {} at arena byte {}, {}-bit)\n",
                                lp.index, layer_text(lp), "", shape_text(lp.output_shape), how,
                                lp.output.byte_offset(), lp.output.bits);

@@ -23,6 +23,11 @@ namespace fpgacnn {
 
 namespace {
 
+/// The output layers whose int16 input the host dequantizes and activates in float.
+bool is_host_activated(LayerType type) {
+    return type == LayerType::Region || type == LayerType::Yolo || type == LayerType::Softmax;
+}
+
 void require_calibratable(const Network& network) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
     if (!network.weights_loaded) {
@@ -86,8 +91,9 @@ FloatStatistics gather_statistics(const Network& network, std::size_t image_coun
         for (std::size_t i = 0; i < network.layers.size(); ++i) {
             const Layer& layer = network.layers[i];
             const std::vector<float>& output = engine.layer_output(static_cast<int>(i));
-            // The region / yolo layer's output is activated in float on the host; only its input matters.
-            if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) continue;
+            // The region / yolo / softmax layer's output is activated in float on the host; only its input
+            // matters.
+            if (is_host_activated(layer.type)) continue;
             stats.outputs[i].add(output.data(), output.size());
             if (layer.type == LayerType::Convolutional) {
                 stats.max_abs_accumulator[i] =
@@ -134,8 +140,7 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     const WidthPlan widths = plan_widths(network, options.widths);
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
-        if (network.layers[i].type == LayerType::Region || network.layers[i].type == LayerType::Yolo)
-            continue;
+        if (is_host_activated(network.layers[i].type)) continue;
         // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
         // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
         const int narrowing = arith::kDataBits - widths.output_bits[i];
