@@ -58,9 +58,11 @@ int run(const ClassifyOptions& options) {
                     "fpgacnn-detect");
     }
     std::vector<std::string> labels = labels_for(options);
-    if (!labels.empty() && labels.size() != static_cast<std::size_t>(network.output_classes())) {
-        spdlog::warn("{} labels for {} classes: the labels file does not belong to this network",
-                     labels.size(), network.output_classes());
+    // darknet's imagenet.shortnames.list has 21842 lines, of which imagenet1k uses the first 1000: only
+    // too few labels are suspicious.
+    if (!labels.empty() && labels.size() < static_cast<std::size_t>(network.output_classes())) {
+        spdlog::warn("{} labels for {} classes: the others are printed as class_<id>", labels.size(),
+                     network.output_classes());
     }
     ClassifierOptions classifier_options;
     classifier_options.backend = apps::resolve_backend_options(
@@ -95,10 +97,7 @@ int classify_main(int argc, char** argv) {
         "fpgacnn-classify: the most probable classes of images with a darknet classifier",
         [&](CLI::App& app) { add_classify_options(app, options); }, argc, argv,
         [&] {
-            if (const std::string problem =
-                    apps::model_flags_problem(options.weights, options.precision, options.quantized);
-                !problem.empty())
-                throw apps::CommandLineError(problem);
+            apps::require_model_flags(options.weights, options.precision, options.quantized);
             set_log_level(log_level_from_flags(options.quiet, options.verbosity, LogLevel::Info));
             return run(options);
         });

@@ -16,9 +16,10 @@ namespace {
 
 std::vector<std::pair<std::string, std::string>> tools() {
     std::vector<std::pair<std::string, std::string>> list{
-        {"detect", "fpgacnn-detect"}, {"bench", "fpgacnn-bench"}, {"quantize", "fpgacnn-quantize"},
-        {"plan", "fpgacnn-plan"},     {"train", "fpgacnn-train"}, {"synth-weights", "fpgacnn-synth-weights"},
-        {"camera", "fpgacnn-camera"}};
+        {"detect", "fpgacnn-detect"},     {"bench", "fpgacnn-bench"},
+        {"quantize", "fpgacnn-quantize"}, {"plan", "fpgacnn-plan"},
+        {"train", "fpgacnn-train"},       {"synth-weights", "fpgacnn-synth-weights"},
+        {"camera", "fpgacnn-camera"},     {"classify", "fpgacnn-classify"}};
 #ifdef FPGACNN_TEST_HAVE_SERVE
     list.emplace_back("serve", "fpgacnn-serve");
 #endif

@@ -150,5 +150,22 @@ TEST(BitExact, ClassifierLayersCropConnectedSoftmax) {
     EXPECT_GE(narrow, 1);
 }
 
+// A conv with activation=logistic between fixed-point layers: its command runs linear, the host passes
+// its output through the logistic (dequantize -> logistic -> requantize) before the next command reads it.
+TEST(BitExact, LogisticConvHostStepBetweenCommands) {
+    const Network network =
+        synthetic_network("logistic",
+                          "[net]\nwidth=32\nheight=32\nchannels=3\n\n"
+                          "[convolutional]\nfilters=16\nsize=3\npad=1\nactivation=logistic\n\n"
+                          "[maxpool]\nsize=2\nstride=2\n\n"
+                          "[convolutional]\nfilters=32\nsize=3\npad=1\nactivation=logistic\n\n"
+                          "[convolutional]\nfilters=200\nsize=1\nactivation=linear\n\n"
+                          "[avgpool]\n\n[softmax]\n");
+    expect_bit_exact(calibrated(network), "logistic net 32", supported_int16_isas());
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(network, &narrow), "logistic net 32, mixed 16/8 bits",
+                     supported_int16_isas());
+}
+
 }  // namespace
 }  // namespace fpgacnn::test

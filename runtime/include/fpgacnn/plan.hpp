@@ -137,6 +137,8 @@ struct FPGACNN_API LayerPlan {
     bool on_device = false;                     ///< conv, maxpool, reorg; route and region cost no command
     /// Runs on the host between device commands (upsample, shortcut, route with groups, avgpool, crop): the
     /// CPU int16 engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a host layer.
+    /// With on_device, a conv with activation=logistic: its command runs linear, then the host passes its
+    /// output through the logistic in place (docs/arithmetic.md, "Activations in fixed point").
     bool on_host = false;
     /// A darknet [connected] layer (ConvParams::connected): a 1x1 conv over its flattened input.
     bool connected = false;

@@ -156,7 +156,8 @@ struct DeviceQueue::Impl {
                 if (lp.index == 0) release_slot(frame);
             }
             if (lp.on_host) {
-                // A host layer 0 ([crop] in vgg-16.cfg) reads the frame's input slot, as a command would.
+                // A host layer 0 ([crop] in vgg-16.cfg) reads the frame's input slot, as a command would; a
+                // logistic conv (on the device too) passes its own output through the logistic.
                 LayerPlan host = lp;
                 if (lp.index == 0) host.input.offset = slot_offsets[frame.slot];
                 exec_detail::run_host_layer(
@@ -165,7 +166,7 @@ struct DeviceQueue::Impl {
                     [&](const ArenaRange& range, const std::vector<int16_t>& values) {
                         write_to_arena(range, values);
                     });
-                if (lp.index == 0) release_slot(frame);
+                if (lp.index == 0 && !lp.on_device) release_slot(frame);
             }
             // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
             if (frame.capture_layers)

@@ -14,8 +14,10 @@
 
 #include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
+#include "int16/activation_code.hpp"
 #include "int16/aligned_buffer.hpp"
 #include "int16/exponent_rules.hpp"
+#include "int16/host_logistic.hpp"
 #include "int16/layer_names.hpp"
 
 namespace fpgacnn {
@@ -236,6 +238,10 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
         switch (layer.type) {
             case LayerType::Convolutional:
                 d.convs[i]->run(in, out, d.scratch.data(), d.pool);
+                if (int16_detail::has_host_logistic(layer)) {
+                    int16_detail::int16_logistic_in_place(out, layer.output.size(), d.output_q[i],
+                                                          d.output_bits[i]);
+                }
                 break;
             case LayerType::MaxPool:
                 int16_maxpool(layer, in, out, d.pool);

@@ -14,9 +14,11 @@ std::string layer_text(const LayerPlan& lp) {
     const kernel::LayerCommand& c = lp.command;
     switch (lp.type) {
         case LayerType::Convolutional: {
-            const char* activation = c.leaky == arith::kActivationLeaky  ? " leaky"
-                                     : c.leaky == arith::kActivationRelu ? " relu"
-                                                                         : "";
+            // on_host too: a logistic conv, its command linear and the logistic a host step after it.
+            const char* activation = lp.on_host                           ? " logistic@host"
+                                     : c.leaky == arith::kActivationLeaky ? " leaky"
+                                     : c.leaky == arith::kActivationRelu  ? " relu"
+                                                                          : "";
             // A [connected] layer is a 1x1 conv over its flattened input (the input column says so).
             if (lp.connected) return fmt::format("connected{}", activation);
             return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride, activation);
@@ -27,28 +29,11 @@ std::string layer_text(const LayerPlan& lp) {
             return fmt::format("reorg /{}", c.stride);
         case LayerType::Route:
             return lp.on_host ? "route (copy)" : "route";
-        case LayerType::Region:
-            return "region";
-        case LayerType::Upsample:
-            return "upsample";
-        case LayerType::Shortcut:
-            return "shortcut";
-        case LayerType::Yolo:
-            return "yolo";
         case LayerType::Unsupported:
             return "not run";
-        case LayerType::AvgPool:
-            return "avgpool";
-        case LayerType::Softmax:
-            return "softmax";
-        case LayerType::Dropout:
-            return "dropout";
-        case LayerType::Cost:
-            return "cost";
-        case LayerType::Crop:
-            return "crop";
+        default:  // the layers without a command: their cfg section's name
+            return layer_type_name(lp.type);
     }
-    return "?";
 }
 
 double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
