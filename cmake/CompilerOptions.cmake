@@ -26,7 +26,7 @@ function(fpgacnn_sanitizer_quick_compile)
   endif()
   set(quick fpgacnn_serve_app fpgacnn_serve_grpc_proto fpgacnn_serve_grpc fpgacnn_serve_rest fpgacnn-serve
             fpgacnn_camera_app fpgacnn-camera fpgacnn_http_common fpgacnn_app_common fpgacnn-detect fpgacnn-plan
-            fpgacnn-bench)
+            fpgacnn-bench fpgacnn-classify)
   set(test_targets "")
   if(FPGACNN_BUILD_TESTS)
     get_property(test_targets DIRECTORY ${PROJECT_SOURCE_DIR}/tests PROPERTY BUILDSYSTEM_TARGETS)

@@ -143,7 +143,8 @@ and the pkg-config file (fpgacnn) for building programs with libfpgacnn.")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${fpgacnn_lib_exact}")
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION "Darknet CNNs on FPGA accelerators - command-line tools
-fpgacnn-detect (detections on images, folders and videos), fpgacnn-quantize
+fpgacnn-detect (detections on images, folders and videos), fpgacnn-classify
+(the top-5 classes of darknet's classifiers), fpgacnn-quantize
 (int16 calibration), fpgacnn-plan (the accelerator's tiling), fpgacnn-bench
 (throughput, latency, power), fpgacnn-train (float fine-tuning of YOLOv2 models)
 and fpgacnn-synth-weights.")

@@ -16,7 +16,7 @@ build="build/cross-$arch"
 
 # What the packages install, and nothing else: CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack's
 # install step from building the whole tree (tests, benchmarks) first.
-targets=(fpgacnn fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights
+targets=(fpgacnn fpgacnn-detect fpgacnn-classify fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights
          fpgacnn-camera fpgacnn_python)
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "exit_codes.hpp"
 #include "fpgacnn/backend.hpp"
 
 namespace fpgacnn::apps {
@@ -31,6 +32,13 @@ inline std::string model_flags_problem(const std::string& weights, Precision pre
                                        const std::string& quantized) {
     std::string problem = device_options_problem(precision, quantized);
     return problem.empty() ? model_files_problem(weights, quantized) : problem;
+}
+
+/// Throws CommandLineError (exit code 2) with model_flags_problem's text when there is a problem.
+inline void require_model_flags(const std::string& weights, Precision precision,
+                                const std::string& quantized) {
+    if (std::string problem = model_flags_problem(weights, precision, quantized); !problem.empty())
+        throw CommandLineError(problem);
 }
 
 }  // namespace fpgacnn::apps

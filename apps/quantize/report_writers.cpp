@@ -34,7 +34,8 @@ std::string layer_row(const QuantizeOutcome& o, std::size_t i) {
         row += fmt::format(" {:>4} {:>4} {:>6} {:>11.4g} {:>8.1f} {:>8.1f}", q.weight_q, q.bias_q,
                            q.weight_q + q.input_q - q.output_q, c.max_abs_output, c.accumulator_bits,
                            31.0 - c.accumulator_bits);
-    } else if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) {  // activated in float
+    } else if (layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
+               layer.type == LayerType::Softmax) {  // activated in float
         row += fmt::format(" {:>4} {:>4} {:>6} {:>11} {:>8} {:>8}", "-", "-", "-", "-", "-", "-");
     } else {
         row += fmt::format(" {:>4} {:>4} {:>6} {:>11.4g} {:>8} {:>8}", "-", "-", "-", c.max_abs_output, "-",
@@ -203,7 +204,8 @@ nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
             {"input_q", ql.input_q},
             {"output_q", ql.output_q},
             {"output_bits", ql.output_bits},
-            {"max_abs_output", layer.type == LayerType::Region || layer.type == LayerType::Yolo
+            {"max_abs_output", layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
+                                       layer.type == LayerType::Softmax
                                    ? nlohmann::json(nullptr)
                                    : nlohmann::json(c.max_abs_output)},
             {"preferred_output_q", c.preferred_output_q}};

@@ -32,6 +32,12 @@ ModelSpec synthetic_model(const std::string& name, const std::string& cfg, int i
     return spec;
 }
 
+ModelSpec classifier_model(const std::string& name, const std::string& cfg, int input_size) {
+    ModelSpec spec = synthetic_model(name, cfg, input_size);
+    spec.names_path = test::darknet_file("data/imagenet.shortnames.list");
+    return spec;
+}
+
 }  // namespace
 
 ModelSpec yolo_lite_voc() {
@@ -59,6 +65,23 @@ ModelSpec yolov3_320_synthetic() { return synthetic_model("yolov3_320_synthetic"
 
 ModelSpec yolov3_416_synthetic() { return synthetic_model("yolov3_416_synthetic", "yolov3.cfg", 416); }
 
+ModelSpec darknet19_synthetic() { return classifier_model("darknet19_synthetic", "darknet19.cfg", 64); }
+
+ModelSpec resnet50_synthetic() { return classifier_model("resnet50_synthetic", "resnet50.cfg", 64); }
+
+ModelSpec alexnet_synthetic() { return classifier_model("alexnet_synthetic", "alexnet.cfg", 131); }
+
+ModelSpec tiny_classifier_synthetic() {
+    return classifier_model("tiny_classifier_synthetic", "tiny.cfg", 64);
+}
+
+ModelSpec classifier_layers_synthetic() {
+    ModelSpec spec;
+    spec.name = "classifier_layers_synthetic";
+    spec.cfg_path = test::source_dir() + "/tests/crosscheck/classifier_layers.cfg";
+    return spec;
+}
+
 PreparedModel prepare_model(const ModelSpec& spec) {
     std::optional<InputSizeOverride> size;
     if (spec.input_size > 0) size = InputSizeOverride{spec.input_size, spec.input_size};
@@ -78,7 +101,7 @@ PreparedModel prepare_model(const ModelSpec& spec) {
         save_darknet_weights(generated, prepared.weights_path);
     }
     prepared.network = load_darknet_model(spec.cfg_path, prepared.weights_path, size);
-    prepared.class_names = load_class_names(spec.names_path);
+    if (!spec.names_path.empty()) prepared.class_names = load_class_names(spec.names_path);
     return prepared;
 }
 

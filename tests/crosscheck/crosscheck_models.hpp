@@ -34,6 +34,17 @@ ModelSpec yolov3_tiny_synthetic();
 ModelSpec yolov3_320_synthetic();
 ModelSpec yolov3_416_synthetic();
 
+/// darknet's classifier cfgs with synthetic weights, at small square inputs: darknet19.cfg at 64x64
+/// (avgpool, softmax), resnet50.cfg at 64x64 (shortcuts with activations, avgpool), alexnet.cfg at
+/// 131x131 (connected, dropout, relu), tiny.cfg at 64x64.
+ModelSpec darknet19_synthetic();
+ModelSpec resnet50_synthetic();
+ModelSpec alexnet_synthetic();
+ModelSpec tiny_classifier_synthetic();
+/// tests/crosscheck/classifier_layers.cfg (crop, connected with batch-norm, dropout, softmax groups and
+/// temperature, cost) at its own 40x40, synthetic weights.
+ModelSpec classifier_layers_synthetic();
+
 /// A model ready for both sides: our network (weights loaded, batch-norm folded) and the .weights
 /// file that darknet reads — for synthetic models the file we generated, so both use the same bytes.
 struct PreparedModel {

@@ -157,6 +157,18 @@ const char* type_name(LAYER_TYPE type) {
             return "shortcut";
         case YOLO:
             return "yolo";
+        case CONNECTED:
+            return "connected";
+        case AVGPOOL:
+            return "avgpool";
+        case SOFTMAX:
+            return "softmax";
+        case DROPOUT:
+            return "dropout";
+        case COST:
+            return "cost";
+        case CROP:
+            return "crop";
         default:
             return "other";
     }

@@ -42,7 +42,7 @@ struct ReferenceDetection {
 
 struct ReferenceLayerInfo {
     std::string type;  // "convolutional", "maxpool", "route", "reorg", "region", "upsample", "shortcut",
-                       // "yolo" or "other"
+                       // "yolo", "connected", "avgpool", "softmax", "dropout", "cost", "crop" or "other"
     int out_c = 0;
     int out_h = 0;
     int out_w = 0;

@@ -234,3 +234,57 @@ TEST(BitExact, ReluNetworkAt48AllWidths) {
 
 }  // namespace
 }  // namespace fpgacnn::test
+
+namespace fpgacnn::test {
+namespace {
+
+// darknet's classifiers: convs and maxpools on the device, [avgpool] and [crop] in int16 on the host
+// between commands, [connected] a 1x1 conv over the flattened input on the device, [dropout] / [cost]
+// aliases and the [softmax] the host's float output layer. Every layer equal to the CPU backend's on
+// every ISA path, all 16-bit (calibrated), int8 convs and mixed 16/8 bits.
+TEST(BitExact, Darknet19At64AllWidths) {
+    const Network network = synthetic_network("cfg/darknet19.cfg", 64);
+    expect_bit_exact(calibrated(network), "darknet19 64", supported_int16_isas());
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(network, &narrow), "darknet19 64, mixed 16/8 bits", supported_int16_isas());
+    EXPECT_GE(narrow, 9);
+}
+
+TEST(BitExact, ClassifierLayersCropConnectedSoftmax) {
+    const Network network = synthetic_network(
+        "classifier_layers",
+        "[net]\nwidth=40\nheight=40\nchannels=3\n\n"
+        "[crop]\ncrop_height=32\ncrop_width=32\n\n"
+        "[convolutional]\nbatch_normalize=1\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"
+        "[maxpool]\nsize=2\nstride=2\n\n"
+        "[connected]\noutput=256\nbatch_normalize=1\nactivation=relu\n\n"
+        "[dropout]\nprobability=.5\n\n"
+        "[connected]\noutput=300\nactivation=linear\n\n"
+        "[softmax]\n\n"
+        "[cost]\n");
+    expect_bit_exact(calibrated(network), "classifier layers", supported_int16_isas());
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(network, &narrow), "classifier layers, mixed 16/8 bits",
+                     supported_int16_isas());
+    EXPECT_GE(narrow, 1);
+}
+
+// A conv with activation=logistic between fixed-point layers: its command runs linear, the host passes
+// its output through the logistic (dequantize -> logistic -> requantize) before the next command reads it.
+TEST(BitExact, LogisticConvHostStepBetweenCommands) {
+    const Network network =
+        synthetic_network("logistic",
+                          "[net]\nwidth=32\nheight=32\nchannels=3\n\n"
+                          "[convolutional]\nfilters=16\nsize=3\npad=1\nactivation=logistic\n\n"
+                          "[maxpool]\nsize=2\nstride=2\n\n"
+                          "[convolutional]\nfilters=32\nsize=3\npad=1\nactivation=logistic\n\n"
+                          "[convolutional]\nfilters=200\nsize=1\nactivation=linear\n\n"
+                          "[avgpool]\n\n[softmax]\n");
+    expect_bit_exact(calibrated(network), "logistic net 32", supported_int16_isas());
+    int narrow = 0;
+    expect_bit_exact(mixed_widths(network, &narrow), "logistic net 32, mixed 16/8 bits",
+                     supported_int16_isas());
+}
+
+}  // namespace
+}  // namespace fpgacnn::test

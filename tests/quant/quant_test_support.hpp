@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/int16_engine.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/vision.hpp"
 #include "test_paths.hpp"
@@ -132,6 +135,19 @@ inline Network tiny_network(const std::string& cfg_path, std::uint64_t seed = 7)
 
 inline std::vector<std::string> sample_images() {
     return {darknet_file("data/dog.jpg"), darknet_file("data/person.jpg")};
+}
+
+/// Every ISA path this CPU has (on 2 threads) gives `scalar`'s output on every layer for `input`.
+inline void expect_every_isa_equals_scalar(const QuantizedNetwork& q, const std::vector<int16_t>& input,
+                                           const Int16Engine& scalar) {
+    for (const Int16Isa isa : supported_int16_isas()) {
+        Int16Engine engine(q, isa, 2);
+        engine.run(input.data());
+        for (std::size_t i = 0; i < q.network.layers.size(); ++i) {
+            ASSERT_EQ(engine.layer_output(static_cast<int>(i)), scalar.layer_output(static_cast<int>(i)))
+                << isa_name(isa) << ", layer " << i;
+        }
+    }
 }
 
 }  // namespace fpgacnn::test

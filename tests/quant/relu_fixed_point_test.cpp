@@ -84,14 +84,7 @@ TEST_P(ReluFixedPoint, EveryIsaIsBitExactWithScalarAndReluOutputsAreNeverNegativ
         // Synthetic weights are symmetric around 0: a linear conv would leave about half negative.
         EXPECT_GT(zeros, static_cast<long>(out.size() / 10)) << "layer " << i << ": relu zeroed too little";
     }
-    for (const Int16Isa isa : supported_int16_isas()) {
-        Int16Engine engine(q, isa, 2);
-        engine.run(input.data());
-        for (std::size_t i = 0; i < q.network.layers.size(); ++i) {
-            ASSERT_EQ(engine.layer_output(static_cast<int>(i)), scalar.layer_output(static_cast<int>(i)))
-                << isa_name(isa) << ", layer " << i;
-        }
-    }
+    expect_every_isa_equals_scalar(q, input, scalar);
     // Against the float path: every relu layer close to darknet's values (8-bit steps are 1/128 of a range).
     FloatEngine reference(relu_net().network);
     reference.run(image.data.data());

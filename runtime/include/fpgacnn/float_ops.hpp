@@ -40,13 +40,25 @@ FPGACNN_API void shortcut_forward(const Layer& layer, const float* input, const 
 /// and the classes, w and h raw; with scale_x_y != 1 (AlexeyAB) x, y become x*s - (s - 1)/2.
 FPGACNN_API void yolo_activate(const YoloParams& yolo, const TensorShape& shape, float* data);
 
-/// region_activate or yolo_activate, whichever `layer` (a [region] or [yolo] layer) is, on its
-/// output's layer.output.size() floats.
+/// region_activate, yolo_activate or softmax_activate, whichever `layer` (a [region], [yolo] or
+/// [softmax] layer) is, on its output's layer.output.size() floats.
 FPGACNN_API void output_layer_activate(const Layer& layer, float* data);
 
 /// The region layer's activation in place on the raw output of the last conv layer: logistic on
 /// x, y and objectness; softmax over the classes (logistic with softmax=0). Matches darknet's
 /// forward_region_layer; w, h and tw/th stay raw.
 FPGACNN_API void region_activate(const RegionParams& region, const TensorShape& shape, float* data);
+
+/// darknet's forward_avgpool_layer: out[c] = the float sum of channel c's h*w values, in order,
+/// divided by h*w.
+FPGACNN_API void avgpool_forward(const Layer& layer, const float* input, float* output);
+
+/// darknet's forward_softmax_layer (softmax_cpu) in place on `shape`'s values: `groups` equal slices
+/// of the flattened tensor, each exp(x/temperature - max/temperature) / sum, exp in double.
+FPGACNN_API void softmax_activate(const SoftmaxParams& softmax, const TensorShape& shape, float* data);
+
+/// darknet's forward_crop_layer at inference: the centred window ((h - out_h) / 2, (w - out_w) / 2)
+/// of each channel, values x * 2 - 1 (as they are with noadjust).
+FPGACNN_API void crop_forward(const Layer& layer, const float* input, float* output);
 
 }  // namespace fpgacnn

@@ -136,6 +136,16 @@ FPGACNN_API void int16_maxpool(const Layer& layer, const int16_t* input, int16_t
 /// darknet's reorg_cpu(..., forward=0) on int16, with the layer's input w, h, c.
 FPGACNN_API void int16_reorg(const Layer& layer, const int16_t* input, int16_t* output);
 
+/// darknet's global [avgpool] on int16, the exponent and width unchanged: out[c] = the sum of channel
+/// c's h*w values (exact, 64-bit) divided by h*w and rounded half up (docs/arithmetic.md, "Classifier
+/// layers"); the mean lies within its inputs' range, so nothing saturates.
+FPGACNN_API void int16_avgpool(const Layer& layer, const int16_t* input, int16_t* output);
+
+/// darknet's [crop] at inference on int16 values at exponent `q`: the centred window, each value
+/// 2x - 1 (x with noadjust), 1 rounded to exponent q (round half up) and the result saturated to
+/// `bits`; the exponent is unchanged.
+FPGACNN_API void int16_crop(const Layer& layer, int q, int bits, const int16_t* input, int16_t* output);
+
 /// darknet's upsample on int16: nearest neighbour, the exponent unchanged (a copy).
 FPGACNN_API void int16_upsample(const Layer& layer, const int16_t* input, int16_t* output);
 

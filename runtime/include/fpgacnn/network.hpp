@@ -41,6 +41,12 @@ struct FPGACNN_API ConvParams {
     /// The cfg's batch_normalize=1: the .weights file stores scales, mean and variance per filter
     /// (stays true after fold_batchnorm(); bn_folded() tells whether the arrays were merged).
     bool batch_normalize = false;
+    /// The layer is darknet's [connected]: output = weights x the whole input flattened. Its Layer::input
+    /// is that flattening (c*h*w x 1 x 1, the same CHW values) and it is a 1x1 convolution over it
+    /// (size 1, stride 1, no padding; weights [outputs][inputs], darknet's order). Set by the cfg
+    /// parser; the .weights file stores a connected layer's arrays in its own order (biases, weights,
+    /// then batch-norm).
+    bool connected = false;
     /// Weights in darknet order: [filters][channels][size][size]. After fold_batchnorm()
     /// the batch-norm is merged into weights/biases and bn_* are empty.
     std::vector<float> weights;
@@ -110,15 +116,56 @@ struct FPGACNN_API RegionParams {
     std::vector<float> anchors;  ///< 2 * num values, in grid cells
 };
 
-/// A section fpgacnn parses for planning only (load_darknet_cfg_for_planning: [connected], [softmax],
-/// [avgpool], [dropout], [cost], [crop]): its output shape is darknet's, nothing runs it.
+/// A section fpgacnn parses for planning only (load_darknet_cfg_for_planning: [local]): its output
+/// shape is darknet's, nothing runs it.
 struct FPGACNN_API UnsupportedParams {
-    std::string section;  ///< "connected", "softmax", ...
+    std::string section;  ///< "local", ...
+};
+
+/// [avgpool]: darknet's global average, out[c] = (sum of channel c's h*w values) / (h*w); output c x 1 x 1.
+struct FPGACNN_API AvgPoolParams {};
+
+/// [softmax]: darknet's softmax_cpu over `groups` equal slices of the flattened input, each
+/// exp(x/temperature - max/temperature) / sum; the output has the input's shape.
+struct FPGACNN_API SoftmaxParams {
+    int groups = 1;            ///< slices, each softmaxed alone (cfg `groups`)
+    float temperature = 1.0f;  ///< cfg `temperature`
+};
+
+/// [dropout]: identity at inference (darknet's forward_dropout_layer returns unless training).
+struct FPGACNN_API DropoutParams {
+    float probability = 0.5f;  ///< the training-time drop probability (unused at inference)
+};
+
+/// [cost]: identity at inference; darknet's network output is the last layer before it
+/// (get_network_output skips cost layers).
+struct FPGACNN_API CostParams {};
+
+/// [crop] at inference (darknet's forward_crop_layer with net.train = 0): the centred output window,
+/// each value x * 2 - 1 (x unchanged with noadjust=1).
+struct FPGACNN_API CropParams {
+    bool noadjust = false;  ///< cfg `noadjust`: keep the values (else map [0, 1] to [-1, 1])
 };
 
 /// The kind of a layer, one per cfg section fpgacnn knows ([convolutional], [maxpool], ...); Layer::params
 /// holds the matching *Params. Unsupported: a section parsed for planning only (UnsupportedParams).
-enum class LayerType { Convolutional, MaxPool, Route, Reorg, Region, Upsample, Shortcut, Yolo, Unsupported };
+/// darknet's [connected] is a Convolutional layer with ConvParams::connected set.
+enum class LayerType {
+    Convolutional,
+    MaxPool,
+    Route,
+    Reorg,
+    Region,
+    Upsample,
+    Shortcut,
+    Yolo,
+    Unsupported,
+    AvgPool,  ///< [avgpool], AvgPoolParams
+    Softmax,  ///< [softmax], SoftmaxParams
+    Dropout,  ///< [dropout], DropoutParams
+    Cost,     ///< [cost], CostParams
+    Crop,     ///< [crop], CropParams
+};
 
 /// One layer of a Network: its kind, shapes and parameters (weights included for conv layers).
 /// The accessors conv(), maxpool(), ... return the parameters of that kind and throw
@@ -131,7 +178,8 @@ struct FPGACNN_API Layer {
     TensorShape output;  ///< shape of the tensor it writes
     /// The section's parameters, the alternative matching `type`.
     std::variant<ConvParams, MaxPoolParams, RouteParams, ReorgParams, RegionParams, UpsampleParams,
-                 ShortcutParams, YoloParams, UnsupportedParams>
+                 ShortcutParams, YoloParams, UnsupportedParams, AvgPoolParams, SoftmaxParams, DropoutParams,
+                 CostParams, CropParams>
         params;
 
     /// The [convolutional] parameters (the layer must be one).
@@ -152,6 +200,18 @@ struct FPGACNN_API Layer {
     const ShortcutParams& shortcut() const { return std::get<ShortcutParams>(params); }
     /// The [yolo] parameters (the layer must be one).
     const YoloParams& yolo() const { return std::get<YoloParams>(params); }
+    /// True when the layer reads a tensor of shape `produced` as it is: the same shape, or for a
+    /// [connected] layer (ConvParams::connected) the same values flattened.
+    bool reads(const TensorShape& produced) const {
+        if (produced == input) return true;
+        const auto* conv = std::get_if<ConvParams>(&params);
+        return conv != nullptr && conv->connected &&
+               input == TensorShape{static_cast<int>(produced.size()), 1, 1};
+    }
+    /// The [softmax] parameters (the layer must be one).
+    const SoftmaxParams& softmax() const { return std::get<SoftmaxParams>(params); }
+    /// The [crop] parameters (the layer must be one).
+    const CropParams& crop() const { return std::get<CropParams>(params); }
 };
 
 /// A parsed darknet network (load_darknet_cfg / load_darknet in fpgacnn/darknet.hpp): the input shape,
@@ -170,13 +230,17 @@ struct FPGACNN_API Network {
     /// Index of the last [region] layer; throws if the network has none.
     int region_layer_index() const;
     /// The layers whose activated outputs are the detector's output: the last [region] layer, or
-    /// every [yolo] layer in order (YOLOv3 has 3 heads). Throws if the network has neither.
+    /// every [yolo] layer in order (YOLOv3 has 3 heads), or for a classifier (neither) its last
+    /// [softmax] layer. Throws if the network has none of them.
     std::vector<int> output_layer_indices() const;
     /// Floats of the detector's output: the output layers' sizes summed (Backend::run returns their
     /// activated outputs one after the other, in layer order).
     std::size_t detection_output_size() const;
-    /// `classes` of the output layers.
+    /// `classes` of the output layers (a classifier: the values of its [softmax] output).
     int output_classes() const;
+    /// True when the network is a classifier: no [region] or [yolo] layer, a [softmax] one instead
+    /// (darknet's classifier cfgs: darknet19, resnet50, alexnet, ...).
+    bool is_classifier() const;
 };
 
 /// The cfg section name of a layer type ("convolutional", "maxpool", "route", ...).

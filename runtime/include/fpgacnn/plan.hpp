@@ -137,10 +137,14 @@ struct FPGACNN_API LayerPlan {
     /// conv, maxpool, reorg, and upsample / shortcut where the build has the ops (Maxima::upsample_shortcut)
     /// and the layer fits them; route and region cost no command
     bool on_device = false;
-    /// Runs on the host between device commands (route with groups; upsample and shortcut the build cannot
-    /// run): the CPU int16 engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan lists it as a
-    /// host layer.
+    /// Runs on the host between device commands (route with groups, avgpool, crop; upsample and shortcut
+    /// the build cannot run): the CPU int16 engine's code on the arena's tensors (DeviceQueue); fpgacnn-plan
+    /// lists it as a host layer. With on_device, a conv with activation=logistic: its command runs linear,
+    /// then the host passes its output through the logistic in place (docs/arithmetic.md, "Activations in
+    /// fixed point").
     bool on_host = false;
+    /// A darknet [connected] layer (ConvParams::connected): a 1x1 conv over its flattened input.
+    bool connected = false;
     TensorShape input_shape;   ///< the layer's input (Layer::input)
     TensorShape output_shape;  ///< the layer's output (Layer::output)
     ArenaRange input;          ///< device layers: the input tensor (for routes: unused)

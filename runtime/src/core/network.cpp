@@ -32,9 +32,21 @@ std::vector<int> Network::output_layer_indices() const {
     for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
         if (layers[i].type == LayerType::Region) return {i};
     }
+    for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+        if (layers[i].type == LayerType::Softmax) return {i};
+    }
     throw Error(cfg_path +
-                ": the network has no [region] or [yolo] layer; fpgacnn detects with YOLOv2 / YOLOv3 style "
-                "output layers");
+                ": the network has no [region], [yolo] or [softmax] layer; fpgacnn detects with YOLOv2 / "
+                "YOLOv3 style output layers and classifies with a [softmax] one");
+}
+
+bool Network::is_classifier() const {
+    bool softmax = false;
+    for (const Layer& layer : layers) {
+        if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) return false;
+        softmax = softmax || layer.type == LayerType::Softmax;
+    }
+    return softmax;
 }
 
 std::size_t Network::detection_output_size() const {
@@ -45,6 +57,7 @@ std::size_t Network::detection_output_size() const {
 
 int Network::output_classes() const {
     const Layer& layer = layers[static_cast<std::size_t>(output_layer_indices().front())];
+    if (layer.type == LayerType::Softmax) return static_cast<int>(layer.output.size());
     return layer.type == LayerType::Yolo ? layer.yolo().classes : layer.region().classes;
 }
 
@@ -84,6 +97,16 @@ const char* layer_type_name(LayerType type) {
             return "yolo";
         case LayerType::Unsupported:
             return "unsupported";
+        case LayerType::AvgPool:
+            return "avgpool";
+        case LayerType::Softmax:
+            return "softmax";
+        case LayerType::Dropout:
+            return "dropout";
+        case LayerType::Cost:
+            return "cost";
+        case LayerType::Crop:
+            return "crop";
     }
     return "unknown";
 }

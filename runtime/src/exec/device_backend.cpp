@@ -22,11 +22,16 @@ public:
           output_layers_(network_->network.output_layer_indices()),
           input_(network_->network.input.size()),
           detection_output_(network_->network.detection_output_size()) {
-        const bool yolo = network_->network.layers[static_cast<std::size_t>(output_layers_.front())].type ==
-                          LayerType::Yolo;
-        if (!yolo && output_layers_.front() != static_cast<int>(network_->network.layers.size()) - 1) {
-            throw DeviceError(network_->network.cfg_path +
-                              ": the [region] layer must be the last layer to run on " + device_->name());
+        const std::vector<Layer>& layers = network_->network.layers;
+        const bool yolo = layers[static_cast<std::size_t>(output_layers_.front())].type == LayerType::Yolo;
+        // The queue returns the last layer's output: a [region] or [softmax] one is, or only identities
+        // ([cost], [dropout]: the same arena values) follow it.
+        for (std::size_t i = static_cast<std::size_t>(output_layers_.front()) + 1; !yolo && i < layers.size();
+             ++i) {
+            if (layers[i].type == LayerType::Cost || layers[i].type == LayerType::Dropout) continue;
+            throw DeviceError(network_->network.cfg_path + ": the [" +
+                              layer_type_name(layers[static_cast<std::size_t>(output_layers_.front())].type) +
+                              "] output layer must be the last layer to run on " + device_->name());
         }
     }
 

@@ -156,12 +156,17 @@ struct DeviceQueue::Impl {
                 if (lp.index == 0) release_slot(frame);
             }
             if (lp.on_host) {
+                // A host layer 0 ([crop] in vgg-16.cfg) reads the frame's input slot, as a command would; a
+                // logistic conv (on the device too) passes its own output through the logistic.
+                LayerPlan host = lp;
+                if (lp.index == 0) host.input.offset = slot_offsets[frame.slot];
                 exec_detail::run_host_layer(
-                    *network, plan, lp,
+                    *network, plan, host,
                     [&](const ArenaRange& range, std::vector<int16_t>& out) { read_back(range, out); },
                     [&](const ArenaRange& range, const std::vector<int16_t>& values) {
                         write_to_arena(range, values);
                     });
+                if (lp.index == 0 && !lp.on_device) release_slot(frame);
             }
             // Routes and the region layer are read where their producers wrote, before reuse overwrites it.
             if (frame.capture_layers)
@@ -236,9 +241,10 @@ DeviceQueue::DeviceQueue(Device& device, std::shared_ptr<const QuantizedNetwork>
                               ") has none; re-plan for the device so that those layers run on the host");
         }
     }
-    if (commands.commands.empty() || commands.commands.front().layer != 0) {
+    const bool host_first = !commands.plan.layers.empty() && commands.plan.layers.front().on_host;
+    if (!host_first && (commands.commands.empty() || commands.commands.front().layer != 0)) {
         throw DeviceError(network->network.cfg_path + ": layer 0 must run on " + device.name() +
-                          " (it reads the frame's input slot)");
+                          " or be a host layer (it reads the frame's input slot)");
     }
     impl_ = std::make_unique<Impl>(device, std::move(network), std::move(commands), options);
     impl_->allocate_buffers();

@@ -4,6 +4,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/int16_ops.hpp"
+#include "int16/host_logistic.hpp"
 
 namespace fpgacnn::exec_detail {
 
@@ -14,6 +15,13 @@ void run_host_layer(const QuantizedNetwork& network, const NetworkPlan& plan, co
     std::vector<int16_t> input;
     std::vector<int16_t> output(layer.output.size());
     switch (layer.type) {
+        case LayerType::Convolutional: {
+            // activation=logistic: the command ran linear; the logistic step on its output, in place.
+            const QuantizedLayer& q = network.layers[index];
+            read(lp.output, output);
+            int16_detail::int16_logistic_in_place(output.data(), output.size(), q.output_q, q.output_bits);
+            break;
+        }
         case LayerType::Upsample:
             read(lp.input, input);
             int16_upsample(layer, input.data(), output.data());
@@ -40,6 +48,16 @@ void run_host_layer(const QuantizedNetwork& network, const NetworkPlan& plan, co
                 sizes[s] = sources[s].size();
             }
             int16_route(layer, data, sizes, output.data());
+            break;
+        }
+        case LayerType::AvgPool:
+            read(lp.input, input);
+            int16_avgpool(layer, input.data(), output.data());
+            break;
+        case LayerType::Crop: {
+            read(lp.input, input);
+            const QuantizedLayer& q = network.layers[index];
+            int16_crop(layer, q.output_q, q.output_bits, input.data(), output.data());
             break;
         }
         default:

@@ -1,6 +1,6 @@
-// The layers the kernel contract has no command for (upsample, shortcut, route with groups), run on the
-// host between a device's commands with the CPU engine's int16 code (bit-exact with the CPU backend):
-// their inputs are read back from the arena, their output written into its planned place.
+// The layers the kernel contract has no command for (upsample, shortcut, route with groups, avgpool, crop),
+// run on the host between a device's commands with the CPU engine's int16 code (bit-exact with the CPU
+// backend): their inputs are read back from the arena, their output written into its planned place.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,9 @@
 // here would drift by an ulp from libdarknet on some inputs.
 #pragma once
 
+#include <cfloat>
 #include <cmath>
+#include <cstddef>
 
 #include "fpgacnn/network.hpp"
 
@@ -29,6 +31,21 @@ inline float darknet_mish(float x) {
     }
     const double tanh = 2 / (1 + std::exp(-2 * static_cast<double>(softplus))) - 1;
     return x * static_cast<float>(tanh);
+}
+
+/// darknet's softmax(input, n, temp, stride) in place (blas.c): float max and sum, each
+/// exp(x/temp - max/temp) evaluated in double and rounded to float.
+inline void darknet_softmax(float* values, int count, float temperature, std::size_t stride) {
+    float largest = -FLT_MAX;
+    for (int i = 0; i < count; ++i) largest = values[i * stride] > largest ? values[i * stride] : largest;
+    float sum = 0;
+    for (int i = 0; i < count; ++i) {
+        const float e = static_cast<float>(
+            std::exp(static_cast<double>(values[i * stride] / temperature - largest / temperature)));
+        sum += e;
+        values[i * stride] = e;
+    }
+    for (int i = 0; i < count; ++i) values[i * stride] /= sum;
 }
 
 /// darknet's activate(x, a) for every Activation.

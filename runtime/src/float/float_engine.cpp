@@ -59,7 +59,7 @@ void validate(const Network& network) {
             throw Error(detail::describe_layer(layer) + " is stored at position " + std::to_string(i));
         }
         const TensorShape& expected_input = i == 0 ? network.input : network.layers[i - 1].output;
-        if (layer.type != LayerType::Route && layer.input != expected_input) {
+        if (layer.type != LayerType::Route && !layer.reads(expected_input)) {
             throw Error(detail::describe_layer(layer) + ": input shape " + shape_text(layer.input) +
                         " does not match the " + (i == 0 ? "network input " : "previous layer's output ") +
                         shape_text(expected_input));
@@ -135,6 +135,20 @@ const std::vector<float>& FloatEngine::run(const float* input) {
             case LayerType::Yolo:
                 std::copy(layer_input, layer_input + layer.input.size(), output);
                 yolo_activate(layer.yolo(), layer.output, output);
+                break;
+            case LayerType::AvgPool:
+                avgpool_forward(layer, layer_input, output);
+                break;
+            case LayerType::Softmax:
+                std::copy(layer_input, layer_input + layer.input.size(), output);
+                softmax_activate(layer.softmax(), layer.output, output);
+                break;
+            case LayerType::Dropout:  // identity at inference
+            case LayerType::Cost:
+                std::copy(layer_input, layer_input + layer.input.size(), output);
+                break;
+            case LayerType::Crop:
+                crop_forward(layer, layer_input, output);
                 break;
             case LayerType::Unsupported:  // refused by validate()
                 throw Error(detail::describe_layer(layer) + " is not run by fpgacnn");

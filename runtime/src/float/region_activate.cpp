@@ -1,7 +1,6 @@
 // The CPU half of darknet's forward_region_layer (inference only): per anchor, logistic on the
 // x/y planes and on objectness, then either softmax over the class planes per cell or, with
 // softmax=0, logistic on them. w/h stay raw (the box decoder applies exp and the anchors).
-#include <cfloat>
 #include <cmath>
 #include <cstddef>
 
@@ -15,20 +14,6 @@ namespace {
 
 void logistic_in_place(float* values, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) values[i] = detail::darknet_logistic(values[i]);
-}
-
-// darknet's softmax(input, n, temp = 1, stride): float max and sum, exp evaluated in double
-// and rounded, as blas.c computes it.
-void softmax_strided(float* values, int count, std::size_t stride) {
-    float largest = -FLT_MAX;
-    for (int i = 0; i < count; ++i) largest = values[i * stride] > largest ? values[i * stride] : largest;
-    float sum = 0;
-    for (int i = 0; i < count; ++i) {
-        const float e = static_cast<float>(std::exp(static_cast<double>(values[i * stride] - largest)));
-        sum += e;
-        values[i * stride] = e;
-    }
-    for (int i = 0; i < count; ++i) values[i * stride] /= sum;
 }
 
 }  // namespace
@@ -51,7 +36,7 @@ void region_activate(const RegionParams& region, const TensorShape& shape, float
             continue;
         }
         for (std::size_t cell = 0; cell < plane; ++cell)
-            softmax_strided(classes + cell, region.classes, plane);
+            detail::darknet_softmax(classes + cell, region.classes, 1.0f, plane);
     }
 }
 

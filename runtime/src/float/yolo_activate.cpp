@@ -39,9 +39,11 @@ void output_layer_activate(const Layer& layer, float* data) {
         yolo_activate(layer.yolo(), layer.output, data);
     } else if (layer.type == LayerType::Region) {
         region_activate(layer.region(), layer.output, data);
+    } else if (layer.type == LayerType::Softmax) {
+        softmax_activate(layer.softmax(), layer.output, data);
     } else {
         throw Error(std::string("output_layer_activate: layer ") + std::to_string(layer.index) + " is a [" +
-                    layer_type_name(layer.type) + "] layer, not [region] or [yolo]");
+                    layer_type_name(layer.type) + "] layer, not [region], [yolo] or [softmax]");
     }
 }
 

@@ -27,7 +27,20 @@ inline uint32_t fixed_point_activation(Activation activation, const std::string&
     }
     throw Error(what + " has activation=" + activation_name(activation) +
                 ", which the fixed-point paths (int16, int8, mixed) do not implement (linear, leaky and "
-                "relu are); run this network with --precision float");
+                "relu are, and logistic on a convolutional layer); run this network with --precision float");
+}
+
+/// A conv's code: fixed_point_activation's, and logistic runs linear on the kernel / the int16 conv with
+/// the host's logistic step on its output after it (dequantize -> darknet's logistic -> requantize at the
+/// same exponent, int16_logistic_in_place; docs/arithmetic.md, "Activations").
+inline uint32_t conv_fixed_point_activation(Activation activation, const std::string& what) {
+    if (activation == Activation::Logistic) return arith::kActivationLinear;
+    return fixed_point_activation(activation, what);
+}
+
+/// True for a conv layer whose output the host passes through the logistic after its command.
+inline bool has_host_logistic(const Layer& layer) {
+    return layer.type == LayerType::Convolutional && layer.conv().activation == Activation::Logistic;
 }
 
 }  // namespace fpgacnn::int16_detail

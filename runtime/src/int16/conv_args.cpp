@@ -59,7 +59,7 @@ Int16ConvArgs int16_conv_args(const Layer& layer, const QuantizedLayer& quantize
     args.size = conv.size;
     args.stride = conv.stride;
     args.pad = conv.pad;
-    const uint32_t activation = int16_detail::fixed_point_activation(conv.activation, what);
+    const uint32_t activation = int16_detail::conv_fixed_point_activation(conv.activation, what);
     args.leaky = activation == arith::kActivationLeaky;
     args.relu = activation == arith::kActivationRelu;
     args.bias_shift = quantized.weight_q + quantized.input_q - quantized.bias_q;

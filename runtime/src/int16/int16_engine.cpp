@@ -14,8 +14,10 @@
 
 #include "core/thread_pool.hpp"
 #include "fpgacnn/error.hpp"
+#include "int16/activation_code.hpp"
 #include "int16/aligned_buffer.hpp"
 #include "int16/exponent_rules.hpp"
+#include "int16/host_logistic.hpp"
 #include "int16/layer_names.hpp"
 
 namespace fpgacnn {
@@ -49,7 +51,7 @@ Layer shape_only(const Layer& layer) {
 }
 
 void check_input_shape(const Layer& layer, const TensorShape& produced, const std::string& producer) {
-    if (layer.type == LayerType::Route || layer.input == produced) return;
+    if (layer.type == LayerType::Route || layer.reads(produced)) return;
     throw Error(int16_detail::describe_layer(layer) + ": input shape " +
                 int16_detail::shape_text(layer.input) + " but " + producer + " produces " +
                 int16_detail::shape_text(produced));
@@ -88,9 +90,12 @@ std::vector<std::size_t> assign_buffers(const std::vector<Layer>& layers, bool k
         return buffer_of;
     }
     std::vector<std::size_t> last_read(n);
-    // The last layer is the result, and so is every yolo head (YOLOv3 has three): kept to the end.
-    for (std::size_t i = 0; i < n; ++i)
-        last_read[i] = i + 1 == n || layers[i].type == LayerType::Yolo ? n : i;
+    // The last layer is the result, and so is every yolo head (YOLOv3 has three) and a classifier's
+    // softmax (a [cost] may follow it): kept to the end.
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool output = layers[i].type == LayerType::Yolo || layers[i].type == LayerType::Softmax;
+        last_read[i] = i + 1 == n || output ? n : i;
+    }
     for (std::size_t i = 0; i < n; ++i) {
         if (layers[i].type == LayerType::Route) {
             for (const int source : layers[i].route().inputs) {
@@ -138,6 +143,8 @@ struct Int16Engine::Impl {
     std::vector<Layer> layers;
     std::vector<std::unique_ptr<Int16PackedConv>> convs;  // per layer; null for non-conv layers
     std::vector<Int16ShortcutArgs> shortcuts;             // per layer; used by [shortcut] layers only
+    std::vector<int> output_q;                            // per layer; [crop] needs its exponent
+    std::vector<int> output_bits;                         // and width
     std::vector<std::vector<int16_t>> buffers;            // the layers' outputs (assign_buffers)
     std::vector<std::size_t> buffer_of;                   // layer -> buffer
     std::vector<const int16_t*> output_data;              // layer -> its output (routes read them)
@@ -188,6 +195,8 @@ Int16Engine::Int16Engine(const QuantizedNetwork& network, Int16Isa isa, int thre
                         q.output_q, q.output_bits};
         }
         d.shortcuts.push_back(shortcut);
+        d.output_q.push_back(network.layers[i].output_q);
+        d.output_bits.push_back(network.layers[i].output_bits);
         if ((layer.type == LayerType::Region || layer.type == LayerType::Yolo) &&
             layer.output.size() != layer.input.size()) {
             throw Error(int16_detail::describe_layer(layer) +
@@ -229,6 +238,10 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
         switch (layer.type) {
             case LayerType::Convolutional:
                 d.convs[i]->run(in, out, d.scratch.data(), d.pool);
+                if (int16_detail::has_host_logistic(layer)) {
+                    int16_detail::int16_logistic_in_place(out, layer.output.size(), d.output_q[i],
+                                                          d.output_bits[i]);
+                }
                 break;
             case LayerType::MaxPool:
                 int16_maxpool(layer, in, out, d.pool);
@@ -240,8 +253,17 @@ const std::vector<int16_t>& Int16Engine::run(const int16_t* input) {
                 int16_route(layer, d.output_data, d.output_sizes, out);
                 break;
             case LayerType::Region:
-            case LayerType::Yolo:  // activated on the host, in float (docs/arithmetic.md)
+            case LayerType::Yolo:     // activated on the host, in float (docs/arithmetic.md)
+            case LayerType::Softmax:  // likewise
+            case LayerType::Dropout:  // identities at inference
+            case LayerType::Cost:
                 std::copy(in, in + layer.input.size(), out);
+                break;
+            case LayerType::AvgPool:
+                int16_avgpool(layer, in, out);
+                break;
+            case LayerType::Crop:
+                int16_crop(layer, d.output_q[i], d.output_bits[i], in, out);
                 break;
             case LayerType::Upsample:
                 int16_upsample(layer, in, out);
@@ -268,7 +290,8 @@ const std::vector<int16_t>& Int16Engine::layer_output(int i) const {
                     std::to_string(d.layers.size()) + ")");
     }
     if (!d.keep_outputs && static_cast<std::size_t>(i) + 1 != d.layers.size() &&
-        d.layers[static_cast<std::size_t>(i)].type != LayerType::Yolo) {
+        d.layers[static_cast<std::size_t>(i)].type != LayerType::Yolo &&
+        d.layers[static_cast<std::size_t>(i)].type != LayerType::Softmax) {
         throw Error("Int16Engine::layer_output: layer " + std::to_string(i) +
                     "'s output is not kept (its buffer is reused); build the engine with keep_layer_outputs "
                     "(BackendOptions::keep_layer_outputs, fpgacnn-detect --dump-layers)");

@@ -36,7 +36,15 @@ Layer build_shortcut(SectionReader& reader, int index, const std::vector<Layer>&
                      const TensorShape& input);
 Layer build_yolo(SectionReader& reader, int index, const TensorShape& input);
 
-/// [connected], [softmax], [avgpool], [dropout], [cost], [crop]: parsed for planning only.
+/// [connected]: a Convolutional layer with ConvParams::connected (its kernel covers its square input).
+Layer build_connected(SectionReader& reader, int index, const TensorShape& input);
+Layer build_avgpool(SectionReader& reader, int index, const TensorShape& input);
+Layer build_softmax(SectionReader& reader, int index, const TensorShape& input);
+Layer build_dropout(SectionReader& reader, int index, const TensorShape& input);
+Layer build_cost(SectionReader& reader, int index, const TensorShape& input);
+Layer build_crop(SectionReader& reader, int index, const TensorShape& input);
+
+/// [local]: parsed for planning only.
 bool is_planning_only_section(const std::string& name);
 /// Such a section as an Unsupported layer with darknet's output shape (its options are not checked).
 Layer build_unsupported(SectionReader& reader, int index, const TensorShape& input);

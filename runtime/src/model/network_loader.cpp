@@ -128,6 +128,12 @@ Layer build_known_layer(SectionReader& reader, int index, const std::vector<Laye
     if (name == "upsample") return model::build_upsample(reader, index, input);
     if (name == "shortcut") return model::build_shortcut(reader, index, earlier, input);
     if (name == "yolo") return model::build_yolo(reader, index, input);
+    if (is_one_of(name, {"connected", "conn"})) return model::build_connected(reader, index, input);
+    if (is_one_of(name, {"avgpool", "avg"})) return model::build_avgpool(reader, index, input);
+    if (is_one_of(name, {"softmax", "soft"})) return model::build_softmax(reader, index, input);
+    if (name == "dropout") return model::build_dropout(reader, index, input);
+    if (name == "cost") return model::build_cost(reader, index, input);
+    if (name == "crop") return model::build_crop(reader, index, input);
     if (planning && model::is_planning_only_section(name))
         return model::build_unsupported(reader, index, input);
     if (is_one_of(name, {"net", "network"})) {
@@ -135,8 +141,9 @@ Layer build_known_layer(SectionReader& reader, int index, const std::vector<Laye
     }
     reader.fail(
         "unsupported section [" + name + "]",
-        "fpgacnn runs YOLOv2 / YOLOv3 / YOLOv4-tiny networks: [convolutional], [maxpool], [route], [reorg], "
-        "[region], [upsample], [shortcut] and [yolo]");
+        "fpgacnn runs YOLOv2 / YOLOv3 / YOLOv4-tiny detectors and darknet's classifiers: [convolutional], "
+        "[maxpool], [route], [reorg], [region], [upsample], [shortcut], [yolo], [connected], [avgpool], "
+        "[softmax], [dropout], [cost] and [crop]");
 }
 
 Layer build_layer(const CfgFile& cfg, const CfgSection& section, int index, const std::vector<Layer>& earlier,

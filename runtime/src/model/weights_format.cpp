@@ -30,8 +30,9 @@ std::string float_text(float value) {
 }
 
 std::string describe_conv_layer(const Layer& layer) {
-    return std::string(layer_type_name(layer.type)) + " layer " + std::to_string(layer.index) +
-           " (cfg line " + std::to_string(layer.cfg_line) + ")";
+    const bool connected = layer.type == LayerType::Convolutional && layer.conv().connected;
+    return std::string(connected ? "connected" : layer_type_name(layer.type)) + " layer " +
+           std::to_string(layer.index) + " (cfg line " + std::to_string(layer.cfg_line) + ")";
 }
 
 }  // namespace fpgacnn::model

@@ -113,6 +113,9 @@ ConvArrays read_conv_arrays(core::InputFile& file, const std::string& path, cons
     const ConvArrayCounts counts = model::conv_array_counts(layer);
     ConvArrays arrays;
     arrays.biases = read_floats(file, counts.biases, path, layer, "biases");
+    // darknet's load_connected_weights reads the weights before the batch-norm arrays.
+    const bool connected = layer.conv().connected;
+    if (connected) arrays.weights = read_floats(file, counts.weights, path, layer, "weights");
     if (counts.bn_each > 0) {
         arrays.bn_scales = read_floats(file, counts.bn_each, path, layer, "batch-norm scales");
         arrays.bn_mean = read_floats(file, counts.bn_each, path, layer, "batch-norm rolling mean");
@@ -125,7 +128,7 @@ ConvArrays read_conv_arrays(core::InputFile& file, const std::string& path, cons
             }
         }
     }
-    arrays.weights = read_floats(file, counts.weights, path, layer, "weights");
+    if (!connected) arrays.weights = read_floats(file, counts.weights, path, layer, "weights");
     return arrays;
 }
 

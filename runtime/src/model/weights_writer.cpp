@@ -78,10 +78,12 @@ std::vector<unsigned char> darknet_weights_bytes(const Network& network, std::ui
         check_layer_is_savable(layer);
         const ConvParams& conv = layer.conv();
         append_floats(bytes, conv.biases);
+        // darknet's save_connected_weights puts the weights before the batch-norm arrays.
+        if (conv.connected) append_floats(bytes, conv.weights);
         append_floats(bytes, conv.bn_scales);
         append_floats(bytes, conv.bn_mean);
         append_floats(bytes, conv.bn_variance);
-        append_floats(bytes, conv.weights);
+        if (!conv.connected) append_floats(bytes, conv.weights);
     }
     return bytes;
 }

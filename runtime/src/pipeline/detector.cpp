@@ -22,6 +22,11 @@ Detector::Detector(Network network, std::vector<std::string> class_names, Detect
                     "model (BackendOptions::quantized)");
     }
     network_.output_layer_indices();  // throws with a clear message for non-detector cfgs
+    if (network_.is_classifier()) {
+        throw Error(network_.cfg_path +
+                    " is a classifier (its output is a [softmax], no [region] or [yolo] layer); classify "
+                    "with Classifier (fpgacnn/classifier.hpp) or fpgacnn-classify");
+    }
     if (options_.max_in_flight < 1) throw Error("DetectorOptions::max_in_flight must be at least 1");
     if (options_.device_workers < 1) throw Error("DetectorOptions::device_workers must be at least 1");
     twin_state_ = std::make_shared<pipeline_detail::GoldenTwinState>(options_.verify);

@@ -33,10 +33,14 @@ std::string describe(const Layer& layer) {
            std::to_string(layer.cfg_line) + ")";
 }
 
-// A region or yolo layer is read by the host where its conv wrote; a single-input route without groups
-// is its source. A route with groups copies a channel slice on the host into a buffer of its own.
+// A region, yolo or softmax layer is read by the host where its conv wrote (dropout and cost alike); a
+// single-input route without groups is its source. A route with groups copies a channel slice on the host
+// into a buffer of its own.
 bool is_alias(const Layer& layer) {
-    return layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
+    // [softmax] is an output layer like [region]; [dropout] and [cost] are identities at inference.
+    const bool identity =
+        layer.type == LayerType::Softmax || layer.type == LayerType::Dropout || layer.type == LayerType::Cost;
+    return identity || layer.type == LayerType::Region || layer.type == LayerType::Yolo ||
            (layer.type == LayerType::Route && layer.route().inputs.size() == 1 && layer.route().groups == 1);
 }
 

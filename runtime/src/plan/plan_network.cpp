@@ -121,7 +121,7 @@ void plan_conv(const Layer& layer, const KernelMaxima& m, int weight_bits, std::
                std::size_t alignment, LayerPlan& lp) {
     const ConvParams& conv = layer.conv();
     lp.command.op = kernel::kOpConv;
-    lp.command.leaky = int16_detail::fixed_point_activation(conv.activation, describe(layer));
+    lp.command.leaky = int16_detail::conv_fixed_point_activation(conv.activation, describe(layer));
     plan_window_layer(layer, conv.size, conv.stride, conv.pad, m, lp);
     if (kernel::conv_output_extent(lp.command.in_h, conv.size, conv.stride, conv.pad) != lp.command.out_h ||
         kernel::conv_output_extent(lp.command.in_w, conv.size, conv.stride, conv.pad) != lp.command.out_w) {
@@ -277,19 +277,22 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
         lp.output_shape = layer.output;
         lp.output = layout.outputs[i];
         const bool elementwise = kernel_runs_elementwise(network, layer, options.maxima);
+        lp.connected = layer.type == LayerType::Convolutional && layer.conv().connected;
         lp.on_device = layer.type == LayerType::Convolutional || layer.type == LayerType::MaxPool ||
                        layer.type == LayerType::Reorg || elementwise;
         // Host layers: the CPU engine's int16 code between the device's commands (DeviceQueue), reading
         // and writing their tensors in the arena; the kernel build has no command for them (upsample and
-        // shortcut: a build without contract 7's ops, or a shortcut of two shapes).
+        // shortcut: a build without contract 7's ops, or a shortcut of two shapes; avgpool, crop; a logistic
+        // conv's activation).
         lp.on_host =
             ((layer.type == LayerType::Upsample || layer.type == LayerType::Shortcut) && !elementwise) ||
             (layer.type == LayerType::Route && layer.route().groups != 1) || layout.host_routes[i] ||
-            layer.type == LayerType::Unsupported;
+            layer.type == LayerType::Unsupported || layer.type == LayerType::AvgPool ||
+            layer.type == LayerType::Crop || int16_detail::has_host_logistic(layer);
         if (lp.on_host) lp.input = i == 0 ? layout.input : layout.outputs[i - 1];
         if (lp.on_device) {
             const TensorShape& produced = i == 0 ? network.input : network.layers[i - 1].output;
-            if (produced != layer.input) {
+            if (!layer.reads(produced)) {
                 throw Error(describe(layer) + ": its input shape differs from what " +
                             (i == 0 ? std::string("the network input") : "layer " + std::to_string(i - 1)) +
                             " produces; the network IR is inconsistent");

@@ -13,29 +13,27 @@ std::string shape_text(const TensorShape& s) { return fmt::format("{}x{}x{}", s.
 std::string layer_text(const LayerPlan& lp) {
     const kernel::LayerCommand& c = lp.command;
     switch (lp.type) {
-        case LayerType::Convolutional:
-            return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride,
-                               c.leaky == arith::kActivationLeaky  ? " leaky"
-                               : c.leaky == arith::kActivationRelu ? " relu"
-                                                                   : "");
+        case LayerType::Convolutional: {
+            // on_host too: a logistic conv, its command linear and the logistic a host step after it.
+            const char* activation = lp.on_host                           ? " logistic@host"
+                                     : c.leaky == arith::kActivationLeaky ? " leaky"
+                                     : c.leaky == arith::kActivationRelu  ? " relu"
+                                                                          : "";
+            // A [connected] layer is a 1x1 conv over its flattened input (the input column says so).
+            if (lp.connected) return fmt::format("connected{}", activation);
+            return fmt::format("conv {}x{}/{}{}", c.kernel_size, c.kernel_size, c.stride, activation);
+        }
         case LayerType::MaxPool:
             return fmt::format("max {}x{}/{}", c.kernel_size, c.kernel_size, c.stride);
         case LayerType::Reorg:
             return fmt::format("reorg /{}", c.stride);
         case LayerType::Route:
             return lp.on_host ? "route (copy)" : "route";
-        case LayerType::Region:
-            return "region";
-        case LayerType::Upsample:
-            return "upsample";
-        case LayerType::Shortcut:
-            return "shortcut";
-        case LayerType::Yolo:
-            return "yolo";
         case LayerType::Unsupported:
             return "not run";
+        default:  // the layers without a command: their cfg section's name
+            return layer_type_name(lp.type);
     }
-    return "?";
 }
 
 double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
@@ -56,10 +54,12 @@ std::string format_plan_table(const NetworkPlan& plan) {
     for (const LayerPlan& lp : plan.layers) {
         if (!lp.on_device) {
             // Host layers run on the CPU between commands; routes are placement, region/yolo the host's.
+            const bool identity = lp.type == LayerType::Dropout || lp.type == LayerType::Cost;
             const char* how = lp.type == LayerType::Unsupported ? "host layer, not run by fpgacnn"
                               : lp.on_host                      ? "host layer, CPU int16"
                               : lp.type == LayerType::Route     ? "placement"
-                                                                : "host";
+                              : identity                        ? "identity at inference"
+                                                                : "host layer, float after dequantization";
             out += fmt::format("{:>3} {:<15} {:>13} {:>13}   (no command: {} at arena byte {}, {}-bit)\n",
                                lp.index, layer_text(lp), "", shape_text(lp.output_shape), how,
                                lp.output.byte_offset(), lp.output.bits);

@@ -346,7 +346,9 @@ TrainingEstimate estimate_training(const NetworkPlan& plan, const TrainingOption
     const double batch = options.batch;
     bool first_conv = true;
     for (const LayerPlan& lp : plan.layers) {
-        if (!lp.on_device || lp.type != LayerType::Convolutional) continue;
+        // The [connected] layers (1x1 convs over a flattened input) are left out, as docs/training-
+        // utilization.md says: its tables are the conv layers'.
+        if (!lp.on_device || lp.type != LayerType::Convolutional || lp.connected) continue;
         const ConvShape l = shape_of(lp.command);
         TrainingLayerEstimate t;
         t.index = lp.index;

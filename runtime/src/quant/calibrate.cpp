@@ -23,6 +23,11 @@ namespace fpgacnn {
 
 namespace {
 
+/// The output layers whose int16 input the host dequantizes and activates in float.
+bool is_host_activated(LayerType type) {
+    return type == LayerType::Region || type == LayerType::Yolo || type == LayerType::Softmax;
+}
+
 void require_calibratable(const Network& network) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers");
     if (!network.weights_loaded) {
@@ -38,9 +43,13 @@ void require_calibratable(const Network& network) {
         const bool shortcut = layer.type == LayerType::Shortcut;
         if (shortcut || layer.type == LayerType::Convolutional) {
             const Activation activation = shortcut ? layer.shortcut().activation : layer.conv().activation;
-            int16_detail::fixed_point_activation(activation, network.cfg_path + ": layer " +
-                                                                 std::to_string(layer.index) + " (" +
-                                                                 layer_type_name(layer.type) + ")");
+            const std::string what = network.cfg_path + ": layer " + std::to_string(layer.index) + " (" +
+                                     layer_type_name(layer.type) + ")";
+            if (shortcut) {
+                int16_detail::fixed_point_activation(activation, what);
+            } else {
+                int16_detail::conv_fixed_point_activation(activation, what);
+            }
         }
         if (layer.type != LayerType::Convolutional) continue;
         const ConvParams& conv = layer.conv();
@@ -51,17 +60,36 @@ void require_calibratable(const Network& network) {
     }
 }
 
-// darknet's leaky is 0.1f * x below zero: dividing by the same float recovers the accumulator's value.
+// The logistic's inverse, log(y / (1 - y)), with y kept off 0 and 1 (where float logistic saturates,
+// |x| above ~16: the stored pre-activation saturates there too, with the same logistic output).
+double logit(float y) {
+    const double clamped = std::min(std::max(static_cast<double>(y), 1e-7), 1.0 - 1e-7);
+    return std::log(clamped / (1.0 - clamped));
+}
+
+// The conv's value before its activation: darknet's leaky is 0.1f * x below zero (dividing by the same
+// float recovers the accumulator's value), logistic is inverted by the logit.
+double pre_activation(const Layer& layer, float v) {
+    const Activation activation = layer.conv().activation;
+    if (activation == Activation::Logistic) return logit(v);
+    if (activation == Activation::Leaky && v < 0) return static_cast<double>(v) / static_cast<double>(0.1f);
+    return v;
+}
+
 double max_abs_pre_activation(const Layer& layer, const std::vector<float>& output) {
-    const bool leaky = layer.conv().activation == Activation::Leaky;
-    const double slope = static_cast<double>(0.1f);
     double max_abs = 0;
-    for (float v : output) {
-        double magnitude = std::fabs(static_cast<double>(v));
-        if (leaky && v < 0) magnitude /= slope;
-        max_abs = std::max(max_abs, magnitude);
-    }
+    for (float v : output) max_abs = std::max(max_abs, std::fabs(pre_activation(layer, v)));
     return max_abs;
+}
+
+// A logistic conv stores its pre-activation and, after the host's logistic step, the activation at one
+// exponent: the statistics see both, so the exponent holds either.
+void add_logistic_pre_activations(const Layer& layer, const std::vector<float>& output,
+                                  ActivationHistogram& histogram) {
+    std::vector<float> pre(output.size());
+    for (std::size_t i = 0; i < output.size(); ++i)
+        pre[i] = static_cast<float>(pre_activation(layer, output[i]));
+    histogram.add(pre.data(), pre.size());
 }
 
 struct FloatStatistics {
@@ -86,9 +114,12 @@ FloatStatistics gather_statistics(const Network& network, std::size_t image_coun
         for (std::size_t i = 0; i < network.layers.size(); ++i) {
             const Layer& layer = network.layers[i];
             const std::vector<float>& output = engine.layer_output(static_cast<int>(i));
-            // The region / yolo layer's output is activated in float on the host; only its input matters.
-            if (layer.type == LayerType::Region || layer.type == LayerType::Yolo) continue;
+            // The region / yolo / softmax layer's output is activated in float on the host; only its input
+            // matters.
+            if (is_host_activated(layer.type)) continue;
             stats.outputs[i].add(output.data(), output.size());
+            if (int16_detail::has_host_logistic(layer))
+                add_logistic_pre_activations(layer, output, stats.outputs[i]);
             if (layer.type == LayerType::Convolutional) {
                 stats.max_abs_accumulator[i] =
                     std::max(stats.max_abs_accumulator[i], max_abs_pre_activation(layer, output));
@@ -134,8 +165,7 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     const WidthPlan widths = plan_widths(network, options.widths);
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
-        if (network.layers[i].type == LayerType::Region || network.layers[i].type == LayerType::Yolo)
-            continue;
+        if (is_host_activated(network.layers[i].type)) continue;
         // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
         // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
         const int narrowing = arith::kDataBits - widths.output_bits[i];

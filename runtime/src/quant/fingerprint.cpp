@@ -30,6 +30,8 @@ void layer_params(ByteWriter& out, const Layer& layer) {
             out.i32(c.pad);
             out.i32(static_cast<int>(c.activation));
             out.i32(c.batch_normalize ? 1 : 0);
+            // Only when set, so that the fingerprints of the existing quantized files stay valid.
+            if (c.connected) out.i32(1);
             break;
         }
         case LayerType::MaxPool:
@@ -76,6 +78,17 @@ void layer_params(ByteWriter& out, const Layer& layer) {
             float_bits(out, y.scale_x_y);
             break;
         }
+        case LayerType::Softmax:
+            out.i32(layer.softmax().groups);
+            float_bits(out, layer.softmax().temperature);
+            break;
+        case LayerType::Crop:
+            out.i32(layer.crop().noadjust ? 1 : 0);
+            break;
+        case LayerType::AvgPool:  // no parameters besides the shapes
+        case LayerType::Dropout:
+        case LayerType::Cost:
+            break;
         case LayerType::Unsupported: {
             const std::string& section = std::get<UnsupportedParams>(layer.params).section;
             out.i32(static_cast<int>(section.size()));

@@ -80,6 +80,14 @@ void require_trainable(const Network& network, const TrainingOptions& options) {
             case LayerType::Unsupported:
                 throw Error(detail::describe_layer(layer) +
                             " is parsed for planning only; it cannot be trained");
+            case LayerType::AvgPool:
+            case LayerType::Softmax:
+            case LayerType::Dropout:
+            case LayerType::Cost:
+            case LayerType::Crop:
+                throw Error(detail::describe_layer(layer) +
+                            ": training darknet's classifier layers is not implemented (fpgacnn-train trains "
+                            "[region] detectors)");
             case LayerType::MaxPool:
             case LayerType::Route:
             case LayerType::Reorg:
@@ -183,6 +191,11 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
             }
             case LayerType::Yolo:
             case LayerType::Unsupported:  // refused by the constructor
+            case LayerType::AvgPool:
+            case LayerType::Softmax:
+            case LayerType::Dropout:
+            case LayerType::Cost:
+            case LayerType::Crop:
                 throw Error(detail::describe_layer(layer) + " cannot be trained");
         }
     }
@@ -247,6 +260,11 @@ void FloatTrainer::backward(float* input_delta) {
             }
             case LayerType::Yolo:
             case LayerType::Unsupported:
+            case LayerType::AvgPool:
+            case LayerType::Softmax:
+            case LayerType::Dropout:
+            case LayerType::Cost:
+            case LayerType::Crop:
                 throw Error(detail::describe_layer(layer) + " cannot be trained");
         }
     }
