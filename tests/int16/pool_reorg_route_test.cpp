@@ -31,7 +31,8 @@ TEST(Int16MaxPool, MatchesDarknetLoopsIncludingEdgeWindows) {
     const Shape shapes[] = {{{3, 8, 8}, 2, 2, 1},   {{2, 7, 9}, 2, 2, 1},   {{5, 13, 13}, 2, 1, 1},
                             {{1, 6, 5}, 3, 2, 2},   {{4, 5, 5}, 3, 1, 2},   {{2, 9, 4}, 2, 2, 0},
                             {{3, 10, 7}, 3, 3, 2},  {{1, 1, 1}, 2, 1, 1},   {{3, 17, 37}, 2, 2, 1},
-                            {{2, 20, 40}, 2, 2, 1}, {{2, 33, 50}, 2, 2, 0}, {{4, 26, 26}, 2, 1, 1}};
+                            {{2, 20, 40}, 2, 2, 1}, {{2, 33, 50}, 2, 2, 0}, {{4, 26, 26}, 2, 1, 1},
+                            {{3, 9, 41}, 2, 1, 1},  {{2, 5, 9}, 2, 1, 1}};
     ThreadPool pool(2);
     for (const Shape& s : shapes) {
         const Layer layer = maxpool_layer(s.in, s.size, s.stride, s.padding);

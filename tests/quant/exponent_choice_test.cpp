@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -134,6 +135,47 @@ TEST(TensorConversion, MatchesTheScalarContract) {
     }
     EXPECT_EQ(q[4], 32767);   // 2.5 saturates at 14
     EXPECT_EQ(q[5], -32768);  // -3 too
+}
+
+// The array conversion (AVX-512 where the CPU has it) against the contract's scalar one on the values
+// where rounding and clamping differ: ties, both bounds, infinities, NaN, tiny and huge values, at
+// counts that leave every tail length.
+TEST(TensorConversion, EveryValueEqualsTheContractAtEveryWidthAndLength) {
+    std::vector<float> values = {0.0f,
+                                 -0.0f,
+                                 0.5f,
+                                 -0.5f,
+                                 1.5f,
+                                 -1.5f,
+                                 2.5f,
+                                 -2.5f,
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::denorm_min(),
+                                 -std::numeric_limits<float>::max(),
+                                 std::numeric_limits<float>::max(),
+                                 1e-30f};
+    std::mt19937 rng(33);
+    std::uniform_real_distribution<float> wide(-3.0f, 3.0f);
+    for (int i = 0; i < 300; ++i) values.push_back(wide(rng));
+    for (int k = -300; k <= 300; ++k)
+        values.push_back((static_cast<float>(k) + 0.5f) / 1024.0f);  // ties at q 10
+    for (const float edge : {32767.0f, 32767.5f, 32766.5f, -32768.0f, -32768.5f, -32767.5f, 127.5f, -128.5f})
+        values.push_back(edge / 1024.0f);
+    for (const int bits : {16, 8, 6}) {
+        for (const int q : {0, 10, 14}) {
+            for (std::size_t count = values.size() - 9; count <= values.size(); ++count) {
+                std::vector<int16_t> got(count);
+                quantize_tensor(values.data(), count, q, got.data(), bits);
+                for (std::size_t i = 0; i < count; ++i) {
+                    ASSERT_EQ(got[i], arith::quantize_to_width(values[i], q, bits))
+                        << "value " << values[i] << " q " << q << " bits " << bits << " at " << i << " of "
+                        << count;
+                }
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_engine.hpp"
+#include "fpgacnn/float_ops.hpp"
 #include "fpgacnn/int16_engine.hpp"
 #include "fpgacnn/int16_ops.hpp"
 #include "fpgacnn/vision.hpp"
@@ -119,6 +120,31 @@ TEST_P(YoloV3TinyFixedPoint, YoloHeadsFollowTheFloatPath) {
     // The heads' w/h entries are raw (unbounded) values; 8-bit convs lose more there.
     EXPECT_LT(worst, GetParam() == 16 ? 0.05 : 1.0);
     EXPECT_GE(kept_share, GetParam() == 16 ? 0.95 : 0.8);
+}
+
+// The backend converts the input and activates the yolo heads on its thread pool, in ranges (at 416
+// the input and the 13x13 head are split in several); the result is the serial steps' to the bit.
+TEST_P(YoloV3TinyFixedPoint, HostStepsOnThePoolEqualTheSerialSteps) {
+    const auto quantized = quantized_at(GetParam());
+    const Image& image = yolov3_tiny().images[0];
+    Int16Backend backend(quantized, best_int16_isa(), 2, /*keep_layer_outputs=*/false);
+    const std::vector<float> ours = backend.run(image.data.data());
+    std::vector<int16_t> input(image.data.size());
+    quantize_tensor(image.data.data(), input.size(), quantized->input_q, input.data());
+    Int16Engine engine(*quantized, best_int16_isa(), 1, /*keep_layer_outputs=*/false);
+    engine.run(input.data());
+    std::vector<float> serial;
+    for (const int head : quantized->network.output_layer_indices()) {
+        const Layer& layer = quantized->network.layers[static_cast<std::size_t>(head)];
+        // The engine's buffer may be larger (buffers are reused): the head's values are its first.
+        std::vector<float> values(layer.output.size());
+        dequantize_tensor(engine.layer_output(head).data(), values.size(),
+                          quantized->layers[static_cast<std::size_t>(head)].output_q, values.data());
+        output_layer_activate(layer, values.data());
+        serial.insert(serial.end(), values.begin(), values.end());
+    }
+    ASSERT_EQ(ours.size(), serial.size());
+    EXPECT_EQ(ours, serial);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, YoloV3TinyFixedPoint, testing::Values(16, 8),

@@ -1,8 +1,8 @@
 // The CPU backends' one thread pool (float: im2col, bias + activation, maxpool; int16: convs,
-// input packing, maxpool). parallel_for hands out item indexes from an atomic counter (dynamic
-// scheduling, so uneven items balance), the caller works too, and idle workers sleep on a
-// condition variable instead of spinning. One shared pool per process keeps two backends (or two
-// detectors) from starting a set of all-cores threads each.
+// input packing, maxpool, the input conversion and the yolo heads' activation). parallel_for hands
+// out item indexes from an atomic counter (dynamic scheduling, so uneven items balance), the caller
+// works too, and idle workers sleep on a condition variable instead of spinning. One shared pool
+// per process keeps two backends (or two detectors) from starting a set of all-cores threads each.
 #pragma once
 
 #include <condition_variable>

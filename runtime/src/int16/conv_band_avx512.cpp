@@ -27,9 +27,15 @@ namespace fpgacnn::int16_detail {
 
 namespace {
 
+// The wide tile: 32 filters x 12 pixels. The narrow one, for layers of at most 16 filters (YOLOv3-tiny's
+// first layer: 16 filters of 3 channels at 416x416), 16 filters x 24 pixels: the wide tile computed
+// 16 filters of zeros there, half of every instruction.
 constexpr int kBlock = 32;
 constexpr int kPixels = 12;
-static_assert(kBandPixels % kPixels == 0, "a band is a whole number of tiles");
+constexpr int kNarrowBlock = kAvx512NarrowBlock;
+constexpr int kNarrowPixels = 24;
+static_assert(kBandPixels % kPixels == 0 && kBandPixels % kNarrowPixels == 0,
+              "a band is a whole number of tiles");
 
 // One pixel's channel group (an int16 pair or a quad of bytes) in every 32-bit lane.
 template <typename Input>
@@ -75,6 +81,35 @@ FPGACNN_AVX512 void tile_avx512(const BandJob<Input, Weight>& job, const Input* 
     ((_mm512_store_si512(by_pixel[I], acc0[I]), _mm512_store_si512(by_pixel[I] + 16, acc1[I])), ...);
 }
 
+// One step of one pixel against 16 filters (the narrow tile).
+template <typename Input>
+FPGACNN_AVX512 inline __attribute__((always_inline)) void narrow_step(__m512i& acc, __m512i w,
+                                                                      const Input* group) {
+    const __m512i x = broadcast_group(group);
+    if constexpr (sizeof(Input) == 1) {
+        acc = _mm512_dpbusd_epi32(acc, x, w);
+    } else {
+        acc = _mm512_dpwssd_epi32(acc, w, x);
+    }
+}
+
+template <typename Input, typename Weight, std::size_t... I>
+FPGACNN_AVX512 void narrow_tile_avx512(const BandJob<Input, Weight>& job, const Input* const* origin,
+                                       int32_t (*by_pixel)[kNarrowBlock], std::index_sequence<I...>) {
+    static_assert(sizeof(Input) == sizeof(Weight), "int16 x int16 or u8 x s8");
+    constexpr int kGroup = 4 / sizeof(Weight);
+    const ConvGeometry& g = *job.geometry;
+    const __m512i bias = _mm512_loadu_si512(job.biases);
+    __m512i acc[kNarrowPixels] = {(static_cast<void>(I), bias)...};
+    const Weight* w = job.weights;
+    for (int s = 0; s < g.steps; ++s, w += kGroup * kNarrowBlock) {
+        const __m512i weights = _mm512_loadu_si512(w);
+        const std::ptrdiff_t at = g.step_offsets[s];
+        (narrow_step(acc[I], weights, origin[I] + at), ...);
+    }
+    (_mm512_store_si512(by_pixel[I], acc[I]), ...);
+}
+
 // 16 rows of 16 int32 (row stride `from_stride`) to 16 columns (row stride `to_stride`): 4 x 4
 // transposes within 128-bit lanes, then two rounds of lane shuffles.
 FPGACNN_AVX512 void transpose16x16(const int32_t* from, std::ptrdiff_t from_stride, int32_t* to,
@@ -110,12 +145,19 @@ FPGACNN_AVX512 void transpose16x16(const int32_t* from, std::ptrdiff_t from_stri
     }
 }
 
-template <typename Input, typename Weight>
+template <bool Narrow, typename Input, typename Weight>
 FPGACNN_AVX512 void band_avx512(const BandJob<Input, Weight>& job) {
-    band_by_pixel<kPixels, kBlock, 16>(
+    constexpr int kTileBlock = Narrow ? kNarrowBlock : kBlock;
+    constexpr int kTilePixels = Narrow ? kNarrowPixels : kPixels;
+    band_by_pixel<kTilePixels, kTileBlock, 16>(
         job,
-        [&job](const Input* const* origin, int32_t(*rows)[kBlock])
-            FPGACNN_AVX512 { tile_avx512(job, origin, rows, std::make_index_sequence<kPixels>()); },
+        [&job](const Input* const* origin, int32_t(*rows)[kTileBlock]) FPGACNN_AVX512 {
+            if constexpr (Narrow) {
+                narrow_tile_avx512(job, origin, rows, std::make_index_sequence<kTilePixels>());
+            } else {
+                tile_avx512(job, origin, rows, std::make_index_sequence<kTilePixels>());
+            }
+        },
         transpose16x16,
         [&job](const int32_t* row, int16_t* out, std::size_t count) FPGACNN_AVX512 {
             requantize_avx512(row, out, count, job.output_shift, job.activation, job.output_bits);
@@ -124,9 +166,13 @@ FPGACNN_AVX512 void band_avx512(const BandJob<Input, Weight>& job) {
 
 }  // namespace
 
-FPGACNN_AVX512 void conv_band_avx512vnni(const ConvBandJob& job) { band_avx512(job); }
+FPGACNN_AVX512 void conv_band_avx512vnni(const ConvBandJob& job) { band_avx512<false>(job); }
 
-FPGACNN_AVX512 void conv_band_avx512vnni_u8s8(const ConvBandJobU8& job) { band_avx512(job); }
+FPGACNN_AVX512 void conv_band_avx512vnni_u8s8(const ConvBandJobU8& job) { band_avx512<false>(job); }
+
+FPGACNN_AVX512 void conv_band_avx512vnni_narrow(const ConvBandJob& job) { band_avx512<true>(job); }
+
+FPGACNN_AVX512 void conv_band_avx512vnni_u8s8_narrow(const ConvBandJobU8& job) { band_avx512<true>(job); }
 
 }  // namespace fpgacnn::int16_detail
 

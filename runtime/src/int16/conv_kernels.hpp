@@ -77,7 +77,7 @@ struct BandJob {
 using ConvBandJob = BandJob<int16_t, int16_t>;
 using ConvBandJobU8 = BandJob<uint8_t, int8_t>;  // the 8-bit layout
 
-/// Output channels per packed block for each path.
+/// Output channels per packed block for each path (the widest, where a path has two).
 int block_width(Int16Isa isa);
 
 /// Walks output pixels in row-major order and gives each one's window origin (top-left tap) in
@@ -167,6 +167,10 @@ void conv_band_avx2(const ConvBandJob& job);
 void requantize_avx2(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation);
 void conv_band_avx512vnni(const ConvBandJob& job);
 void conv_band_avx512vnni_u8s8(const ConvBandJobU8& job);
+/// Blocks of kAvx512NarrowBlock filters, for layers with no more than that many.
+constexpr int kAvx512NarrowBlock = 16;
+void conv_band_avx512vnni_narrow(const ConvBandJob& job);
+void conv_band_avx512vnni_u8s8_narrow(const ConvBandJobU8& job);
 /// With the output width's clamp (`bits`) folded in: narrow_to_width was a tenth of an 8-bit conv.
 void requantize_avx512(const int32_t* acc, int16_t* out, std::size_t n, int shift, uint32_t activation,
                        int bits = arith::kDataBits);

@@ -1,7 +1,7 @@
 // darknet's forward_maxpool_layer on int16: the window starts padding/2 pixels before the
 // output pixel's stride position and taps outside the image are skipped (not zeros). A max of
 // values at one exponent is exact, so the exponent is unchanged. Channels run in parallel; the
-// common 2x2 stride-2 window has a SIMD row kernel.
+// common 2x2 windows (stride 2, and YOLOv3-tiny's stride 1) have SIMD row kernels.
 #include <algorithm>
 #include <cstddef>
 
@@ -40,6 +40,23 @@ void max_2x2_row(const int16_t* a, const int16_t* b, int16_t* out, int n) {
     for (; j < n; ++j) out[j] = std::max(std::max(a[2 * j], a[2 * j + 1]), std::max(b[2 * j], b[2 * j + 1]));
 }
 
+// out[j] = max(a[j], a[j+1], b[j], b[j+1]) for j < n (the 2x2 stride-1 window of YOLOv3-tiny's
+// last maxpool, fully inside the row).
+void max_2x2_stride1_row(const int16_t* a, const int16_t* b, int16_t* out, int n) {
+    int j = 0;
+#if defined(__SSE2__)
+    for (; j + 8 <= n; j += 8) {
+        const auto load = [](const int16_t* p) {
+            return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        };
+        const __m128i left = _mm_max_epi16(load(a + j), load(b + j));
+        const __m128i right = _mm_max_epi16(load(a + j + 1), load(b + j + 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm_max_epi16(left, right));
+    }
+#endif
+    for (; j < n; ++j) out[j] = std::max(std::max(a[j], a[j + 1]), std::max(b[j], b[j + 1]));
+}
+
 void maxpool_channel(const MaxPoolParams& pool, const TensorShape& in, const TensorShape& out,
                      const int16_t* source, int16_t* target) {
     const int offset = -pool.padding / 2;
@@ -55,6 +72,12 @@ void maxpool_channel(const MaxPoolParams& pool, const TensorShape& in, const Ten
             const int16_t* b = source + static_cast<std::size_t>(row_end - 1) * in.w;
             j = std::min(out.w, in.w / 2);
             max_2x2_row(a, b, line_out, j);
+        } else if (pool.size == 2 && pool.stride == 1 && offset == 0 && row_end > row_begin) {
+            // The same with overlapping windows; the last column's window (past the edge) below.
+            const int16_t* a = source + static_cast<std::size_t>(row_begin) * in.w;
+            const int16_t* b = source + static_cast<std::size_t>(row_end - 1) * in.w;
+            j = std::min(out.w, in.w - 1);
+            max_2x2_stride1_row(a, b, line_out, j);
         }
         for (; j < out.w; ++j) {
             const int col0 = offset + j * pool.stride;

@@ -45,13 +45,14 @@ constexpr int kJobsPerThread = 8;
 
 using BandFunction = void (*)(const ConvBandJob&);
 
-BandFunction band_function(Int16Isa isa) {
+BandFunction band_function(Int16Isa isa, bool narrow) {
+    static_cast<void>(narrow);  // only AVX-512 has a narrow kernel
     switch (isa) {
 #if defined(__x86_64__) || defined(__i386__)
         case Int16Isa::Avx2:
             return conv_band_avx2;
         case Int16Isa::Avx512Vnni:
-            return conv_band_avx512vnni;
+            return narrow ? conv_band_avx512vnni_narrow : conv_band_avx512vnni;
 #endif
 #if defined(FPGACNN_INT16_NEON)
         case Int16Isa::Neon:
@@ -67,7 +68,8 @@ BandFunction band_function(Int16Isa isa) {
 struct Int16PackedConv::Impl {
     Int16ConvArgs args;
     Int16Isa isa = Int16Isa::Scalar;
-    bool u8s8 = false;  // the 8-bit layout (conv_kernels.hpp); else the 16-bit one
+    bool u8s8 = false;    // the 8-bit layout (conv_kernels.hpp); else the 16-bit one
+    bool narrow = false;  // AVX-512's 16-filter blocks (a layer of at most 16 filters)
     int block = 8;
     int blocks = 0;
     int bands = 0;
@@ -206,6 +208,10 @@ Int16PackedConv::Int16PackedConv(const Int16ConvArgs& args, const int16_t* weigh
     d.u8s8 = isa == Int16Isa::Avx512Vnni && args.input_bits == arith::kNarrowBits &&
              args.weight_bits == arith::kNarrowBits;
     d.block = block_width(isa);
+#if defined(__x86_64__) || defined(__i386__)
+    d.narrow = isa == Int16Isa::Avx512Vnni && args.output.c <= kAvx512NarrowBlock;
+    if (d.narrow) d.block = kAvx512NarrowBlock;
+#endif
     d.blocks = (args.output.c + d.block - 1) / d.block;
     d.packing = InputPacking(args.input, args.pad, d.u8s8 ? 4 : 2);
     const int out_pixels = args.output.h * args.output.w;
@@ -257,12 +263,13 @@ void Int16PackedConv::run(const int16_t* input, int16_t* output, int16_t* scratc
     if (d.u8s8) {
         auto* packed = reinterpret_cast<uint8_t*>(scratch);
         d.packing.pack(input, packed, pool);
-        d.run_bands(packed, d.weights_u8s8.data(), conv_band_avx512vnni_u8s8, output, pool);
+        d.run_bands(packed, d.weights_u8s8.data(),
+                    d.narrow ? conv_band_avx512vnni_u8s8_narrow : conv_band_avx512vnni_u8s8, output, pool);
         return;
     }
 #endif
     d.packing.pack(input, scratch, pool, d.isa != Int16Isa::Scalar);
-    d.run_bands(scratch, d.weights.data(), band_function(d.isa), output, pool);
+    d.run_bands(scratch, d.weights.data(), band_function(d.isa, d.narrow), output, pool);
 }
 
 }  // namespace fpgacnn

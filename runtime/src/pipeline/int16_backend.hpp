@@ -10,11 +10,16 @@
 
 namespace fpgacnn {
 
+class ThreadPool;
+
 class Int16Backend final : public Backend {
 public:
     /// threads = 0: all cores. keep_layer_outputs: layer_output() for every layer (Int16Engine).
     explicit Int16Backend(std::shared_ptr<const QuantizedNetwork> quantized, Int16Isa isa = best_int16_isa(),
                           int threads = 0, bool keep_layer_outputs = true);
+    ~Int16Backend() override;
+    Int16Backend(const Int16Backend&) = delete;
+    Int16Backend& operator=(const Int16Backend&) = delete;
     const std::vector<float>& run(const float* input) override;
     /// Dequantized output of layer i; for the region / yolo layers their activated output.
     std::vector<float> layer_output(int i) const override;
@@ -28,7 +33,9 @@ private:
     Int16Engine engine_;
     std::vector<int> output_layers_;  // Network::output_layer_indices()
     std::vector<int16_t> input_;
-    std::vector<float> detection_output_;  // the output layers' activated values, one after the other
+    std::vector<float> detection_output_;   // the output layers' activated values, one after the other
+    std::unique_ptr<ThreadPool> own_pool_;  // only for an explicit thread count
+    ThreadPool* pool_ = nullptr;            // the input conversion and the output layers' activation
 };
 
 }  // namespace fpgacnn
