@@ -12,6 +12,7 @@
 
 #include "fpgacnn/network.hpp"
 #include "train/conv_train.hpp"
+#include "train/fake_quant.hpp"
 #include "train/training_options.hpp"
 
 namespace fpgacnn::train {
@@ -56,6 +57,11 @@ public:
     /// backward()).
     std::vector<float>& delta(int i) { return deltas_.at(static_cast<std::size_t>(i)); }
     const std::vector<float>& delta(int i) const { return deltas_.at(static_cast<std::size_t>(i)); }
+    /// Quantization-aware training (fake_quant.hpp): with a quantizer that has a plan, forward runs at
+    /// its fixed-point widths and backward is straight-through; nullptr (the default): plain float.
+    /// The quantizer must outlive its use here.
+    void set_fake_quantizer(FakeQuantizer* quantizer) { fake_quant_ = quantizer; }
+
     /// A conv layer's accumulated gradients (momentum included after an update).
     const ConvGradients& gradients(int i) const;
     /// The same, writable: a checkpoint restores the momentum they carry between updates.
@@ -71,7 +77,9 @@ private:
     std::vector<ConvTrainState> conv_states_;             // by layer index (empty for other layers)
     std::vector<std::vector<std::size_t>> pool_indexes_;  // by layer index
     std::vector<float> workspace_;
-    std::mt19937 random_rate_{0};  // the random policy's draws (darknet: rand_uniform(0, 1))
+    std::mt19937 random_rate_{0};
+    FakeQuantizer* fake_quant_ =
+        nullptr;  // --qat  // the random policy's draws (darknet: rand_uniform(0, 1))
 };
 
 }  // namespace fpgacnn::train
