@@ -97,12 +97,9 @@ void QatSession::recalibrate(const Network& network) {
     quantizer_.set_plan(calibration.quantize(widths_).quantized);
 }
 
-QuantizedNetwork QatSession::write_quantized(const std::string& weights_path,
-                                             const std::string& fq16_path) const {
+QuantizedNetwork QatSession::quantize_weights(const std::string& weights_path) const {
     const Network network = load_darknet_model(cfg_, weights_path);
-    CalibrationResult result = calibrate(network, images_, calibration_options());
-    save_quantized_network(result.quantized, fq16_path);
-    return std::move(result.quantized);
+    return calibrate(network, images_, calibration_options()).quantized;
 }
 
 AccuracyReport score_against_float(const std::string& cfg, const std::string& float_weights,

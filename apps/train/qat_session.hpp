@@ -40,9 +40,9 @@ public:
     train::FakeQuantizer& quantizer() { return quantizer_; }
     /// Exponents for `network`'s current weights at the session's widths, handed to the quantizer.
     void recalibrate(const Network& network);
-    /// The .fq16 of the .weights just written (`weights_path`, loaded back as the tools load it):
-    /// calibrated on the training images, saved to `fq16_path`; returns it.
-    QuantizedNetwork write_quantized(const std::string& weights_path, const std::string& fq16_path) const;
+    /// The fixed-point model of a .weights file (loaded as the tools load it), calibrated on the
+    /// training images at the session's widths.
+    QuantizedNetwork quantize_weights(const std::string& weights_path) const;
 
     /// --qat-loss teacher: one train_batch of `student` whose loss is half the squared distance of its
     /// [region] outputs (activated: logistic x, y, objectness, softmax classes, raw w, h) to those of

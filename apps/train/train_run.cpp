@@ -20,6 +20,7 @@
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
+#include "fpgacnn/quantized_file.hpp"
 #include "loss_plot.hpp"
 #include "model/cfg_parser.hpp"
 #include "qat_session.hpp"
@@ -119,7 +120,7 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
             holdout = quantize::expand_image_arguments(options.holdout);
             outcome.holdout_images = holdout.size();
             // The baseline: the starting model calibrated alone, at the same widths on the same images.
-            const QuantizedNetwork before = qat->write_quantized(options.weights, options.qat_out_path());
+            const QuantizedNetwork before = qat->quantize_weights(options.weights);
             outcome.holdout_before = score_against_float(options.cfg, options.weights, before, holdout);
         }
         qat->recalibrate(network);
@@ -187,7 +188,8 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!outcome.interrupted && qat) {
         save_darknet_weights(unfold_for_cfg(network, load_darknet_cfg(options.cfg)), options.out,
                              trainer.seen());
-        const QuantizedNetwork after = qat->write_quantized(options.out, options.qat_out_path());
+        const QuantizedNetwork after = qat->quantize_weights(options.out);
+        save_quantized_network(after, options.qat_out_path());
         if (!holdout.empty())
             outcome.holdout_after = score_against_float(options.cfg, options.weights, after, holdout);
     }
