@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/quantized_file.hpp"
@@ -101,6 +102,31 @@ TEST(TrainToolQat, TeacherLossFalls) {
     std::printf("fpgacnn-train --qat int8 --qat-loss teacher: loss %.5f -> %.5f after 60 iterations\n", first,
                 last);
     EXPECT_LT(last, 0.9 * first);  // measured: 0.0317 -> 0.0245 (alone); 8-bit noise is the floor
+}
+
+// --qat-plan: the widths come from a .fq16 (here 8-bit weights on the middle conv only); the file
+// written has the same widths.
+TEST(TrainToolQat, TrainsAtThePlansWidths) {
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_plan");
+    const Network network = load_darknet_model(set.cfg, set.weights);
+    std::vector<LayerWidths> widths(network.layers.size());
+    widths[2].weight_bits = 8;
+    CalibrationOptions calibration;
+    calibration.widths = widths;
+    const std::string plan = set.dir + "/plan.fq16";
+    save_quantized_network(calibrate(network, {set.dir + "/image0.png"}, calibration).quantized, plan);
+
+    TrainOptions options = tiny_options(set, "plan", 3);
+    options.no_augment = true;
+    options.qat_plan = plan;
+    options.qat_loss = "labels";
+    train(options);
+    const QuantizedNetwork written =
+        load_quantized_network(options.qat_out_path(), load_darknet_model(set.cfg, options.out));
+    for (std::size_t i = 0; i < written.layers.size(); ++i) {
+        EXPECT_EQ(written.layers[i].weight_bits, widths[i].weight_bits) << "layer " << i;
+        EXPECT_EQ(written.layers[i].output_bits, widths[i].output_bits) << "layer " << i;
+    }
 }
 
 std::string command_line_error(const TrainOptions& options) {
