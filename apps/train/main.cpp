@@ -53,6 +53,18 @@ int run(const TrainOptions& options) {
             outcome.start_iteration + 1, end.iteration, outcome.images, outcome.iterations.front().loss,
             end.loss, outcome.seconds_per_image, options.out, end.images, options.checkpoint_path());
     }
+    if (options.qat_enabled())
+        std::cout << fmt::format("wrote {} (the fixed-point model)\n", options.qat_out_path());
+    const auto print_kept = [&](const char* when, const AccuracyReport& report) {
+        for (const DetectionAgreement& agreement : report.agreement) {
+            std::cout << fmt::format(
+                "held-out {} images, {}: thresh {:.2f}: {} of {} float detections kept ({:.1f} %)\n",
+                outcome.holdout_images, when, agreement.thresh, agreement.reproduced,
+                agreement.float_detections, 100.0 * agreement.ratio());
+        }
+    };
+    if (outcome.holdout_before) print_kept("calibration alone", *outcome.holdout_before);
+    if (outcome.holdout_after) print_kept("after --qat", *outcome.holdout_after);
     return apps::kExitSuccess;
 }
 

@@ -7,6 +7,14 @@
 
 namespace fpgacnn::train_tool {
 
+std::string TrainOptions::qat_out_path() const {
+    if (!qat_out.empty()) return qat_out;
+    const std::size_t dot = out.find_last_of('.');
+    const std::size_t slash = out.find_last_of('/');
+    const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+    return (has_extension ? out.substr(0, dot) : out) + ".fq16";
+}
+
 void add_train_options(CLI::App& app, TrainOptions& options) {
     app.add_option("--cfg", options.cfg,
                    "darknet network .cfg: its [net] gives batch, subdivisions, the solver and "
@@ -65,6 +73,31 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
                        "the others through an accelerator's BP and WG commands (the rtl builds refuse them); "
                        "the rest of training stays in float on the CPU (docs/tools/fpgacnn-train.md)")
         ->capture_default_str();
+    auto* qat = app.add_option("--qat", options.qat,
+                               "quantization-aware training at every conv layer's width (int16 or int8): "
+                               "fixed-point forward, straight-through backward; writes a .fq16 too")
+                    ->check(CLI::IsMember({"int16", "int8"}));
+    app.add_option("--qat-plan", options.qat_plan,
+                   "quantization-aware training at the per-layer widths of this .fq16 "
+                   "(e.g. fpgacnn-quantize --explore's)")
+        ->check(CLI::ExistingFile)
+        ->excludes(qat);
+    app.add_option("--qat-recalibrate", options.qat_recalibrate,
+                   "--qat: iterations between recalibrations of the exponents on the training images")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
+    app.add_option(
+           "--qat-loss", options.qat_loss,
+           "--qat: teacher = the squared distance of the [region] outputs to the float "
+           "starting model's on the same images; labels = the region loss on the --data / --distill labels")
+        ->check(CLI::IsMember({"teacher", "labels"}))
+        ->capture_default_str();
+    app.add_option("--qat-out", options.qat_out,
+                   "--qat: the .fq16 to write (default: --out with extension .fq16)");
+    app.add_option("--holdout", options.holdout,
+                   "--qat: images or folders not trained on; reports the float model's detections the "
+                   "fixed-point model keeps, before (calibration alone) and after the training")
+        ->expected(1, -1);
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

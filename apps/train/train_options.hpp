@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -28,9 +29,18 @@ struct TrainOptions {
     std::string log;             ///< JSON lines, one object an iteration
     std::string plot;            ///< loss-curve PNG
     std::string device = "cpu";  ///< where conv layers' BP and WG run (train/device_gradients.hpp)
+    // --qat (qat_session.hpp): quantization-aware training
+    std::string qat;                   ///< "int16" or "int8": every conv layer's width; empty: float training
+    std::string qat_plan;              ///< a .fq16 whose per-layer widths to train at (instead of --qat's)
+    int qat_recalibrate = 10;          ///< iterations between recalibrations of the exponents
+    std::string qat_loss = "teacher";  ///< "teacher" (the float model's raw outputs) or "labels"
+    std::string qat_out;               ///< the .fq16 to write; empty: <out> with the extension .fq16
+    std::vector<std::string> holdout;  ///< images (files, folders) to score the fixed-point result on
     int verbosity = 0;
     bool quiet = false;
 
+    bool qat_enabled() const { return !qat.empty() || !qat_plan.empty(); }
+    std::string qat_out_path() const;
     std::string checkpoint_path() const { return checkpoint.empty() ? out + ".checkpoint" : checkpoint; }
 };
 

@@ -14,14 +14,17 @@
 #include "../common/exit_codes.hpp"
 #include "../common/json_text.hpp"
 #include "../common/output_paths.hpp"
+#include "../quantize/image_list.hpp"
 #include "checkpoint.hpp"
 #include "darknet_init.hpp"
 #include "device_report.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
+#include "fpgacnn/quantized_file.hpp"
 #include "loss_plot.hpp"
 #include "model/cfg_parser.hpp"
+#include "qat_session.hpp"
 #include "train/float_trainer.hpp"
 #include "train/region_loss.hpp"
 #include "training_data.hpp"
@@ -45,7 +48,8 @@ Network starting_network(const TrainOptions& options) {
     } else {
         load_darknet_weights(network, options.weights);
     }
-    return network;
+    // --qat trains the layers as the fixed-point paths run them: batch-norm folded (qat_session.hpp).
+    return options.qat_enabled() ? fold_for_qat(std::move(network)) : network;
 }
 
 // The loss history of the iterations before a resume, from the same --log (for the plot).
@@ -83,7 +87,15 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         throw apps::CommandLineError(
             "--distill labels the images with the starting model's detections: give its --weights");
     }
+    if (options.qat_enabled() && options.weights.empty()) {
+        throw apps::CommandLineError(
+            "--qat fine-tunes a trained model at its fixed-point widths: give its --weights");
+    }
+    if (!options.holdout.empty() && !options.qat_enabled())
+        throw apps::CommandLineError(
+            "--holdout scores the fixed-point model of --qat: add --qat or --qat-plan");
     apps::check_output_file(options.out, "--out");
+    if (options.qat_enabled()) apps::check_output_file(options.qat_out_path(), "--qat-out");
     apps::check_output_file(options.checkpoint_path(), "--checkpoint");
     if (!options.log.empty()) apps::check_output_file(options.log, "--log");
     if (!options.plot.empty()) apps::check_output_file(options.plot, "--plot");
@@ -101,6 +113,23 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
             : distill_labels(options.distill, options.cfg, options.weights, options.thresh);
     TrainOutcome outcome;
     outcome.images = images.size();
+    std::unique_ptr<QatSession> qat;
+    std::vector<std::string> holdout;
+    if (options.qat_enabled()) {
+        std::vector<std::string> calibration_images;
+        calibration_images.reserve(images.size());
+        for (const LabelledImage& image : images) calibration_images.push_back(image.path);
+        qat = std::make_unique<QatSession>(options, network, trainer.options(), calibration_images);
+        if (!options.holdout.empty()) {
+            holdout = quantize::expand_image_arguments(options.holdout);
+            outcome.holdout_images = holdout.size();
+            // The baseline: the starting model calibrated alone, at the same widths on the same images.
+            const QuantizedNetwork before = qat->quantize_weights(options.weights);
+            outcome.holdout_before = score_against_float(options.cfg, options.weights, before, holdout);
+        }
+        qat->recalibrate(network);
+        trainer.set_fake_quantizer(&qat->quantizer());
+    }
     BatchSource source(std::move(images), network.input.w, network.input.h, !options.no_augment,
                        read_augment_options(cfg), options.seed);
 
@@ -137,7 +166,9 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         double cost = 0;
         for (int s = 0; s < solver.subdivisions; ++s) {
             source.next_batch(solver.batch, input.data(), truth.data());
-            cost += trainer.train_batch(input.data(), truth.data());
+            cost += qat && options.qat_loss == "teacher"
+                        ? qat->teacher_step(trainer, input.data(), truth.data())
+                        : trainer.train_batch(input.data(), truth.data());
         }
         IterationRecord record;
         record.images = trainer.seen();
@@ -149,13 +180,23 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         outcome.iterations.push_back(record);
         if (log) log << apps::json_text(record_json(record)) << '\n' << std::flush;
         progress.step(fmt::format("loss {:.4f}", record.loss));
+        if (qat && record.iteration % static_cast<std::uint64_t>(options.qat_recalibrate) == 0)
+            qat->recalibrate(network);
         if (options.checkpoint_every > 0 &&
             record.iteration % static_cast<std::uint64_t>(options.checkpoint_every) == 0) {
             save_checkpoint(options.checkpoint_path(), trainer, source.state());
         }
     }
     save_checkpoint(options.checkpoint_path(), trainer, source.state());
-    if (!outcome.interrupted) save_darknet_weights(network, options.out, trainer.seen());
+    if (!outcome.interrupted && !qat) save_darknet_weights(network, options.out, trainer.seen());
+    if (!outcome.interrupted && qat) {
+        save_darknet_weights(unfold_for_cfg(network, load_darknet_cfg(options.cfg)), options.out,
+                             trainer.seen());
+        const QuantizedNetwork after = qat->quantize_weights(options.out);
+        save_quantized_network(after, options.qat_out_path());
+        if (!holdout.empty())
+            outcome.holdout_after = score_against_float(options.cfg, options.weights, after, holdout);
+    }
     progress.finish(fmt::format("{} iterations{}", outcome.iterations.size(),
                                 outcome.interrupted ? " (interrupted)" : ""));
     const std::size_t trained_images = outcome.iterations.size() * per_update;

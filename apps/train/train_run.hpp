@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "fpgacnn/quant_accuracy.hpp"
 
 #include "train_options.hpp"
 
@@ -25,6 +28,11 @@ struct TrainOutcome {
     bool interrupted = false;  ///< `stop` was raised: the checkpoint was written, --out was not
     std::size_t images = 0;    ///< images in the training set
     double seconds_per_image = 0;
+    /// --qat with --holdout: the float model's detections the fixed-point model keeps on the held-out
+    /// images, calibrated alone (before) and after the quantization-aware training.
+    std::optional<AccuracyReport> holdout_before;
+    std::optional<AccuracyReport> holdout_after;  ///< see holdout_before
+    std::size_t holdout_images = 0;
 };
 
 /// Runs the command. `stop` is polled between iterations (the SIGINT handler raises it). Throws

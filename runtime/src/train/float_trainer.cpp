@@ -135,6 +135,8 @@ ConvGradients& FloatTrainer::gradients(int i) {
 
 float FloatTrainer::forward(const float* input, const float* truth, std::uint64_t seen) {
     const int batch = options_.solver.batch;
+    const bool quantized = fake_quant_ != nullptr && fake_quant_->has_plan();
+    if (quantized) input = fake_quant_->quantize_input(input, batch, network_.input.size());
     input_ = input;
     float cost = 0;
     for (Layer& layer : network_.layers) {
@@ -146,7 +148,11 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
         const std::size_t out_size = layer.output.size();
         switch (layer.type) {
             case LayerType::Convolutional:
-                conv_forward_train(layer, batch, layer_input, output, workspace_.data(), conv_states_[i]);
+                if (quantized) {
+                    fake_quant_->conv_forward(layer, batch, layer_input, output);
+                } else {
+                    conv_forward_train(layer, batch, layer_input, output, workspace_.data(), conv_states_[i]);
+                }
                 break;
             case LayerType::MaxPool:
                 maxpool_forward_train(layer, batch, layer_input, output, pool_indexes_[i]);
@@ -205,6 +211,7 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
 void FloatTrainer::backward(float* input_delta) {
     if (input_ == nullptr) throw Error("FloatTrainer::backward called before forward");
     const int batch = options_.solver.batch;
+    const bool quantized = fake_quant_ != nullptr && fake_quant_->has_plan();
     for (auto it = network_.layers.rbegin(); it != network_.layers.rend(); ++it) {
         const Layer& layer = *it;
         const int i = layer.index;
@@ -214,6 +221,10 @@ void FloatTrainer::backward(float* input_delta) {
         float* delta = deltas_[i].data();
         switch (layer.type) {
             case LayerType::Convolutional:
+                if (quantized) {  // straight-through: saturated outputs pass no gradient
+                    fake_quant_->clip_output_delta(layer, batch, delta);
+                    fake_quant_->swap_weights(network_.layers[i]);  // the forward's quantized weights
+                }
                 if (device_gradients_ != nullptr && device_gradients_->runs(i)) {
                     conv_backward_to_conv_output(layer, batch, outputs_[i].data(), delta, conv_states_[i]);
                     device_gradients_->add_gradients(layer, batch, layer_input, delta, previous_delta,
@@ -222,6 +233,7 @@ void FloatTrainer::backward(float* input_delta) {
                     conv_backward(layer, batch, layer_input, outputs_[i].data(), delta, previous_delta,
                                   workspace_.data(), conv_states_[i]);
                 }
+                if (quantized) fake_quant_->swap_weights(network_.layers[i]);  // back to the float ones
                 break;
             case LayerType::MaxPool:
                 if (previous_delta != nullptr) maxpool_backward(pool_indexes_[i], delta, previous_delta);
@@ -277,6 +289,8 @@ void FloatTrainer::update(std::uint64_t seen) {
     const float rate = current_learning_rate(solver, batch_num, uniform01);
     for (Layer& layer : network_.layers) {
         if (layer.type != LayerType::Convolutional) continue;
+        if (fake_quant_ != nullptr && fake_quant_->has_plan())
+            fake_quant_->clip_weight_gradients(layer, conv_states_[layer.index].gradients);
         const SgdStep step{rate * options_.layers[layer.index].learning_rate_scale, solver.momentum,
                            solver.decay, solver.images_per_update()};
         sgd_update(layer.conv(), conv_states_[layer.index].gradients, step);

@@ -12,6 +12,7 @@
 
 #include "fpgacnn/network.hpp"
 #include "train/conv_train.hpp"
+#include "train/fake_quant.hpp"
 #include "train/training_options.hpp"
 
 namespace fpgacnn::train {
@@ -61,6 +62,10 @@ public:
     /// Conv layers' dX and dW in fixed point on a device (device_gradients.hpp) for the layers it
     /// runs, float for the others; null (the default): all in float. Not owned; must outlive backward().
     void set_device_gradients(DeviceGradients* gradients) { device_gradients_ = gradients; }
+    /// Quantization-aware training (fake_quant.hpp): with a quantizer that has a plan, forward runs at
+    /// its fixed-point widths and backward is straight-through; nullptr (the default): plain float.
+    /// The quantizer must outlive its use here.
+    void set_fake_quantizer(FakeQuantizer* quantizer) { fake_quant_ = quantizer; }
 
     /// A conv layer's accumulated gradients (momentum included after an update).
     const ConvGradients& gradients(int i) const;
@@ -78,7 +83,8 @@ private:
     std::vector<std::vector<std::size_t>> pool_indexes_;  // by layer index
     std::vector<float> workspace_;
     DeviceGradients* device_gradients_ = nullptr;
-    std::mt19937 random_rate_{0};  // the random policy's draws (darknet: rand_uniform(0, 1))
+    FakeQuantizer* fake_quant_ = nullptr;  // --qat
+    std::mt19937 random_rate_{0};          // the random policy's draws (darknet: rand_uniform(0, 1))
 };
 
 }  // namespace fpgacnn::train
