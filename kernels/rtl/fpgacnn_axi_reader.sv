@@ -73,7 +73,6 @@ module fpgacnn_axi_reader #(
   // The burst being issued.
   logic                 ar_active;
   logic [ADDR_BITS-1:0] ar_next;
-  logic [  BEAT_BITS:0] ar_left;
   logic [  BEAT_BITS:0] r_count;  // beats of the oldest command returned
   logic [BEAT_BITS-1:0] r_index;  // its next element
   // Elements of the oldest command after the beats handed on, and whether a whole beat is left:
@@ -88,15 +87,9 @@ module fpgacnn_axi_reader #(
   assign arburst = 2'b01;
   assign idle = used == 0;
 
-  // Beats to the next 4 KiB boundary and the burst length: min(left, 256, to_boundary).
-  logic [12:0] to_boundary;
+  // The burst at ar_next: min(left, 256, beats to the 4 KiB boundary), from registers.
   logic [BEAT_BITS:0] burst;
-  always_comb begin
-    to_boundary = (13'd4096 - {1'b0, ar_next[11:0]}) >> BYTE_SHIFT;
-    burst = ar_left;
-    if (burst > (BEAT_BITS + 1)'(256)) burst = (BEAT_BITS + 1)'(256);
-    if (burst > (BEAT_BITS + 1)'(to_boundary)) burst = (BEAT_BITS + 1)'(to_boundary);
-  end
+  logic last_burst;
 
   // Beats are counted against the command (RLAST is implied); responses are OKAY on these memories.
   logic unused_inputs;
@@ -107,10 +100,22 @@ module fpgacnn_axi_reader #(
   assign retired = rvalid && (r_count + 1'b1 == q_span[r_ptr]);
   // The next command starts as soon as the last burst of the current one is accepted, so a burst
   // can be issued every cycle.
-  logic ar_fire, last_burst;
+  logic ar_fire;
   assign ar_fire = arvalid && arready;
-  assign last_burst = ar_left == burst;
   assign started = (!ar_active || (ar_fire && last_burst)) && unissued != 0;
+  fpgacnn_burst_length #(
+      .BEAT_BITS (BEAT_BITS),
+      .BYTE_SHIFT(BYTE_SHIFT)
+  ) bursts (
+      .clk(clk),
+      .rst(rst),
+      .load(started),
+      .load_addr(q_addr[ar_ptr][11:0]),
+      .load_span(q_span[ar_ptr]),
+      .advance(ar_fire),
+      .burst(burst),
+      .last(last_burst)
+  );
   assign arvalid = ar_active;
   assign araddr = ar_next;
   assign arlen = 8'(burst - 1'b1);
@@ -162,7 +167,6 @@ module fpgacnn_axi_reader #(
       unissued <= '0;
       ar_active <= 1'b0;
       ar_next <= '0;
-      ar_left <= '0;
       r_count <= '0;
       r_index <= '0;
       r_left <= '0;
@@ -173,11 +177,9 @@ module fpgacnn_axi_reader #(
       if (started) begin
         ar_active <= 1'b1;
         ar_next <= q_addr[ar_ptr];
-        ar_left <= q_span[ar_ptr];
         ar_ptr <= ar_ptr + 1'b1;
       end else if (ar_fire) begin
         ar_next <= ar_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
-        ar_left <= ar_left - burst;
         if (last_burst) ar_active <= 1'b0;
       end
       unissued <= unissued + 3'(pushed) - 3'(started);

@@ -142,30 +142,35 @@ module fpgacnn_axi_writer #(
 
   logic                 aw_active;
   logic [ADDR_BITS-1:0] aw_next;
-  logic [  BEAT_BITS:0] aw_left;
   logic [          7:0] w_beat;
   logic [          9:0] b_pending;
 
-  logic [12:0] to_boundary;
+  // The burst at aw_next: min(left, 256, beats to the 4 KiB boundary), from registers.
   logic [BEAT_BITS:0] burst;
-  always_comb begin
-    to_boundary = (13'd4096 - {1'b0, aw_next[11:0]}) >> BYTE_SHIFT;
-    burst = aw_left;
-    if (burst > (BEAT_BITS + 1)'(256)) burst = (BEAT_BITS + 1)'(256);
-    if (burst > (BEAT_BITS + 1)'(to_boundary)) burst = (BEAT_BITS + 1)'(to_boundary);
-  end
+  logic last_burst;
 
   assign awsize = 3'(BYTE_SHIFT);
   assign awburst = 2'b01;
   // AWVALID only rises with room to remember the burst's length (the queue cannot fill while it is
   // high, so it never drops before AWREADY); the next command starts with the last burst's handshake.
-  logic last_burst;
   assign awvalid = aw_active && !bursts_full;
   assign awaddr = aw_next;
   assign awlen = 8'(burst - 1'b1);
-  assign last_burst = aw_left == burst;
   assign aw_done = awvalid && awready;
   assign cmd_pop = (!aw_active || (aw_done && last_burst)) && !cmd_empty;
+  fpgacnn_burst_length #(
+      .BEAT_BITS (BEAT_BITS),
+      .BYTE_SHIFT(BYTE_SHIFT)
+  ) lengths (
+      .clk(clk),
+      .rst(rst),
+      .load(cmd_pop),
+      .load_addr(cmd_head[BEAT_BITS+1+:12]),
+      .load_span(cmd_head[BEAT_BITS:0]),
+      .advance(aw_done),
+      .burst(burst),
+      .last(last_burst)
+  );
 
   // Packer: elements into the beat being filled (slot = the next element's place); a beat is done at
   // its last slot or the command's last element and waits in the W register for its handshake.
@@ -201,7 +206,6 @@ module fpgacnn_axi_writer #(
     if (rst) begin
       aw_active <= 1'b0;
       aw_next <= '0;
-      aw_left <= '0;
       w_beat <= '0;
       b_pending <= '0;
       pk_active <= 1'b0;
@@ -216,10 +220,8 @@ module fpgacnn_axi_writer #(
       if (cmd_pop) begin
         aw_active <= 1'b1;
         aw_next <= cmd_head[BEAT_BITS+1+:ADDR_BITS];
-        aw_left <= cmd_head[BEAT_BITS:0];
       end else if (aw_done) begin
         aw_next <= aw_next + (ADDR_BITS'(burst) << BYTE_SHIFT);
-        aw_left <= aw_left - burst;
         if (last_burst) aw_active <= 1'b0;
       end
       if (w_fire) w_beat <= wlast ? 8'd0 : w_beat + 1'b1;

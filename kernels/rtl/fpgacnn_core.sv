@@ -714,6 +714,11 @@ module fpgacnn_core #(
   // weights, or 2 * PE at 8 bits (two per word, the low byte first). wl_tap / wl_lane hold the place
   // of the beat's first element; lane l takes element (l - wl_lane) mod LANES of the run, one tap
   // further when it wraps (a run is never longer than LANES: 2 * PE <= Tm * Tn).
+  // Area (the wide-port LUTs): the run is rotated once, element j to place (wl_lane + j) mod PW, so
+  // lane l finds its element at the fixed place l mod PW, or (l + LANES) mod PW when it wraps, and
+  // only lanes l < PW - 1 can wrap (the run ends before wl_lane + PW <= LANES + PW - 1). Each lane
+  // is then two compares of constants with wl_lane and wl_end instead of a subtraction and a PW:1
+  // multiplexer of 16-bit values (23 LUTs a lane and beat element at Tm=32 Tn=6, 64-bit ports).
   // Timing (the 150 MHz path): the place is kept in counters of $clog2 width, reset when the loader
   // issues the block's read (no beat-index compare on the beat's path), and the block's end is a
   // flag registered a beat ahead (wl_last_tap): the only element a run can carry past the block is the
@@ -730,9 +735,11 @@ module fpgacnn_core #(
   logic [TB-1:0] wl_taps_last;  // K^2 - 1 of the command
   logic [LB:0] wl_run, wl_end;
   logic wl_block_start;  // the loader issues a weight block's read: its place starts at (0, 0)
+  localparam int PWB = $clog2(PW);
   logic [15:0] wl_value[PW];  // the beat's weights, sign-extended
-  logic [LB-1:0] wl_j[LANES];  // the element of the run lane l takes
-  logic wl_wraps[LANES];  // ... from the next tap
+  logic [15:0] wl_rot[PW];  // the same rotated: element j at (wl_lane + j) mod PW
+  logic wl_wraps[LANES];  // lane l takes its element of the run from the next tap
+  logic [W_AW-1:0] wl_addr, wl_addr_next;  // the tap's word in the bank being filled, and the next tap's
   assign wl_block_start = ld_weights_pending && par_cmd_valid && par_cmd_ready && state != S_BIAS;
   always_comb begin
     // Weights in this beat: its words, or two per word (an odd block's pad byte is dropped by tap).
@@ -743,13 +750,16 @@ module fpgacnn_core #(
       else if (j < PE) wl_value[j] = par_beat_data[16*j+:16];
       else wl_value[j] = 16'd0;
     end
+    for (int p = 0; p < PW; p++) wl_rot[p] = wl_value[PWB'(p) - PWB'(wl_lane)];
+    wl_addr = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap);
+    wl_addr_next = W_AW'(par_beat_tag[0] ? TAPS : 0) + W_AW'(wl_tap_next);
     for (int l = 0; l < LANES; l++) begin
-      wl_wraps[l] = LB'(l) < wl_lane;
-      wl_j[l] = wl_wraps[l] ? LB'(l + LANES) - wl_lane : LB'(l) - wl_lane;
-      w_we[l] = par_beat_valid && par_beat_tag[1] && (LB + 1)'(wl_j[l]) < wl_run &&
-          !(wl_wraps[l] && wl_last_tap);
-      w_waddr[l] = W_AW'(par_beat_tag[0] ? TAPS : 0) + (wl_wraps[l] ? W_AW'(wl_tap_next) : W_AW'(wl_tap));
-      w_wdata[l] = wl_value[wl_j[l][$clog2(PW)-1:0]];
+      // l + LANES < wl_end implies l < wl_lane (a run is at most LANES long).
+      wl_wraps[l] = l < PW - 1 && (LB + 1)'(l + LANES) < wl_end;
+      w_we[l] = par_beat_valid && par_beat_tag[1] &&
+          ((LB'(l) >= wl_lane && (LB + 1)'(l) < wl_end) || (wl_wraps[l] && !wl_last_tap));
+      w_waddr[l] = wl_wraps[l] ? wl_addr_next : wl_addr;
+      w_wdata[l] = wl_wraps[l] ? wl_rot[(l + LANES) % PW] : wl_rot[l % PW];
     end
   end
 

@@ -90,10 +90,30 @@ void load_input_tile(const WordBeat* fm, const ByteBeat* fm8, const InputWindow&
 /// kPortElements words, 2 x kPortElements weights at 8 bits: a run of weights from the place (tap,
 /// lane) of its first one, wrapping once into the next tap at most (a run is never longer than a
 /// tap's Tm*Tn lanes). Counters instead of a division keep one beat per cycle.
+///
+/// Area: the run is rotated once (weight j to place (lane + j) mod kRunMax), so that each lane takes
+/// its weight from a fixed place of the rotated run (land_weight_lane) instead of choosing among
+/// every weight of the beat: the wide ports' multiplexers per lane go (the RTL twin lands a beat the
+/// same way, fpgacnn_core.sv).
+static const int kWeightRunMax = 2 * kPortElements;  // weights a beat at most
+static_assert((kWeightRunMax & (kWeightRunMax - 1)) == 0, "the rotation is taken modulo a power of two");
+
+/// Lane `l`'s share of a rotated run that starts at lane `lane` of tap `tap` and ends before lane
+/// `end` (end - kWeightLanes of the next tap when it wraps): its weight, if the run has one for it,
+/// from a place of `rotated` fixed by l. Only lanes l < kWeightRunMax - 1 can take one from the next
+/// tap (the run ends before lane + kWeightRunMax).
+inline void land_weight_lane(int l, int tap, int lane, int end, const int16_t* rotated, WeightBlock& block) {
+    const bool wraps = l < kWeightRunMax - 1 && l + kWeightLanes < end;
+    if (wraps)
+        block[tap + 1][l] = rotated[(l + kWeightLanes) % kWeightRunMax];
+    else if (l >= lane && l < end)
+        block[tap][l] = rotated[l % kWeightRunMax];
+}
+
 template <class Traffic>
 void load_weight_block(const WordBeat* params, uint32_t block_offset, int kernel_size, int weight_bits,
                        WeightBlock& block, Traffic& traffic) {
-    static const int kRunMax = 2 * kPortElements;  // weights a beat at most
+    static const int kRunMax = kWeightRunMax;
     static_assert(kRunMax - 1 <= kWeightLanes, "a beat's weights wrap into the next tap at most once");
     const bool narrow = weight_bits == arith::kNarrowBits;
     const int elements = kernel_size * kernel_size * kWeightLanes;
@@ -105,7 +125,7 @@ void load_weight_block(const WordBeat* params, uint32_t block_offset, int kernel
 #pragma HLS PIPELINE II = 1
         const WordBeat beat = read_beat<int16_t>(params, span.first_beat + static_cast<uint32_t>(b),
                                                  run_lane_begin(span, b), run_lane_end(span, b, words));
-        int16_t run[kRunMax];  // the beat's weights in block order
+        int16_t run[kRunMax] = {};  // the beat's weights in block order
 #pragma HLS ARRAY_PARTITION variable = run complete
         int count = 0;
         for (int slot = 0; slot < kPortElements; ++slot) {
@@ -122,12 +142,28 @@ void load_weight_block(const WordBeat* params, uint32_t block_offset, int kernel
                 count += 1;
             }
         }
-        for (int j = 0; j < kRunMax; ++j) {
+        int16_t rotated[kRunMax];
+#pragma HLS ARRAY_PARTITION variable = rotated complete
+        for (int p = 0; p < kRunMax; ++p) {
 #pragma HLS UNROLL
-            if (j >= count) continue;
-            const bool wraps = lane + j >= kWeightLanes;
-            block[wraps ? tap + 1 : tap][wraps ? lane + j - kWeightLanes : lane + j] = run[j];
+            rotated[p] = run[(p - lane) & (kRunMax - 1)];
         }
+        const int end = lane + count;
+#if defined(__SYNTHESIS__) || defined(FPGACNN_KERNEL_EVERY_WEIGHT_LANE)
+        for (int l = 0; l < kWeightLanes; ++l) {
+#pragma HLS UNROLL
+            land_weight_lane(l, tap, lane, end, rotated, block);
+        }
+#else
+        // Natively only the run's lanes (the others' land_weight_lane does nothing): a loop over
+        // every lane per beat would slow the emu device's weight loads Tm*Tn-fold. The 64-bit test
+        // builds (test_kernel_port64, test_kernel_rtl64) define FPGACNN_KERNEL_EVERY_WEIGHT_LANE and
+        // run the synthesised loop.
+        for (int j = 0; j < count; ++j) {
+            const int l = lane + j;
+            land_weight_lane(l >= kWeightLanes ? l - kWeightLanes : l, tap, lane, end, rotated, block);
+        }
+#endif
         const bool wraps = lane + count >= kWeightLanes;
         tap = wraps ? tap + 1 : tap;
         lane = wraps ? lane + count - kWeightLanes : lane + count;

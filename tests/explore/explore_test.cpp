@@ -83,18 +83,19 @@ TEST(ResourceModel, Int16TermsMatchTheRtlSynthesisedWithYosys) {
     EXPECT_FALSE(this_kernel(kernel::Maxima{16, 4, 13, 13, 3, 2}, DataType::Float32, 32).rtl);
 }
 
-// The 64-bit build yosys synthesised (docs/kernel.md "Port width"): its LUTs fixed the port width's
-// LUT term (one point, so LUT agrees by construction); DSP, BRAM and FF are predictions.
+// The 64-bit build yosys synthesised (docs/kernel.md "Port width", the RTL of 7dc18e9: the weight
+// lanes take a rotated run from fixed places): its LUTs fixed the port width's LUT term (one point,
+// so LUT agrees by construction); DSP, BRAM and FF are predictions.
 TEST(ResourceModel, WidePortsMatchTheRtlSynthesisedWithYosys) {
     kernel::Maxima maxima{32, 6, 30, 30, 3, 2};
     maxima.port_bits = 64;
     maxima.upsample_shortcut = false;  // as synthesised: the RTL has no upsample / shortcut ops
-    const Resources yosys{194, 224, 53391, 15627};
+    const Resources yosys{194, 224, 42938, 15913};
     const Resources r = estimate_resources(this_kernel(maxima, DataType::Int16, 64));
     EXPECT_EQ(r.dsp, yosys.dsp);
     EXPECT_LE(relative_error(r.bram_18k, yosys.bram_18k), 0.05) << r.bram_18k;
     EXPECT_LE(relative_error(r.lut, yosys.lut), 0.01) << r.lut;
-    // The FF line (fitted at Tn = 4) predicts 17 370, 11 % more than yosys's 15 627: on the safe side.
+    // The FF line (fitted at Tn = 4) predicts 17 370, 9 % more than yosys's 15 913: on the safe side.
     EXPECT_LE(relative_error(r.ff, yosys.ff), 0.12) << r.ff;
     EXPECT_GE(r.ff, yosys.ff);
 }

@@ -135,14 +135,17 @@ namespace {
 // elements lands in a cycle (kernels/rtl/fpgacnn_banked_ram.sv, fpgacnn_core.sv's parameter beats):
 //   BRAM: each input memory becomes E banks of 1/E the depth,
 //         each costing its own cheapest aspect ratio (or LUTRAM when small);
-//   LUT:  each weight lane picks its element out of the beat's up to 2E (8-bit weights) by a mux
-//         of 16-bit values: kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
-// Measured on one build: yosys synthesised the RTL at Tm=32 Tn=6 Tr=Tc=30 with 64-bit ports (the
-// explorer's Zedboard pick with this term at its first estimate, 8) to 53 391 LUTs (LUTRAM and SRL
-// included) where the 16-bit terms give 39 994: 13 397 more for 192 weight lanes x 3 more elements a
-// beat, 23.3 each (docs/kernel.md "Port width"). One point, so the Tn = 6 extrapolation of the 16-bit
-// line is inside it; the operator-width estimate had been 8 (a 16-bit 8:1 multiplexer a lane).
-constexpr double kLutPerWeightLaneBeatElement = 23.3;
+//   LUT:  a beat's run of up to 2E weights (8-bit weights) is rotated once and each weight lane
+//         takes its weight from a fixed place of it (fpgacnn_core.sv, tile_io.hpp), inside the run
+//         or not by two compares; with the wider readers, writers and banked input lanes this is
+//         kLutPerWeightLaneBeatElement per lane and element beyond one a beat.
+// Measured on one build: yosys synthesised the RTL of 7dc18e9 at Tm=32 Tn=6 Tr=Tc=30 with 64-bit
+// ports (the explorer's Zedboard pick at 90 %) to 42 938 LUTs (LUTRAM and SRL included) where the
+// 16-bit terms give 39 994: 2 944 more, 5.1 for each of 192 weight lanes x 3 more elements a beat
+// (one point: what is shared, the rotation and the masters' wider data paths, is inside it). Before
+// the rotation every lane chose among the beat's weights by a 16-bit multiplexer: 53 391 LUTs on the
+// same build, 23.3 a lane and element (docs/kernel.md "Port width").
+constexpr double kLutPerWeightLaneBeatElement = 5.1;
 // `lanes` input memories of `in_depth` elements of `bits` each (they differ between the HLS kernel's
 // buffers and the RTL's: see the callers).
 Resources port_width_cost(const DesignShape& d, long long lanes, long long in_depth, int bits) {
