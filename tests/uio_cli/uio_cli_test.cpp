@@ -65,8 +65,9 @@ TEST(UioCli, ListDevicesShowsTheSimulatedIpAsUsable) {
     EXPECT_TRUE(contains(out, "cpu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "emu\tusable\t")) << out;
     EXPECT_TRUE(contains(out, "uio:fpgacnn_accel\tusable\tuio:fpgacnn_accel (uio0, Tm=")) << out;
-    EXPECT_TRUE(contains(out, "arithmetic contract v" + std::to_string(arith::kContractVersion) +
-                                  ", 8-bit pairs; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB"))
+    EXPECT_TRUE(
+        contains(out, "arithmetic contract v" + std::to_string(arith::kContractVersion) +
+                          ", 8-bit pairs, upsample/shortcut; udmabuf0, CmaTotal 128 MiB, CmaFree 96 MiB"))
         << out;
 }
 
