@@ -19,22 +19,15 @@
 #include "train/device_gradients.hpp"
 #include "train/float_trainer.hpp"
 #include "train/region_loss.hpp"
+#include "training_cfg_text.hpp"
 
 namespace fpgacnn::train {
 namespace {
 
 // A region net with a stride-2 3x3 conv (BP's stride classes), batch-norm and plain layers, a maxpool
 // and a 1x1 head.
-const char* const kRegionNet = R"([net]
-batch=3
-subdivisions=1
-width=24
-height=24
-channels=3
-learning_rate=0.01
-momentum=0.9
-decay=0.0005
-[convolutional]
+std::string region_net() {
+    return fpgacnn::test::training_net_section(3, 1, 24) + R"([convolutional]
 batch_normalize=1
 filters=8
 size=3
@@ -55,20 +48,8 @@ filters=16
 size=3
 pad=1
 activation=leaky
-[convolutional]
-filters=14
-size=1
-activation=linear
-[region]
-anchors=1,1,2,2
-num=2
-classes=2
-softmax=1
-bias_match=1
-rescore=0
-object_scale=5
-thresh=.6
-)";
+)" + fpgacnn::test::two_class_region_head();
+}
 
 std::string file_text(const std::string& path) {
     std::ifstream in(path);
@@ -162,8 +143,8 @@ std::pair<double, double> lowest_step_sqnr(const std::string& cfg, const std::st
 }
 
 TEST(DeviceGradients, EmuEqualsTheCpuTwinBitForBitThroughTheTrainer) {
-    FloatTrainer on_emu = make_trainer(kRegionNet, "region.cfg");
-    FloatTrainer on_twin = make_trainer(kRegionNet, "region.cfg");
+    FloatTrainer on_emu = make_trainer(region_net(), "region.cfg");
+    FloatTrainer on_twin = make_trainer(region_net(), "region.cfg");
     DeviceGradients emu(make_emu_device(), on_emu.network(), on_emu.batch());
     DeviceGradients twin(nullptr, on_twin.network(), on_twin.batch());
     on_emu.set_device_gradients(&emu);
@@ -197,9 +178,9 @@ TEST(DeviceGradients, EmuEqualsTheCpuTwinBitForBitThroughTheTrainer) {
 // reaching layer 2's input, after every later layer's fixed-point BP). The bound leaves 4 dB.
 TEST(DeviceGradients, OneStepStaysWithinTheMeasuredSqnrOfTheFloatStep) {
     {
-        FloatTrainer shape = make_trainer(kRegionNet, "region.cfg");
+        FloatTrainer shape = make_trainer(region_net(), "region.cfg");
         DeviceGradients emu(make_emu_device(), shape.network(), shape.batch());
-        const auto [dw, dx] = lowest_step_sqnr(kRegionNet, "region.cfg", emu);
+        const auto [dw, dx] = lowest_step_sqnr(region_net(), "region.cfg", emu);
         EXPECT_GT(dw, 38.0);
         EXPECT_GT(dx, 38.0);
     }
@@ -237,7 +218,7 @@ TEST(DeviceGradients, LayersTheBuildRefusesStayInFloat) {
 }
 
 TEST(DeviceGradients, DeviceValuesAreNamed) {
-    FloatTrainer trainer = make_trainer(kRegionNet, "region.cfg");
+    FloatTrainer trainer = make_trainer(region_net(), "region.cfg");
     EXPECT_EQ(open_device_gradients("cpu", trainer.network(), 3), nullptr);
     EXPECT_NE(open_device_gradients("cpu-fixed", trainer.network(), 3)->name().find("cpu-fixed"),
               std::string::npos);

@@ -18,21 +18,14 @@
 #include "train/fake_quant.hpp"
 #include "train/float_trainer.hpp"
 #include "train/region_loss.hpp"
+#include "training_cfg_text.hpp"
 
 namespace fpgacnn::train::fake_quant_test {
 namespace {
 
 // leaky, relu and linear convs, 3x3 and 1x1, a stride-2 conv, maxpool, route and reorg, a region.
-const char* const kNet = R"([net]
-batch=2
-subdivisions=1
-width=16
-height=16
-channels=3
-learning_rate=0.01
-momentum=0.9
-decay=0.0005
-[convolutional]
+std::string net_text() {
+    return fpgacnn::test::training_net_section(2, 1, 16) + R"([convolutional]
 filters=8
 size=3
 pad=1
@@ -58,25 +51,13 @@ layers=-2
 stride=2
 [route]
 layers=-1,-3
-[convolutional]
-filters=14
-size=1
-activation=linear
-[region]
-anchors=1,1,2,2
-num=2
-classes=2
-softmax=1
-bias_match=1
-rescore=0
-object_scale=5
-thresh=.6
-)";
+)" + fpgacnn::test::two_class_region_head();
+}
 
 constexpr int kBatch = 2;
 
 Network make_network() {
-    Network network = parse_darknet_cfg(kNet, "qat.cfg");
+    Network network = parse_darknet_cfg(net_text(), "qat.cfg");
     fill_synthetic_weights(network, 7);
     return network;
 }
@@ -115,7 +96,8 @@ QuantizedNetwork calibrated_plan(const Network& network, const std::vector<float
 }
 
 FloatTrainer make_trainer(Network network) {
-    return FloatTrainer(std::move(network), read_training_options(model::parse_cfg_text(kNet, "qat.cfg")));
+    return FloatTrainer(std::move(network),
+                        read_training_options(model::parse_cfg_text(net_text(), "qat.cfg")));
 }
 
 struct WidthCase {

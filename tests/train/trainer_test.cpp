@@ -10,20 +10,14 @@
 #include "model/cfg_parser.hpp"
 #include "train/float_trainer.hpp"
 #include "train/region_loss.hpp"
+#include "training_cfg_text.hpp"
 
 namespace fpgacnn::train {
 namespace {
 
-const char* const kTiny = R"([net]
-batch=2
-subdivisions=1
-width=16
-height=16
-channels=3
-learning_rate=0.01
-momentum=0.9
-decay=0.0005
-[convolutional]
+// Two batch-normalized 3x3 convs with maxpools before the head.
+std::string tiny_net() {
+    return fpgacnn::test::training_net_section(2, 1, 16) + R"([convolutional]
 batch_normalize=1
 filters=8
 size=3
@@ -41,20 +35,8 @@ activation=leaky
 [maxpool]
 size=2
 stride=2
-[convolutional]
-filters=14
-size=1
-activation=linear
-[region]
-anchors=1,1,2,2
-num=2
-classes=2
-softmax=1
-bias_match=1
-rescore=0
-object_scale=5
-thresh=.6
-)";
+)" + fpgacnn::test::two_class_region_head();
+}
 
 FloatTrainer make_trainer(const std::string& cfg, bool fold = false) {
     Network network = parse_darknet_cfg(cfg, "tiny.cfg");
@@ -73,7 +55,7 @@ std::string error_of(const std::string& cfg, bool fold = false) {
 }
 
 TEST(FloatTrainer, RefusesAFoldedBatchNorm) {
-    EXPECT_NE(error_of(kTiny, true).find("folded"), std::string::npos);
+    EXPECT_NE(error_of(tiny_net(), true).find("folded"), std::string::npos);
 }
 
 TEST(FloatTrainer, RefusesYoloAndMish) {
@@ -87,7 +69,7 @@ TEST(FloatTrainer, RefusesYoloAndMish) {
 }
 
 TEST(FloatTrainer, RefusesATruthOutsideTheImage) {
-    FloatTrainer trainer = make_trainer(kTiny);
+    FloatTrainer trainer = make_trainer(tiny_net());
     std::vector<float> input(trainer.network().input.size() * 2, 0.5f);
     std::vector<float> truth(2 * kMaxTruthBoxes * kTruthFloats, 0.0f);
     const float box[] = {1.2f, 0.5f, 0.2f, 0.2f, 0};
@@ -109,7 +91,7 @@ TEST(FloatTrainer, RefusesBatchNormOverOneValue) {
 // a truth's anchor is driven into the logistic's flat tail (darknet's delta is on the activated value,
 // times y(1 - y)) and the cost stalls near object_scale^2 (docs/darknet-semantics.md).
 TEST(FloatTrainer, OverfitsOneBatch) {
-    FloatTrainer trainer = make_trainer(kTiny);
+    FloatTrainer trainer = make_trainer(tiny_net());
     std::mt19937 random(4);
     std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
     std::vector<float> input(trainer.network().input.size() * 2);

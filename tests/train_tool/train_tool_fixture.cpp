@@ -1,4 +1,5 @@
 #include "train_tool_fixture.hpp"
+#include "training_cfg_text.hpp"
 
 #include <fstream>
 #include <iterator>
@@ -13,23 +14,14 @@
 namespace fpgacnn::train_tool::test {
 
 std::string tiny_cfg_text() {
-    return R"([net]
-batch=4
-subdivisions=2
-width=16
-height=16
-channels=3
-learning_rate=0.01
-momentum=0.9
-decay=0.0005
-max_batches=3
+    return fpgacnn::test::training_net_section(4, 2, 16, R"(max_batches=3
 policy=steps
 steps=2
 scales=.5
 hue=.1
 saturation=1.5
 exposure=1.5
-[convolutional]
+)") + R"([convolutional]
 batch_normalize=1
 filters=8
 size=3
@@ -47,21 +39,7 @@ activation=leaky
 [maxpool]
 size=2
 stride=2
-[convolutional]
-filters=14
-size=1
-activation=linear
-[region]
-anchors=1,1,2,2
-num=2
-classes=2
-softmax=1
-bias_match=1
-rescore=0
-object_scale=5
-thresh=.6
-jitter=.2
-)";
+)" + fpgacnn::test::two_class_region_head("jitter=.2\n");
 }
 
 namespace {
