@@ -66,8 +66,9 @@ expect_files "$lib_package" "$lib/libfpgacnn.so.$soversion" "$lib/libfpgacnn.so.
   "/usr/share/doc/$lib_package/copyright"
 expect_files libfpgacnn-dev "$lib/libfpgacnn.so" "$lib/pkgconfig/fpgacnn.pc" "$lib/cmake/fpgacnn/fpgacnnConfig.cmake" \
   /usr/include/fpgacnn/detector.hpp /usr/include/fpgacnn/drivers/device_registry.hpp
-expect_files fpgacnn-tools /usr/bin/fpgacnn-detect /usr/bin/fpgacnn-quantize /usr/bin/fpgacnn-plan \
-  /usr/bin/fpgacnn-bench /usr/bin/fpgacnn-train /usr/bin/fpgacnn-synth-weights
+# The tools package's programs (fpgacnn-camera has its own package); the ELF count below follows them.
+tools=(fpgacnn-detect fpgacnn-classify fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights)
+expect_files fpgacnn-tools "${tools[@]/#//usr/bin/}"
 expect_files fpgacnn-camera /usr/bin/fpgacnn-camera /usr/lib/systemd/system/fpgacnn-camera.service \
   /usr/lib/udev/rules.d/60-fpgacnn.rules /etc/default/fpgacnn-camera
 # The target's interpreter (the sysroot's python3 -> python3.N) names the extension: .cpython-3N-<triplet>.so.
@@ -96,7 +97,8 @@ while IFS= read -r -d '' f; do
   fi
   elves=$((elves + 1))
 done < <(find "$work/unpacked" -type f -print0)
-((elves == 9)) || fail "found $elves ELF files, expected 9 (the library, seven tools, the Python extension)"
+expected_elves=$((1 + ${#tools[@]} + 1 + 1))
+((elves == expected_elves)) || fail "found $elves ELF files, expected $expected_elves (the library, ${#tools[@]} tools, fpgacnn-camera, the Python extension)"
 runpath="$(readelf -d "$work/unpacked/usr/bin/fpgacnn-detect" | grep -o 'RUNPATH.*' || true)"
 [[ "$runpath" == *"[\$ORIGIN/../lib/$triplet]"* ]] || fail "fpgacnn-detect's RUNPATH is '$runpath'"
 runpath="$(readelf -d "$work/unpacked$site/$extension" | grep -o 'RUNPATH.*' || true)"
@@ -161,7 +163,7 @@ root="$work/root"
 cp -al "$sysroot" "$root"
 for p in "${packages[@]}"; do dpkg-deb -x "${deb[$p]}" "$root"; done
 run() { FPGACNN_SYSROOT="$root" "$repo/scripts/cross-run.sh" "$arch" "$@"; }
-for tool in fpgacnn-detect fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights fpgacnn-camera; do
+for tool in "${tools[@]}" fpgacnn-camera; do
   run "$root/usr/bin/$tool" --help >"$work/$tool.help" 2>&1 || { cat "$work/$tool.help"; fail "$tool --help failed"; }
   grep -q -- '--' "$work/$tool.help" || fail "$tool --help printed no options"
 done
