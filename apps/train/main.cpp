@@ -63,6 +63,15 @@ int run(const TrainOptions& options) {
                 agreement.float_detections, 100.0 * agreement.ratio());
         }
     };
+    if (outcome.validation_best) {
+        const ValidationScore& best = *outcome.validation_best;
+        std::cout << fmt::format(
+            "--qat-validate: wrote the weights of iteration {} (best of {} scorings on {} validation "
+            "images): "
+            "{} of {} float detections kept at 0.50, {} of {} at 0.25\n",
+            best.iteration, outcome.validation.size(), outcome.validation_images, best.kept,
+            best.float_detections, best.kept_low, best.float_detections_low);
+    }
     if (outcome.holdout_before) print_kept("calibration alone", *outcome.holdout_before);
     if (outcome.holdout_after) print_kept("after --qat", *outcome.holdout_after);
     return apps::kExitSuccess;

@@ -102,6 +102,10 @@ QuantizedNetwork QatSession::quantize_weights(const std::string& weights_path) c
     return calibrate(network, images_, calibration_options()).quantized;
 }
 
+QuantizedNetwork QatSession::quantize_network(const Network& network) const {
+    return calibrate(network, images_, calibration_options()).quantized;
+}
+
 AccuracyReport score_against_float(const std::string& cfg, const std::string& float_weights,
                                    const QuantizedNetwork& fixed_point,
                                    const std::vector<std::string>& images) {

@@ -43,6 +43,8 @@ public:
     /// The fixed-point model of a .weights file (loaded as the tools load it), calibrated on the
     /// training images at the session's widths.
     QuantizedNetwork quantize_weights(const std::string& weights_path) const;
+    /// The same for weights in memory (`network` as the trainer holds it, batch-norm folded).
+    QuantizedNetwork quantize_network(const Network& network) const;
 
     /// --qat-loss teacher: one train_batch of `student` whose loss is half the squared distance of its
     /// [region] outputs (activated: logistic x, y, objectness, softmax classes, raw w, h) to those of

@@ -98,6 +98,15 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
                    "--qat: images or folders not trained on; reports the float model's detections the "
                    "fixed-point model keeps, before (calibration alone) and after the training")
         ->expected(1, -1);
+    app.add_option("--qat-validate", options.qat_validate,
+                   "--qat: images or folders neither trained nor held out on; every --qat-validate-every "
+                   "iterations the fixed-point model is scored on them (float detections kept at --thresh) "
+                   "and the best iteration's weights are the ones written")
+        ->expected(1, -1);
+    app.add_option("--qat-validate-every", options.qat_validate_every,
+                   "--qat-validate: iterations between two scorings")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
     app.add_flag("-v,--verbose", options.verbosity, "more log output on stderr (-vv for trace)");
     app.add_flag("-q,--quiet", options.quiet, "only errors on stderr (no progress bar)");
 }

@@ -94,6 +94,9 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!options.holdout.empty() && !options.qat_enabled())
         throw apps::CommandLineError(
             "--holdout scores the fixed-point model of --qat: add --qat or --qat-plan");
+    if (!options.qat_validate.empty() && !options.qat_enabled())
+        throw apps::CommandLineError(
+            "--qat-validate chooses the iteration of --qat to keep: add --qat or --qat-plan");
     apps::check_output_file(options.out, "--out");
     if (options.qat_enabled()) apps::check_output_file(options.qat_out_path(), "--qat-out");
     apps::check_output_file(options.checkpoint_path(), "--checkpoint");
@@ -114,6 +117,7 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     TrainOutcome outcome;
     outcome.images = images.size();
     std::unique_ptr<QatSession> qat;
+    std::optional<QatValidation> validation;
     std::vector<std::string> holdout;
     if (options.qat_enabled()) {
         std::vector<std::string> calibration_images;
@@ -129,6 +133,11 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         }
         qat->recalibrate(network);
         trainer.set_fake_quantizer(&qat->quantizer());
+        if (!options.qat_validate.empty()) {
+            validation.emplace(options.cfg, options.weights,
+                               quantize::expand_image_arguments(options.qat_validate));
+            outcome.validation_images = validation->image_count();
+        }
     }
     BatchSource source(std::move(images), network.input.w, network.input.h, !options.no_augment,
                        read_augment_options(cfg), options.seed);
@@ -138,6 +147,8 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!options.weights.empty() && !options.clear) trainer.set_seen(read_weights_seen(options.weights));
     if (!options.resume.empty()) source.restore(load_checkpoint(options.resume, trainer));
     outcome.start_iteration = trainer.seen() / per_update;
+    // The starting point competes too: a run that never beats calibration alone keeps its weights.
+    if (validation) validation->score(outcome.start_iteration, network, *qat);
     std::uint64_t last = options.max_batches > 0 ? static_cast<std::uint64_t>(options.max_batches)
                                                  : static_cast<std::uint64_t>(solver.max_batches);
     if (last == 0)
@@ -182,6 +193,8 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         progress.step(fmt::format("loss {:.4f}", record.loss));
         if (qat && record.iteration % static_cast<std::uint64_t>(options.qat_recalibrate) == 0)
             qat->recalibrate(network);
+        if (validation && record.iteration % static_cast<std::uint64_t>(options.qat_validate_every) == 0)
+            validation->score(record.iteration, network, *qat);
         if (options.checkpoint_every > 0 &&
             record.iteration % static_cast<std::uint64_t>(options.checkpoint_every) == 0) {
             save_checkpoint(options.checkpoint_path(), trainer, source.state());
@@ -190,8 +203,15 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     save_checkpoint(options.checkpoint_path(), trainer, source.state());
     if (!outcome.interrupted && !qat) save_darknet_weights(network, options.out, trainer.seen());
     if (!outcome.interrupted && qat) {
-        save_darknet_weights(unfold_for_cfg(network, load_darknet_cfg(options.cfg)), options.out,
-                             trainer.seen());
+        if (validation) {
+            outcome.validation = validation->history();
+            outcome.validation_best = validation->best();
+        }
+        // With --qat-validate the best-scoring weights, not the last ones, become the model.
+        const bool keep_best = outcome.validation_best.has_value();
+        save_darknet_weights(
+            unfold_for_cfg(keep_best ? validation->best_network() : network, load_darknet_cfg(options.cfg)),
+            options.out, keep_best ? outcome.validation_best->iteration * per_update : trainer.seen());
         const QuantizedNetwork after = qat->quantize_weights(options.out);
         save_quantized_network(after, options.qat_out_path());
         if (!holdout.empty())

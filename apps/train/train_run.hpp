@@ -10,6 +10,7 @@
 
 #include "fpgacnn/quant_accuracy.hpp"
 
+#include "qat_validation.hpp"
 #include "train_options.hpp"
 
 namespace fpgacnn::train_tool {
@@ -33,6 +34,10 @@ struct TrainOutcome {
     std::optional<AccuracyReport> holdout_before;
     std::optional<AccuracyReport> holdout_after;  ///< see holdout_before
     std::size_t holdout_images = 0;
+    /// --qat-validate: every scoring, and the one whose weights were written.
+    std::vector<ValidationScore> validation;
+    std::optional<ValidationScore> validation_best;
+    std::size_t validation_images = 0;
 };
 
 /// Runs the command. `stop` is polled between iterations (the SIGINT handler raises it). Throws

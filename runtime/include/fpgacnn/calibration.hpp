@@ -34,12 +34,16 @@ FPGACNN_API std::vector<LayerWidths> uniform_conv_widths(const Network& network,
 struct FPGACNN_API CalibrationOptions {
     /// Per layer, the share of float activations (in %) that must fit without saturating.
     /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
+    /// 16-bit outputs only: an 8-bit output takes the exponent of least squared error (saturation
+    /// included), and the 8-bit input of a [region] / [yolo] head its maximum without a margin
+    /// (docs/arithmetic.md, "Calibration at 8 bits").
     double percentile = 100.0;
     /// Exponent of the letterboxed input image (values 0..1); 14 leaves a bit of margin above 1.
     int input_q = 14;
     /// Activation exponents are set this many bits below what the calibration images need, so that
     /// images with larger activations than the calibration set saturate later (each bit costs about
-    /// 6 dB of SQNR, of which int16 has plenty: see docs/arithmetic.md, "Calibration").
+    /// 6 dB of SQNR, of which int16 has plenty: see docs/arithmetic.md, "Calibration"). 16-bit outputs
+    /// only, as `percentile`.
     int activation_margin_bits = 1;
     /// Accumulators must stay this many bits below the int32 wrap on calibration data (max |acc| <=
     /// 2^(31 - bits)); a layer that would not gets its weight exponent lowered (and a note saying so).

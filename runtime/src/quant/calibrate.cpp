@@ -166,11 +166,22 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
         if (is_host_activated(network.layers[i].type)) continue;
-        // The statistics give the exponent at which a value fits 16 bits; 8 bits hold 8 bits fewer
-        // (a value within 0.5 LSB of 2^7 at the 8-bit exponent saturates by less than the margin bit).
+        // The detection head's input: its largest values are the confident boxes' logits, which squared
+        // error weighs no more than any other value, so a narrow head keeps the maximum unsaturated.
+        const bool feeds_head = i + 1 < layer_count && is_host_activated(network.layers[i + 1].type);
+        if (widths.output_bits[i] < arith::kDataBits && !feeds_head) {
+            // Narrow outputs have no bits to spare for a margin (each costs 6 dB of about 48): they take
+            // the exponent of least squared error, saturation included, as narrow weights do
+            // (docs/arithmetic.md, "Calibration at 8 bits").
+            preferred[i] = stats.outputs[i].least_squares_exponent(widths.output_bits[i]);
+            continue;
+        }
+        // The statistics give the exponent at which a value fits 16 bits; a narrow head's holds
+        // `narrowing` bits fewer, with no margin bit (it would cost 6 dB everywhere for rare images).
         const int narrowing = arith::kDataBits - widths.output_bits[i];
-        preferred[i] = std::max(arith::kMinExponent, stats.outputs[i].exponent(options.percentile) -
-                                                         options.activation_margin_bits - narrowing);
+        const int margin = narrowing > 0 ? 0 : options.activation_margin_bits;
+        preferred[i] =
+            std::max(arith::kMinExponent, stats.outputs[i].exponent(options.percentile) - margin - narrowing);
     }
 
     // Lowering an output exponent (to keep output_shift in range) changes the groups, so iterate until
