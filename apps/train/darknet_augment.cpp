@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fpgacnn/error.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -191,7 +191,9 @@ AugmentOptions read_augment_options(const model::CfgFile& cfg) {
             if (section.name == "net" && option.key == "saturation")
                 options.saturation = read_float(cfg, option);
             if (section.name == "net" && option.key == "exposure") options.exposure = read_float(cfg, option);
-            if (section.name == "region" && option.key == "jitter") options.jitter = read_float(cfg, option);
+            // train_detector reads the last layer's; the last loss section's is that (or the head's).
+            if ((section.name == "region" || section.name == "yolo") && option.key == "jitter")
+                options.jitter = read_float(cfg, option);
         }
     }
     return options;

@@ -1,7 +1,7 @@
 // darknet's training-image preparation for a detector (load_data_detection in pjreddie's data.c, read
-// there, re-written here): jitter of the aspect ratio by the [region]'s `jitter`, a random placement in
-// the input with 0.5 fill, hue / saturation / exposure from [net], a horizontal flip half the time,
-// and the truth boxes moved, flipped and clipped with the image (fill_truth_detection, correct_boxes).
+// there, re-written here): jitter of the aspect ratio by the last [region]'s or [yolo]'s `jitter`, a random
+// placement in the input with 0.5 fill, hue / saturation / exposure from [net], a horizontal flip half the
+// time, and the truth boxes moved, flipped and clipped with the image (fill_truth_detection, correct_boxes).
 // The draws come from a seeded generator of our own (not darknet's rand()), so a seed reproduces a
 // run on any machine, but not darknet's own draws.
 #pragma once
@@ -20,13 +20,13 @@ namespace fpgacnn::train_tool {
 
 /// The cfg's augmentation options, darknet's defaults when absent.
 struct AugmentOptions {
-    float jitter = 0.2f;  ///< [region] jitter (parse_region's default .2)
+    float jitter = 0.2f;  ///< the last [region]'s or [yolo]'s jitter (darknet's default .2)
     float hue = 0;        ///< [net] hue
     float saturation = 1;
     float exposure = 1;
 };
 
-/// Reads [net] hue / saturation / exposure and the last [region]'s jitter. Throws Error naming
+/// Reads [net] hue / saturation / exposure and the last [region]'s or [yolo]'s jitter. Throws Error naming
 /// file:line for a value that is not a number.
 AugmentOptions read_augment_options(const model::CfgFile& cfg);
 

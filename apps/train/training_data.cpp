@@ -12,7 +12,7 @@
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 
