@@ -42,6 +42,20 @@ stride=2
 )" + fpgacnn::test::two_class_region_head("jitter=.2\n");
 }
 
+std::string tiny_yolo_cfg_text() {
+    const std::string head =
+        "[convolutional]\nfilters=21\nsize=1\nactivation=linear\n"
+        "[yolo]\nanchors=2,2,3,4,5,5,6,8,9,7,12,12\nnum=6\nclasses=2\njitter=.2\nignore_thresh=.5\nmask=";
+    std::string cfg = tiny_cfg_text();
+    cfg = cfg.substr(0, cfg.find("[convolutional]\nfilters=14"));  // the trunk, layers 0..3
+    return cfg + head + "3,4,5\n" +
+           "[route]\nlayers=-3\n"
+           "[convolutional]\nfilters=8\nsize=1\nactivation=leaky\n"
+           "[upsample]\nstride=2\n"
+           "[route]\nlayers=-1,2\n" +
+           head + "0,1,2\n";
+}
+
 namespace {
 
 void write_text(const std::string& path, const std::string& text) {
@@ -51,11 +65,11 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size) {
+TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size, const std::string& cfg_text) {
     TinyTrainingSet set;
     set.dir = fpgacnn::test::scratch_dir(name);
     set.cfg = set.dir + "/tiny.cfg";
-    write_text(set.cfg, tiny_cfg_text());
+    write_text(set.cfg, cfg_text.empty() ? tiny_cfg_text() : cfg_text);
     Network network = load_darknet_cfg(set.cfg);
     fill_synthetic_weights(network, 3);
     set.weights = set.dir + "/tiny.weights";
