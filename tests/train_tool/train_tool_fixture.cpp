@@ -3,7 +3,6 @@
 
 #include <fstream>
 #include <iterator>
-#include <random>
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -74,12 +73,14 @@ TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size, 
     fill_synthetic_weights(network, 3);
     set.weights = set.dir + "/tiny.weights";
     save_darknet_weights(network, set.weights);
-    std::mt19937 random(5);
+    // Its own generator: cv::randu draws from cv::theRNG(), the thread's, whose state depends on the
+    // tests that ran before, which made the images (and the QAT losses) depend on the test order.
+    cv::RNG random(5);
     const char* const labels[] = {"1 0.3 0.6 0.25 0.3\n", "0 0.7 0.2 0.4 0.35\n1 0.5 0.5 0.2 0.2\n"};
     std::string list;
     for (int i = 0; i < 2; ++i) {
         cv::Mat image(image_size, image_size + 4 * i, CV_8UC3);
-        cv::randu(image, 0, 255);
+        random.fill(image, cv::RNG::UNIFORM, 0, 255);
         const std::string stem = set.dir + "/image" + std::to_string(i);
         cv::imwrite(stem + ".png", image);
         write_text(stem + ".txt", labels[i]);
