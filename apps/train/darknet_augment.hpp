@@ -15,6 +15,7 @@
 #include "fpgacnn/vision.hpp"
 #include "label_file.hpp"
 #include "model/cfg_parser.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -24,10 +25,13 @@ struct AugmentOptions {
     float hue = 0;        ///< [net] hue
     float saturation = 1;
     float exposure = 1;
+    /// load_data_detection's num_boxes: the last layer's `max` ([region] 30, [yolo] 90 by default),
+    /// the boxes kept of an image's shuffled labels before the tiny ones are dropped.
+    int max_boxes = train::kRegionTruthBoxes;
 };
 
-/// Reads [net] hue / saturation / exposure and the last [region]'s or [yolo]'s jitter. Throws Error naming
-/// file:line for a value that is not a number.
+/// Reads [net] hue / saturation / exposure and the last [region]'s or [yolo]'s jitter and max. Throws
+/// Error naming file:line for a value that is not a number or a max above what the layer's truths hold.
 AugmentOptions read_augment_options(const model::CfgFile& cfg);
 
 /// darknet's rand_uniform / rand()%2 on a std::mt19937 (the same numbers on every machine).
@@ -48,7 +52,7 @@ private:
 };
 
 /// One training image of w x h: `pixels` (3 * w * h floats, CHW) and `truth` (kMaxTruthBoxes * 5
-/// floats, x y w h class, zero after the last box).
+/// floats, x y w h class, zero after the last box; at most AugmentOptions::max_boxes boxes).
 struct PreparedImage {
     std::vector<float> pixels;
     std::vector<float> truth;
@@ -60,6 +64,7 @@ PreparedImage augment_image(const Image& original, std::vector<LabelBox> labels,
 
 /// --no-augment: darknet's resize_image to w x h (no jitter, placement, colour or flip); the boxes as
 /// fill_truth_detection leaves them with no change of place (clipped to the image, tiny ones dropped).
-PreparedImage resize_only(const Image& original, const std::vector<LabelBox>& labels, int w, int h);
+PreparedImage resize_only(const Image& original, const std::vector<LabelBox>& labels, int w, int h,
+                          int max_boxes);
 
 }  // namespace fpgacnn::train_tool

@@ -112,15 +112,16 @@ ObjectnessRules objectness_rules(const TrainingPair& pair, int yolo_layer) {
     return rules;
 }
 
-void expect_same_head(const std::string& yolo_options, unsigned seed, bool expect_truth_thresh) {
+void expect_same_head(const std::string& yolo_options, unsigned seed, bool expect_truth_thresh,
+                      int boxes = 8) {
     TrainingPair pair(one_head(yolo_options), seed);
-    random_truth(pair.truth(), pair.trainer().batch(), 8, seed);
+    random_truth(pair.truth(), pair.trainer().batch(), boxes, seed);
     const float cost = pair.forward(20000);
     const int yolo = 2;
     const ObjectnessRules rules = objectness_rules(pair, yolo);
     EXPECT_GT(rules.ignored, 0) << "no prediction above ignore_thresh: the test misses that rule";
     // Each image's truths set a few positives; truth_thresh adds the predictions above it.
-    const int from_truths = 2 * 8;
+    const int from_truths = 2 * boxes;
     if (expect_truth_thresh) {
         EXPECT_GT(rules.positive, from_truths) << "no prediction above truth_thresh";
     } else {
@@ -154,6 +155,9 @@ TEST(YoloTraining, HeadMatchesDarknetAboveTruthThresh) {
 
 // `max` limits the truths each image's loss reads, in both loops.
 TEST(YoloTraining, HeadMatchesDarknetWithMaxBoxes) { expect_same_head("ignore_thresh=.3\nmax=3", 43, false); }
+
+// 60 truths an image: the yolo layer reads up to 90 (the region 30).
+TEST(YoloTraining, HeadMatchesDarknetWithSixtyTruths) { expect_same_head("ignore_thresh=.3", 44, false, 60); }
 
 TEST(YoloTraining, TwoHeadNetworkStepMatchesDarknet) {
     TrainingPair pair(two_heads(), 44);

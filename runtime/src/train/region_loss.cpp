@@ -66,7 +66,7 @@ float region_loss(const Layer& layer, const RegionLossOptions& options, int batc
     std::fill(delta, delta + layer.output.size() * batch, 0.0f);
     for (int b = 0; b < batch; ++b) {
         const float* truths = truth + static_cast<std::size_t>(b) * kMaxTruthBoxes * kTruthFloats;
-        const int truth_count = count_truth_boxes(layer, region.classes, truths, b, kMaxTruthBoxes);
+        const int truth_count = count_truth_boxes(layer, region.classes, truths, b, kRegionTruthBoxes);
         for (int j = 0; j < h; ++j) {
             for (int i = 0; i < w; ++i) {
                 for (int n = 0; n < region.num; ++n) {

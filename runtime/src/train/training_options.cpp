@@ -128,7 +128,8 @@ YoloLossOptions read_yolo(model::SectionReader& reader) {
     YoloLossOptions yolo;
     yolo.ignore_thresh = reader.real_in_range("ignore_thresh", 0.5f, -1e30f, 1e30f, "an IoU, e.g. .7");
     yolo.truth_thresh = reader.real_in_range("truth_thresh", 1, -1e30f, 1e30f, "an IoU, 1 to switch it off");
-    yolo.max_boxes = reader.integer_in_range("max", 90, 0, 1 << 20, "max counts truth boxes per image");
+    // More than net->truths' 90 would read past darknet's truth array.
+    yolo.max_boxes = reader.integer_in_range("max", 90, 0, 90, "max counts truth boxes an image, up to 90");
     reject_alexeyab_yolo_loss(reader);
     return yolo;
 }

@@ -51,7 +51,7 @@ struct YoloLossOptions {
     float ignore_thresh =
         0.5f;                ///< a prediction overlapping a truth by more than this gets no objectness delta
     float truth_thresh = 1;  ///< above this it is trained towards that truth (1: never)
-    int max_boxes = 90;      ///< `max`: truth boxes read per image (the trainer holds kMaxTruthBoxes)
+    int max_boxes = 90;      ///< `max`: truth boxes read an image (at most kMaxTruthBoxes)
 };
 
 /// Options darknet's parser reads for every layer.

@@ -7,10 +7,12 @@
 
 namespace fpgacnn::train {
 
-/// Truth boxes per image (darknet's [region] keeps 30; its [yolo] would keep up to 90, see
-/// docs/darknet-semantics.md), each kTruthFloats floats; a box with x == 0 ends an image's list.
-constexpr int kMaxTruthBoxes = 30;
+/// Truth boxes an image holds (darknet's [yolo] net->truths: 90), each kTruthFloats floats; a box with
+/// x == 0 ends an image's list.
+constexpr int kMaxTruthBoxes = 90;
 constexpr int kTruthFloats = 5;
+/// The boxes forward_region_layer reads an image (its loops stop at 30; its net->truths is 30 boxes).
+constexpr int kRegionTruthBoxes = 30;
 
 /// The box of one truth entry (darknet's float_to_box).
 inline Box truth_box(const float* entry) { return Box{entry[0], entry[1], entry[2], entry[3]}; }
