@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fpgacnn/error.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -146,12 +146,14 @@ float random_scale(float s, AugmentRandom& random) {
 }
 
 // correct_boxes + fill_truth_detection: edges moved by (dx, dy) after a scale by (sx, sy), flipped,
-// clipped to [0, 1]; boxes under .001 wide or high dropped; at most kMaxTruthBoxes kept.
+// clipped to [0, 1]; the first max_boxes labels taken, of them the boxes under .001 wide or high
+// dropped (darknet cuts the list before it drops).
 std::vector<float> truth_of(const std::vector<LabelBox>& labels, float dx, float dy, float sx, float sy,
-                            bool flip) {
+                            bool flip, int max_boxes) {
     std::vector<float> truth(static_cast<std::size_t>(train::kMaxTruthBoxes) * train::kTruthFloats, 0.0f);
     std::size_t kept = 0;
-    const std::size_t count = std::min<std::size_t>(labels.size(), train::kMaxTruthBoxes);
+    const std::size_t count = std::min<std::size_t>(
+        labels.size(), static_cast<std::size_t>(std::clamp(max_boxes, 0, train::kMaxTruthBoxes)));
     for (std::size_t i = 0; i < count; ++i) {
         const LabelBox& box = labels[i];
         float left = (box.x - box.w / 2) * sx - dx;
@@ -186,12 +188,30 @@ std::vector<float> truth_of(const std::vector<LabelBox>& labels, float dx, float
 AugmentOptions read_augment_options(const model::CfgFile& cfg) {
     AugmentOptions options;
     for (const model::CfgSection& section : cfg.sections) {
+        // train_detector reads jitter and max_boxes of the last layer: the last loss section's, with
+        // parse_region's / parse_yolo's defaults.
+        const bool loss = section.name == "region" || section.name == "yolo";
+        const int truths = section.name == "yolo" ? train::kMaxTruthBoxes : train::kRegionTruthBoxes;
+        if (loss) {
+            options.jitter = AugmentOptions{}.jitter;
+            options.max_boxes = truths;
+        }
         for (const model::CfgOption& option : section.options) {
             if (section.name == "net" && option.key == "hue") options.hue = read_float(cfg, option);
             if (section.name == "net" && option.key == "saturation")
                 options.saturation = read_float(cfg, option);
             if (section.name == "net" && option.key == "exposure") options.exposure = read_float(cfg, option);
-            if (section.name == "region" && option.key == "jitter") options.jitter = read_float(cfg, option);
+            if (loss && option.key == "jitter") options.jitter = read_float(cfg, option);
+            if (loss && option.key == "max") {
+                const float max = read_float(cfg, option);
+                // darknet's net->truths holds `truths` boxes an image: more would be written past it.
+                if (max < 0 || max > static_cast<float>(truths) || max != std::floor(max)) {
+                    throw Error(cfg.path + ":" + std::to_string(option.line) + ": max=" + option.value +
+                                " is not a box count from 0 to " + std::to_string(truths) + " (what [" +
+                                section.name + "] holds an image)");
+                }
+                options.max_boxes = static_cast<int>(max);
+            }
         }
     }
     return options;
@@ -251,16 +271,18 @@ PreparedImage augment_image(const Image& original, std::vector<LabelBox> labels,
 
     std::shuffle(labels.begin(), labels.end(), random.engine());  // randomize_boxes
     PreparedImage prepared;
-    prepared.truth = truth_of(labels, -dx / static_cast<float>(w), -dy / static_cast<float>(h),
-                              nw / static_cast<float>(w), nh / static_cast<float>(h), flip);
+    prepared.truth =
+        truth_of(labels, -dx / static_cast<float>(w), -dy / static_cast<float>(h), nw / static_cast<float>(w),
+                 nh / static_cast<float>(h), flip, options.max_boxes);
     prepared.pixels = std::move(sized.data);
     return prepared;
 }
 
-PreparedImage resize_only(const Image& original, const std::vector<LabelBox>& labels, int w, int h) {
+PreparedImage resize_only(const Image& original, const std::vector<LabelBox>& labels, int w, int h,
+                          int max_boxes) {
     PreparedImage prepared;
     prepared.pixels = resize_image(original, w, h).data;
-    prepared.truth = truth_of(labels, 0, 0, 1, 1, false);
+    prepared.truth = truth_of(labels, 0, 0, 1, 1, false, max_boxes);
     return prepared;
 }
 

@@ -57,28 +57,39 @@ QatSession::QatSession(const TrainOptions& options, const Network& network,
 
 float QatSession::teacher_step(train::FloatTrainer& student, const float* input, const float* truth) {
     const Network& network = student.network();
-    const int region = static_cast<int>(network.layers.size()) - 1;
-    if (network.layers.back().type != LayerType::Region || region < 1 ||
-        network.layers[static_cast<std::size_t>(region) - 1].type != LayerType::Convolutional) {
-        throw Error(network.cfg_path +
-                    ": --qat-loss teacher needs a network that ends in a conv layer and a [region]");
+    std::vector<int> heads;  // the [region] / [yolo] layers, each after a conv
+    for (const Layer& layer : network.layers) {
+        if (layer.type != LayerType::Region && layer.type != LayerType::Yolo) continue;
+        if (layer.index < 1 ||
+            network.layers[static_cast<std::size_t>(layer.index) - 1].type != LayerType::Convolutional) {
+            throw Error(network.cfg_path +
+                        ": --qat-loss teacher needs each [region] / [yolo] layer after a "
+                        "conv layer; layer " +
+                        std::to_string(layer.index) + " is not");
+        }
+        heads.push_back(layer.index);
     }
+    if (heads.empty())
+        throw Error(network.cfg_path + ": --qat-loss teacher needs a [region] or [yolo] layer");
     const auto batch = static_cast<std::uint64_t>(student.batch());
     const std::uint64_t seen = student.seen() + batch;
     student.set_seen(seen);
     teacher_->forward(input, truth, seen);
     student.forward(input, truth, seen);
-    // The region's own deltas replaced by the distance to the teacher's activated outputs: the
-    // region's backward (darknet's GPU semantics) takes x, y and objectness through the logistic and
-    // passes the class deltas to the logits as a softmax cross-entropy with the teacher's
-    // probabilities as soft targets; w and h are raw.
-    std::vector<float>& delta = student.delta(region);
-    const std::vector<float>& target = teacher_->output(region);
-    const std::vector<float>& output = student.output(region);
+    // Each head's own deltas replaced by the distance to the teacher's activated outputs. The region's
+    // backward (darknet's GPU semantics) takes x, y and objectness through the logistic and passes the
+    // class deltas to the logits as a softmax cross-entropy with the teacher's probabilities as soft
+    // targets; the yolo's backward passes them all as they are, so its logistic entries are a binary
+    // cross-entropy with soft targets on the logits. w and h are raw in both.
     double cost = 0;
-    for (std::size_t k = 0; k < delta.size(); ++k) {
-        delta[k] = target[k] - output[k];  // darknet's deltas are minus the gradient
-        cost += 0.5 * static_cast<double>(delta[k]) * delta[k];
+    for (const int head : heads) {
+        std::vector<float>& delta = student.delta(head);
+        const std::vector<float>& target = teacher_->output(head);
+        const std::vector<float>& output = student.output(head);
+        for (std::size_t k = 0; k < delta.size(); ++k) {
+            delta[k] = target[k] - output[k];  // darknet's deltas are minus the gradient
+            cost += 0.5 * static_cast<double>(delta[k]) * delta[k];
+        }
     }
     student.backward(nullptr);
     const auto subdivisions = static_cast<std::uint64_t>(student.options().solver.subdivisions);

@@ -47,10 +47,11 @@ public:
     QuantizedNetwork quantize_network(const Network& network) const;
 
     /// --qat-loss teacher: one train_batch of `student` whose loss is half the squared distance of its
-    /// [region] outputs (activated: logistic x, y, objectness, softmax classes, raw w, h) to those of
-    /// the float starting model on the same images: dense targets over every cell and anchor, so the
-    /// model learns to make up for the quantization, not to fit a few images' boxes.
-    /// `truth` is only handed on (the region's own loss is computed and dropped). Returns the cost.
+    /// [region] or [yolo] heads' outputs (activated: logistic x, y, objectness, softmax or logistic
+    /// classes, raw w, h) to those of the float starting model on the same images: dense targets over
+    /// every cell and anchor, so the model learns to make up for the quantization, not to fit a few
+    /// images' boxes. `truth` is only handed on (the heads' own loss is computed and dropped). Returns
+    /// the cost.
     float teacher_step(train::FloatTrainer& student, const float* input, const float* truth);
 
 private:

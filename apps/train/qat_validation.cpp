@@ -22,6 +22,10 @@ ValidationScore validation_score(std::uint64_t iteration, const AccuracyReport& 
     return score;
 }
 
+bool scores_above(const ValidationScore& candidate, const ValidationScore& best) {
+    return candidate.kept > best.kept || (candidate.kept == best.kept && candidate.kept_low > best.kept_low);
+}
+
 QatValidation::QatValidation(std::string cfg, std::string float_weights, std::vector<std::string> images)
     : cfg_(std::move(cfg)), float_weights_(std::move(float_weights)), images_(std::move(images)) {}
 
@@ -32,8 +36,7 @@ const ValidationScore& QatValidation::score(std::uint64_t iteration, const Netwo
         validation_score(iteration, score_against_float(cfg_, float_weights_, fixed_point, images_)));
     const ValidationScore& latest = history_.back();
     const ValidationScore& best = history_[best_index_];
-    const bool better = history_.size() == 1 || latest.kept > best.kept ||
-                        (latest.kept == best.kept && latest.kept_low > best.kept_low);
+    const bool better = history_.size() == 1 || scores_above(latest, best);
     if (better) {
         best_index_ = history_.size() - 1;
         best_network_ = network;

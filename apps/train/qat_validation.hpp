@@ -26,6 +26,10 @@ struct ValidationScore {
     int float_detections_low = 0;  ///< at thresh 0.25
 };
 
+/// Whether `candidate` beats `best`: more float detections kept at 0.5, then at 0.25 (a tie does not:
+/// the earlier, less trained, weights stay).
+bool scores_above(const ValidationScore& candidate, const ValidationScore& best);
+
 /// The score of `report` (score_against_float's) at `iteration`.
 ValidationScore validation_score(std::uint64_t iteration, const AccuracyReport& report);
 

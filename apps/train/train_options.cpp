@@ -18,7 +18,7 @@ std::string TrainOptions::qat_out_path() const {
 void add_train_options(CLI::App& app, TrainOptions& options) {
     app.add_option("--cfg", options.cfg,
                    "darknet network .cfg: its [net] gives batch, subdivisions, the solver and "
-                   "the rate policy, [region] the loss")
+                   "the rate policy, [region] or [yolo] the loss")
         ->required()
         ->check(CLI::ExistingFile);
     app.add_option(
@@ -88,8 +88,9 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
         ->capture_default_str();
     app.add_option(
            "--qat-loss", options.qat_loss,
-           "--qat: teacher = the squared distance of the [region] outputs to the float "
-           "starting model's on the same images; labels = the region loss on the --data / --distill labels")
+           "--qat: teacher = the squared distance of the [region] / [yolo] outputs to the float "
+           "starting model's on the same images; labels = the region / yolo loss on the --data / --distill "
+           "labels")
         ->check(CLI::IsMember({"teacher", "labels"}))
         ->capture_default_str();
     app.add_option("--qat-out", options.qat_out,

@@ -26,7 +26,7 @@
 #include "model/cfg_parser.hpp"
 #include "qat_session.hpp"
 #include "train/float_trainer.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 #include "training_data.hpp"
 #include "weights_seen.hpp"
 
@@ -34,11 +34,27 @@ namespace fpgacnn::train_tool {
 
 namespace {
 
-int region_classes(const Network& network) {
+// The classes the labels may name: the loss layers' ([region], or every [yolo] head alike).
+int detection_classes(const Network& network) {
+    int classes = 0;
     for (const Layer& layer : network.layers) {
-        if (layer.type == LayerType::Region) return layer.region().classes;
+        int layer_classes = 0;
+        if (layer.type == LayerType::Region) layer_classes = layer.region().classes;
+        if (layer.type == LayerType::Yolo) layer_classes = layer.yolo().classes;
+        if (layer_classes == 0) continue;
+        if (classes != 0 && layer_classes != classes) {
+            throw Error(network.cfg_path + ": layer " + std::to_string(layer.index) +
+                        " has classes=" + std::to_string(layer_classes) + " but an earlier head " +
+                        std::to_string(classes) + "; give every [yolo] head the same classes");
+        }
+        classes = layer_classes;
     }
-    throw Error(network.cfg_path + ": no [region] layer; fpgacnn-train trains YOLOv2's region loss");
+    if (classes == 0) {
+        throw Error(
+            network.cfg_path +
+            ": no [region] or [yolo] layer; fpgacnn-train trains YOLOv2's region and YOLOv3's yolo loss");
+    }
+    return classes;
 }
 
 Network starting_network(const TrainOptions& options) {
@@ -109,7 +125,19 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         train::open_device_gradients(options.device, trainer.network(), trainer.batch());
     trainer.set_device_gradients(device_gradients.get());
     const Network& network = trainer.network();
-    const int classes = region_classes(network);
+    const int classes = detection_classes(network);
+    const bool has_region = std::any_of(network.layers.begin(), network.layers.end(),
+                                        [](const Layer& layer) { return layer.type == LayerType::Region; });
+    if (!options.holdout.empty() && !has_region) {
+        throw apps::CommandLineError(
+            "--holdout scores with fpgacnn-quantize's accuracy report, which decodes [region] layers only; "
+            "this network's [yolo] heads are not scored yet: leave out --holdout");
+    }
+    if (!options.qat_validate.empty() && !has_region) {
+        throw apps::CommandLineError(
+            "--qat-validate scores with fpgacnn-quantize's accuracy report, which decodes [region] layers "
+            "only; this network's [yolo] heads are not scored yet: leave out --qat-validate");
+    }
     std::vector<LabelledImage> images =
         options.distill.empty()
             ? read_training_list(options.data, classes)

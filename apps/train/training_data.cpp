@@ -12,7 +12,7 @@
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -110,7 +110,7 @@ void BatchSource::next_batch(int batch, float* input, float* truth) {
         const Image image = load_image(source.path);
         const PreparedImage prepared =
             augment_ ? augment_image(image, source.boxes, width_, height_, options_, random_)
-                     : resize_only(image, source.boxes, width_, height_);
+                     : resize_only(image, source.boxes, width_, height_, options_.max_boxes);
         std::copy(prepared.pixels.begin(), prepared.pixels.end(), input + b * image_floats);
         std::copy(prepared.truth.begin(), prepared.truth.end(), truth + b * truth_floats);
     }

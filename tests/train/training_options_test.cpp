@@ -48,6 +48,21 @@ TEST(TrainingOptions, RegionLossOptions) {
     EXPECT_TRUE(region.bias_match);
 }
 
+TEST(TrainingOptions, YoloLossOptions) {
+    const std::string head =
+        "[convolutional]\nfilters=7\nsize=1\n[yolo]\nmask=0\nanchors=1,1\nnum=1\nclasses=2\n";
+    const YoloLossOptions defaults = options_of("batch=1", head).yolos.at(1);
+    EXPECT_FLOAT_EQ(defaults.ignore_thresh, 0.5f);
+    EXPECT_FLOAT_EQ(defaults.truth_thresh, 1);
+    EXPECT_EQ(defaults.max_boxes, 90);
+    const YoloLossOptions set =
+        options_of("batch=1", head + "ignore_thresh=.7\ntruth_thresh=.9\nmax=5\niou_loss=mse\n").yolos.at(1);
+    EXPECT_FLOAT_EQ(set.ignore_thresh, 0.7f);
+    EXPECT_FLOAT_EQ(set.truth_thresh, 0.9f);
+    EXPECT_EQ(set.max_boxes, 5);
+    EXPECT_THROW(options_of("batch=1", head + "map=data/coco9k.map\n"), Error);
+}
+
 TEST(TrainingOptions, PerLayerOptions) {
     const TrainingOptions options =
         options_of("batch=1", "[maxpool]\n[convolutional]\nfilters=2\nlearning_rate=0.1\nstopbackward=1\n");

@@ -140,6 +140,17 @@ void DarknetTrainingOracle::forward(const std::vector<float>& input, const std::
     forward_network(net);
 }
 
+int DarknetTrainingOracle::truth_floats_per_image() const { return impl_->net->truths; }
+
+float DarknetTrainingOracle::network_cost() const { return *impl_->net->cost; }
+
+float DarknetTrainingOracle::layer_cost(int i) const {
+    const layer& l = impl_->at(i);
+    if (l.cost == nullptr)
+        throw std::runtime_error("darknet oracle: layer " + std::to_string(i) + " has no cost");
+    return *l.cost;
+}
+
 std::vector<float> DarknetTrainingOracle::output(int i) const {
     const layer& l = impl_->at(i);
     return copy_out(l.output, static_cast<std::size_t>(l.outputs) * l.batch);

@@ -31,8 +31,14 @@ public:
     std::vector<float> bias_updates(int i) const;
     std::vector<float> scale_updates(int i) const;  ///< empty without batch-norm
 
+    /// Floats of one image's truth in net->truth (darknet: 30 boxes for [region], 90 for [yolo], 5 each).
+    int truth_floats_per_image() const;
     /// forward_network with net->train = 1 and *net->seen = seen; truth as net->truth (may be empty).
     void forward(const std::vector<float>& input, const std::vector<float>& truth, std::uint64_t seen);
+    /// *net->cost after forward(): calc_network_cost's mean over the loss layers.
+    float network_cost() const;
+    /// *l.cost of loss layer i.
+    float layer_cost(int i) const;
     std::vector<float> output(int i) const;
     std::vector<float> delta(int i) const;
     void set_delta(int i, const std::vector<float>& delta);

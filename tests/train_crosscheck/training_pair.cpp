@@ -1,11 +1,12 @@
 #include "training_pair.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "fpgacnn/darknet.hpp"
 #include "model/cfg_parser.hpp"
-#include "train/region_loss.hpp"
 #include "train/training_options.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::crosscheck {
 
@@ -78,11 +79,25 @@ std::uint64_t TrainingPair::train_step(std::uint64_t seen) {
     return seen;
 }
 
-void TrainingPair::forward(std::uint64_t seen) {
-    trainer_.forward(input_.data(), truth_.data(), seen);
-    const bool has_region = std::any_of(network().layers.begin(), network().layers.end(),
-                                        [](const Layer& l) { return l.type == LayerType::Region; });
-    oracle_.forward(input_, has_region ? truth_ : std::vector<float>(), seen);
+float TrainingPair::forward(std::uint64_t seen) {
+    const float cost = trainer_.forward(input_.data(), truth_.data(), seen);
+    const bool has_loss = std::any_of(network().layers.begin(), network().layers.end(), [](const Layer& l) {
+        return l.type == LayerType::Region || l.type == LayerType::Yolo;
+    });
+    if (!has_loss) {
+        oracle_.forward(input_, std::vector<float>(), seen);
+        return cost;
+    }
+    const auto ours = static_cast<std::size_t>(train::kMaxTruthBoxes) * train::kTruthFloats;
+    const auto theirs = static_cast<std::size_t>(oracle_.truth_floats_per_image());
+    std::vector<float> darknet_truth(theirs * static_cast<std::size_t>(trainer_.batch()), 0.0f);
+    for (std::size_t b = 0; b < static_cast<std::size_t>(trainer_.batch()); ++b) {
+        const auto from = truth_.begin() + static_cast<std::ptrdiff_t>(b * ours);
+        std::copy(from, from + static_cast<std::ptrdiff_t>(std::min(ours, theirs)),
+                  darknet_truth.begin() + static_cast<std::ptrdiff_t>(b * theirs));
+    }
+    oracle_.forward(input_, darknet_truth, seen);
+    return cost;
 }
 
 void TrainingPair::set_random_last_delta() {

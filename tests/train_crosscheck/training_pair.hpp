@@ -37,7 +37,9 @@ public:
 
     /// A new random input batch for both.
     void new_input();
-    void forward(std::uint64_t seen);
+    /// Both forward passes (the truth re-laid for darknet: its [yolo] reads 90 boxes an image, the
+    /// trainer holds kMaxTruthBoxes). Returns the trainer's cost.
+    float forward(std::uint64_t seen);
     /// The same random d loss / d output written into the last layer of both.
     void set_random_last_delta();
     void backward();

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "darknet_augment.hpp"
+#include "fpgacnn/error.hpp"
 #include "model/cfg_parser.hpp"
-#include "train/region_loss.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train_tool {
 namespace {
@@ -80,7 +83,7 @@ TEST(DarknetAugment, WithoutJitterOrColourOnlyTheFlipRemains) {
 TEST(DarknetAugment, ResizeOnlyClipsBoxesToTheImage) {
     const Image image = random_image(20, 10, 3);
     const PreparedImage out =
-        resize_only(image, {{0, 0.95f, 0.5f, 0.3f, 0.2f}, {1, 1.0f, 0.5f, 0.0005f, 0.2f}}, 16, 16);
+        resize_only(image, {{0, 0.95f, 0.5f, 0.3f, 0.2f}, {1, 1.0f, 0.5f, 0.0005f, 0.2f}}, 16, 16, 30);
     EXPECT_NEAR(out.truth[0], (0.8f + 1.0f) / 2, 1e-6f);
     EXPECT_NEAR(out.truth[2], 0.2f, 1e-6f);
     EXPECT_EQ(out.truth[train::kTruthFloats], 0.0f);
@@ -98,6 +101,33 @@ TEST(DarknetAugment, ReadsTheCfgsOptionsWithDarknetsDefaults) {
     EXPECT_FLOAT_EQ(set.saturation, 1.5f);
     EXPECT_FLOAT_EQ(set.exposure, 2.0f);
     EXPECT_FLOAT_EQ(set.jitter, 0.3f);
+    EXPECT_EQ(set.max_boxes, 30);
+}
+
+// The boxes an image keeps: the last loss layer's `max` (region 30, yolo 90 by default); the labels are
+// cut there before the tiny boxes are dropped, as fill_truth_detection does.
+TEST(DarknetAugment, KeepsTheLastLossLayersMaxBoxes) {
+    const auto options = [](const std::string& text) {
+        return read_augment_options(model::parse_cfg_text("[net]\nwidth=8\n" + text, "c.cfg"));
+    };
+    EXPECT_EQ(options("[yolo]\njitter=.3\n").max_boxes, 90);
+    EXPECT_EQ(options("[region]\nmax=12\n[yolo]\n").max_boxes, 90);
+    EXPECT_FLOAT_EQ(options("[region]\njitter=.3\n[yolo]\n").jitter, 0.2f);  // the last one's default
+    EXPECT_EQ(options("[yolo]\nmax=5\n").max_boxes, 5);
+    EXPECT_THROW(options("[region]\nmax=40\n"), Error);
+    EXPECT_THROW(options("[yolo]\nmax=91\n"), Error);
+
+    const Image image = random_image(20, 10, 3);
+    const std::vector<LabelBox> labels = {
+        {0, 0.5f, 0.5f, 0.3f, 0.2f}, {1, 0.5f, 0.5f, 0.0005f, 0.2f}, {1, 0.2f, 0.2f, 0.1f, 0.1f}};
+    const PreparedImage cut = resize_only(image, labels, 16, 16, 2);
+    EXPECT_NE(cut.truth[0], 0.0f);
+    EXPECT_EQ(cut.truth[train::kTruthFloats], 0.0f) << "the third box is past max, the second too small";
+    EXPECT_NE(resize_only(image, labels, 16, 16, 3).truth[train::kTruthFloats], 0.0f);
+    std::vector<LabelBox> many(100, labels[0]);
+    const PreparedImage full = resize_only(image, many, 16, 16, 90);
+    EXPECT_NE(full.truth[89 * train::kTruthFloats], 0.0f);
+    EXPECT_EQ(full.truth.size(), static_cast<std::size_t>(train::kMaxTruthBoxes) * train::kTruthFloats);
 }
 
 }  // namespace

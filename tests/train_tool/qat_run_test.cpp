@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +22,131 @@
 
 namespace fpgacnn::train_tool::test {
 namespace {
+
+std::vector<float> conv_weights(const Network& network) {
+    std::vector<float> all;
+    for (const Layer& layer : network.layers) {
+        if (layer.type != LayerType::Convolutional) continue;
+        all.insert(all.end(), layer.conv().weights.begin(), layer.conv().weights.end());
+        all.insert(all.end(), layer.conv().biases.begin(), layer.conv().biases.end());
+    }
+    return all;
+}
+
+Network weights_file(const std::string& cfg, const std::string& weights) {
+    Network network = load_darknet_cfg(cfg);
+    load_darknet_weights(network, weights);
+    return network;
+}
+
+// --qat-validate: every scoring is recorded (the start, then every N iterations), and the weights
+// written are those of the best-scoring iteration: the same as a run stopped at that iteration.
+TEST(TrainToolQat, ValidationWritesTheBestIterationsWeights) {
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_validate");
+    TrainOptions validated = tiny_options(set, "validated", 6);
+    validated.no_augment = true;
+    validated.qat = "int8";
+    validated.qat_loss = "labels";
+    validated.qat_validate = {set.dir + "/image1.png"};
+    validated.qat_validate_every = 2;
+    const TrainOutcome outcome = train(validated);
+    ASSERT_EQ(outcome.validation.size(), 4U);  // iterations 0, 2, 4, 6
+    EXPECT_EQ(outcome.validation_images, 1U);
+    for (std::size_t k = 0; k < outcome.validation.size(); ++k) {
+        EXPECT_EQ(outcome.validation[k].iteration, 2 * k);
+        // One float model on one image: the same reference detections every time.
+        EXPECT_EQ(outcome.validation[k].float_detections, outcome.validation[0].float_detections);
+        EXPECT_LE(outcome.validation[k].kept, outcome.validation[k].float_detections);
+    }
+    ASSERT_TRUE(outcome.validation_best.has_value());
+    const ValidationScore& best = *outcome.validation_best;
+    for (const ValidationScore& score : outcome.validation) {
+        EXPECT_FALSE(scores_above(score, best))
+            << "iteration " << score.iteration << " scored above the kept " << best.iteration;
+    }
+
+    // Iteration 0: the start as --qat trains it (batch-norm folded) and writes it (unfolded as identity).
+    std::vector<float> expected = conv_weights(
+        unfold_for_cfg(fold_for_qat(weights_file(set.cfg, set.weights)), load_darknet_cfg(set.cfg)));
+    if (best.iteration > 0) {
+        TrainOptions stopped = validated;
+        stopped.out = set.dir + "/stopped.weights";
+        stopped.qat_out.clear();
+        stopped.checkpoint.clear();
+        stopped.qat_validate.clear();
+        stopped.iterations = static_cast<int>(best.iteration);
+        train(stopped);
+        expected = conv_weights(weights_file(set.cfg, stopped.out));
+    }
+    EXPECT_EQ(conv_weights(weights_file(set.cfg, validated.out)), expected)
+        << "kept iteration " << best.iteration;
+}
+
+TEST(TrainToolQat, ValidationRanksByKeptAtHalfThenAtAQuarter) {
+    const auto score = [](int kept, int kept_low) {
+        ValidationScore s;
+        s.kept = kept;
+        s.float_detections = 10;
+        s.kept_low = kept_low;
+        s.float_detections_low = 20;
+        return s;
+    };
+    EXPECT_TRUE(scores_above(score(8, 0), score(7, 20)));    // 0.5 decides
+    EXPECT_TRUE(scores_above(score(7, 15), score(7, 14)));   // then 0.25
+    EXPECT_FALSE(scores_above(score(7, 14), score(7, 14)));  // a tie keeps the earlier
+    EXPECT_FALSE(scores_above(score(6, 20), score(7, 0)));
+}
+
+std::string command_line_error(const TrainOptions& options) {
+    try {
+        train(options);
+    } catch (const std::exception& e) {  // apps::CommandLineError: exit code 2
+        return e.what();
+    }
+    return "";
+}
+
+/// The .fq16 of a --qat run loads for its .weights as fpgacnn-detect loads them (load_darknet_model
+/// folds the batch-norm: the fingerprint of those weights is checked), is at `precision`, and the
+/// fixed-point engine on it computes every layer's output as QAT's forward does with its exponents.
+void expect_engine_runs_as_trained(const TinyTrainingSet& set, const TrainOptions& options,
+                                   Precision precision) {
+    ASSERT_EQ(options.qat_out_path(), set.dir + "/qat.fq16");
+    auto quantized = std::make_shared<QuantizedNetwork>(
+        load_quantized_network(options.qat_out_path(), load_darknet_model(set.cfg, options.out)));
+    EXPECT_EQ(precision_of_widths(*quantized), precision);
+
+    // The fixed-point engine on that file computes what QAT's forward computes with its exponents.
+    Network trained = load_darknet_cfg(set.cfg);
+    load_darknet_weights(trained, options.out);
+    trained = fold_for_qat(std::move(trained));
+    train::FloatTrainer trainer(trained, train::read_training_options(model::read_cfg_file(set.cfg)));
+    train::FakeQuantizer quantizer(trainer.network());
+    quantizer.set_plan(*quantized);
+    trainer.set_fake_quantizer(&quantizer);
+    std::vector<float> images(trained.input.size() * trainer.batch());
+    for (std::size_t k = 0; k < images.size(); ++k) images[k] = static_cast<float>(k % 97) / 97.0f;
+    std::vector<float> truth(trainer.batch() * train::kMaxTruthBoxes * train::kTruthFloats, 0.0f);
+    truth[0] = truth[1] = 0.5f;
+    truth[2] = truth[3] = 0.3f;
+    trainer.forward(images.data(), truth.data(), 1);
+
+    BackendOptions cpu;
+    cpu.device = "cpu";
+    cpu.precision = precision;
+    cpu.quantized = quantized;
+    cpu.keep_layer_outputs = true;
+    const std::unique_ptr<Backend> engine = make_backend(quantized->network, cpu);
+    for (int b = 0; b < trainer.batch(); ++b) {
+        engine->run(images.data() + b * trained.input.size());
+        for (const Layer& layer : trained.layers) {
+            const std::vector<float> expected = engine->layer_output(layer.index);
+            const float* got = trainer.output(layer.index).data() + b * layer.output.size();
+            EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got))
+                << "image " << b << ", layer " << layer.index;
+        }
+    }
+}
 
 TEST(TrainToolQat, Int8FixedPointModelRunsAsTrained) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_qat");
@@ -43,65 +167,52 @@ TEST(TrainToolQat, Int8FixedPointModelRunsAsTrained) {
     EXPECT_EQ(outcome.holdout_images, 1U);
     EXPECT_EQ(outcome.holdout_after->agreement.size(), 2U);
 
-    // The file loads for the written .weights as fpgacnn-detect loads them (load_darknet_model folds the
-    // batch-norm: the fingerprint of those weights is checked) and is every conv layer 8-bit.
-    ASSERT_EQ(options.qat_out_path(), set.dir + "/qat.fq16");
-    auto quantized = std::make_shared<QuantizedNetwork>(
-        load_quantized_network(options.qat_out_path(), load_darknet_model(set.cfg, options.out)));
-    EXPECT_EQ(precision_of_widths(*quantized), Precision::Int8);
-
-    // The fixed-point engine on that file computes what QAT's forward computes with its exponents.
-    Network trained = load_darknet_cfg(set.cfg);
-    load_darknet_weights(trained, options.out);
-    trained = fold_for_qat(std::move(trained));
-    train::FloatTrainer trainer(trained, train::read_training_options(model::read_cfg_file(set.cfg)));
-    train::FakeQuantizer quantizer(trainer.network());
-    quantizer.set_plan(*quantized);
-    trainer.set_fake_quantizer(&quantizer);
-    std::vector<float> images(trained.input.size() * trainer.batch());
-    for (std::size_t k = 0; k < images.size(); ++k) images[k] = static_cast<float>(k % 97) / 97.0f;
-    std::vector<float> truth(trainer.batch() * train::kMaxTruthBoxes * train::kTruthFloats, 0.0f);
-    truth[0] = truth[1] = 0.5f;
-    truth[2] = truth[3] = 0.3f;
-    trainer.forward(images.data(), truth.data(), 1);
-
-    BackendOptions cpu;
-    cpu.device = "cpu";
-    cpu.precision = Precision::Int8;
-    cpu.quantized = quantized;
-    cpu.keep_layer_outputs = true;
-    const std::unique_ptr<Backend> engine = make_backend(quantized->network, cpu);
-    for (int b = 0; b < trainer.batch(); ++b) {
-        engine->run(images.data() + b * trained.input.size());
-        for (const Layer& layer : trained.layers) {
-            const std::vector<float> expected = engine->layer_output(layer.index);
-            const float* got = trainer.output(layer.index).data() + b * layer.output.size();
-            EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got))
-                << "image " << b << ", layer " << layer.index;
-        }
-    }
+    expect_engine_runs_as_trained(set, options, Precision::Int8);
 }
 
-// --qat-loss teacher: the distance to the float model's region outputs falls (at a rate below the
-// tiny cfg's 0.01, which makes this dense loss over every output diverge).
-TEST(TrainToolQat, TeacherLossFalls) {
-    const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_teacher");
-    std::string cfg = tiny_cfg_text();
+/// A tiny set (scratch folder `name`) of `cfg` at a rate below the tiny cfgs' 0.01, which makes the
+/// dense teacher loss over every output diverge.
+TinyTrainingSet teacher_set(const std::string& name, std::string cfg) {
     cfg.replace(cfg.find("learning_rate=0.01"), 18, "learning_rate=0.0005");
-    {
-        std::ofstream out(set.cfg);
-        out << cfg;
-    }
-    TrainOptions options = tiny_options(set, "teacher", 60);
+    return make_tiny_training_set(name, 20, cfg);
+}
+
+/// Options of a --qat int8 run with the teacher loss for `iterations` on `set`.
+TrainOptions teacher_options(const TinyTrainingSet& set, int iterations) {
+    TrainOptions options = tiny_options(set, "qat", iterations);
     options.no_augment = true;
     options.qat = "int8";
+    return options;
+}
+
+// --qat-loss teacher: the distance to the float model's region outputs falls. The exponents stay those
+// of the start: a recalibration moves the 8-bit grids and with them the distance's floor (measured on
+// these images: 0.0167 before the one at iteration 40, 0.0281 after), which is not what this tests.
+TEST(TrainToolQat, TeacherLossFalls) {
+    TrainOptions options = teacher_options(teacher_set("train_tool_qat_teacher", tiny_cfg_text()), 60);
+    options.qat_recalibrate = 1000;
     const TrainOutcome outcome = train(options);
     ASSERT_EQ(outcome.iterations.size(), 60U);
     const double first = outcome.iterations.front().loss;
     const double last = outcome.iterations.back().loss;
     std::printf("fpgacnn-train --qat int8 --qat-loss teacher: loss %.5f -> %.5f after 60 iterations\n", first,
                 last);
-    EXPECT_LT(last, 0.9 * first);  // measured: 0.0317 -> 0.0245 (alone); 8-bit noise is the floor
+    EXPECT_LT(last, 0.9 * first);  // measured: 0.0217 -> 0.0162; 8-bit noise is the floor
+}
+
+// YOLOv3-style heads: --qat-loss teacher over both [yolo] heads, and the fixed-point engine runs the
+// written model (upsample, route of two grids, the heads) as the training's forward did.
+TEST(TrainToolQat, YoloHeadsRunAsTrained) {
+    const TinyTrainingSet set = teacher_set("train_tool_qat_yolo", tiny_yolo_cfg_text());
+    TrainOptions options = teacher_options(set, 20);
+    const TrainOutcome outcome = train(options);
+    ASSERT_EQ(outcome.iterations.size(), 20U);
+    std::printf("fpgacnn-train --qat int8 --qat-loss teacher, two [yolo] heads: loss %.5f -> %.5f\n",
+                outcome.iterations.front().loss, outcome.iterations.back().loss);
+    expect_engine_runs_as_trained(set, options, Precision::Int8);
+    // --holdout scores with fpgacnn-quantize's accuracy report, which decodes [region] layers only.
+    options.holdout = {set.dir + "/image1.png"};
+    EXPECT_NE(command_line_error(options).find("[region]"), std::string::npos) << command_line_error(options);
 }
 
 // --qat-plan: the widths come from a .fq16 (here 8-bit weights on the middle conv only); the file
@@ -129,15 +240,6 @@ TEST(TrainToolQat, TrainsAtThePlansWidths) {
     }
 }
 
-std::string command_line_error(const TrainOptions& options) {
-    try {
-        train(options);
-    } catch (const std::exception& e) {  // apps::CommandLineError: exit code 2
-        return e.what();
-    }
-    return "";
-}
-
 TEST(TrainToolQat, RefusesWithoutWeightsAndHoldoutWithoutQat) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_errors");
     TrainOptions options = tiny_options(set, "bad", 1);
@@ -149,6 +251,10 @@ TEST(TrainToolQat, RefusesWithoutWeightsAndHoldoutWithoutQat) {
     holdout.holdout = {set.dir};
     EXPECT_NE(command_line_error(holdout).find("--holdout scores"), std::string::npos)
         << command_line_error(holdout);
+    TrainOptions validate = tiny_options(set, "bad", 1);
+    validate.qat_validate = {set.dir};
+    EXPECT_NE(command_line_error(validate).find("--qat-validate chooses"), std::string::npos)
+        << command_line_error(validate);
 }
 
 }  // namespace

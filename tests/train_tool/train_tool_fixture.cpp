@@ -3,7 +3,6 @@
 
 #include <fstream>
 #include <iterator>
-#include <random>
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -42,6 +41,20 @@ stride=2
 )" + fpgacnn::test::two_class_region_head("jitter=.2\n");
 }
 
+std::string tiny_yolo_cfg_text() {
+    const std::string head =
+        "[convolutional]\nfilters=21\nsize=1\nactivation=linear\n"
+        "[yolo]\nanchors=2,2,3,4,5,5,6,8,9,7,12,12\nnum=6\nclasses=2\njitter=.2\nignore_thresh=.5\nmask=";
+    std::string cfg = tiny_cfg_text();
+    cfg = cfg.substr(0, cfg.find("[convolutional]\nfilters=14"));  // the trunk, layers 0..3
+    return cfg + head + "3,4,5\n" +
+           "[route]\nlayers=-3\n"
+           "[convolutional]\nfilters=8\nsize=1\nactivation=leaky\n"
+           "[upsample]\nstride=2\n"
+           "[route]\nlayers=-1,2\n" +
+           head + "0,1,2\n";
+}
+
 namespace {
 
 void write_text(const std::string& path, const std::string& text) {
@@ -51,21 +64,23 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size) {
+TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size, const std::string& cfg_text) {
     TinyTrainingSet set;
     set.dir = fpgacnn::test::scratch_dir(name);
     set.cfg = set.dir + "/tiny.cfg";
-    write_text(set.cfg, tiny_cfg_text());
+    write_text(set.cfg, cfg_text.empty() ? tiny_cfg_text() : cfg_text);
     Network network = load_darknet_cfg(set.cfg);
     fill_synthetic_weights(network, 3);
     set.weights = set.dir + "/tiny.weights";
     save_darknet_weights(network, set.weights);
-    std::mt19937 random(5);
+    // Its own generator: cv::randu draws from cv::theRNG(), the thread's, whose state depends on the
+    // tests that ran before, which made the images (and the QAT losses) depend on the test order.
+    cv::RNG random(5);
     const char* const labels[] = {"1 0.3 0.6 0.25 0.3\n", "0 0.7 0.2 0.4 0.35\n1 0.5 0.5 0.2 0.2\n"};
     std::string list;
     for (int i = 0; i < 2; ++i) {
         cv::Mat image(image_size, image_size + 4 * i, CV_8UC3);
-        cv::randu(image, 0, 255);
+        random.fill(image, cv::RNG::UNIFORM, 0, 255);
         const std::string stem = set.dir + "/image" + std::to_string(i);
         cv::imwrite(stem + ".png", image);
         write_text(stem + ".txt", labels[i]);

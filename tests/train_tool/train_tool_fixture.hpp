@@ -13,6 +13,10 @@ namespace fpgacnn::train_tool::test {
 /// The cfg text; rescore=0 so one batch over-fits (tests/train/trainer_test.cpp says why).
 std::string tiny_cfg_text();
 
+/// The same trunk with YOLOv3-tiny's head in small: two [yolo] heads (4x4 and 8x8), the second on an
+/// upsampled route of the first's trunk concatenated with an earlier layer.
+std::string tiny_yolo_cfg_text();
+
 struct TinyTrainingSet {
     std::string dir;
     std::string cfg;
@@ -20,8 +24,10 @@ struct TinyTrainingSet {
     std::string list;  ///< two images, each with its .txt beside it
 };
 
-/// Writes the set into scratch folder `name` (images of `image_size` pixels square).
-TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size = 20);
+/// Writes the set into scratch folder `name` (images of `image_size` pixels square) with `cfg_text`
+/// (default tiny_cfg_text()).
+TinyTrainingSet make_tiny_training_set(const std::string& name, int image_size = 20,
+                                       const std::string& cfg_text = "");
 
 /// Options of a run on `set` writing into set.dir with the given output stem.
 TrainOptions tiny_options(const TinyTrainingSet& set, const std::string& stem, int max_batches);

@@ -33,15 +33,15 @@ void require_fixed_point_forward(const Layer& layer) {
         case LayerType::Reorg:
         case LayerType::Upsample:
         case LayerType::Region:
+        case LayerType::Yolo:  // like the region: float on the head conv's dequantized output
             return;
         case LayerType::Shortcut:
-        case LayerType::Yolo:
         case LayerType::Unsupported:
             break;
     }
     throw Error(
         detail::describe_layer(layer) +
-        ": quantization-aware training covers conv, maxpool, route, reorg, upsample and region layers");
+        ": quantization-aware training covers conv, maxpool, route, reorg, upsample, region and yolo layers");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "train/layer_backward.hpp"
 #include "train/region_loss.hpp"
 #include "train/sgd_update.hpp"
+#include "train/yolo_loss.hpp"
 
 namespace fpgacnn::train {
 
@@ -75,8 +76,15 @@ void require_trainable(const Network& network, const TrainingOptions& options) {
                 }
                 break;
             case LayerType::Yolo:
-                throw Error(detail::describe_layer(layer) +
-                            ": training the YOLOv3 [yolo] loss is not implemented (the [region] loss is)");
+                if (options.yolos.count(layer.index) == 0) {
+                    throw Error(detail::describe_layer(layer) + ": no loss options read for it");
+                }
+                if (layer.yolo().scale_x_y != 1.0f) {
+                    throw Error(detail::describe_layer(layer) +
+                                ": training with AlexeyAB's scale_x_y is not implemented (pjreddie's YOLOv3 "
+                                "loss is): remove scale_x_y to train without it");
+                }
+                break;
             case LayerType::Unsupported:
                 throw Error(detail::describe_layer(layer) +
                             " is parsed for planning only; it cannot be trained");
@@ -139,6 +147,7 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
     if (quantized) input = fake_quant_->quantize_input(input, batch, network_.input.size());
     input_ = input;
     float cost = 0;
+    int loss_layers = 0;
     for (Layer& layer : network_.layers) {
         const int i = layer.index;
         const float* layer_input = i == 0 ? input : outputs_[i - 1].data();
@@ -193,9 +202,22 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
                 }
                 cost +=
                     region_loss(layer, options_.regions.at(i), batch, output, truth, seen, deltas_[i].data());
+                ++loss_layers;
                 break;
             }
-            case LayerType::Yolo:
+            case LayerType::Yolo: {
+                std::copy(layer_input, layer_input + in_size * batch, output);
+                for (int b = 0; b < batch; ++b)
+                    yolo_activate(layer.yolo(), layer.output, output + b * out_size);
+                if (truth == nullptr) {
+                    throw Error(detail::describe_layer(layer) +
+                                ": training a [yolo] layer needs truth boxes");
+                }
+                cost += yolo_loss(layer, options_.yolos.at(i), network_.input, batch, output, truth,
+                                  deltas_[i].data());
+                ++loss_layers;
+                break;
+            }
             case LayerType::Unsupported:  // refused by the constructor
             case LayerType::AvgPool:
             case LayerType::Softmax:
@@ -205,7 +227,8 @@ float FloatTrainer::forward(const float* input, const float* truth, std::uint64_
                 throw Error(detail::describe_layer(layer) + " cannot be trained");
         }
     }
-    return cost;
+    // calc_network_cost: the mean over the layers with a cost (YOLOv3's heads), not their sum.
+    return loss_layers == 0 ? cost : cost / static_cast<float>(loss_layers);
 }
 
 void FloatTrainer::backward(float* input_delta) {
@@ -271,6 +294,8 @@ void FloatTrainer::backward(float* input_delta) {
                 break;
             }
             case LayerType::Yolo:
+                if (previous_delta != nullptr) yolo_backward(layer, batch, delta, previous_delta);
+                break;
             case LayerType::Unsupported:
             case LayerType::AvgPool:
             case LayerType::Softmax:

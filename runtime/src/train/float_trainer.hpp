@@ -1,8 +1,8 @@
 // Float training of a darknet network on the CPU, step for step as darknet trains it
 // (train_network_datum: forward_network with net.train = 1, backward_network, update_network), with
-// the [region] loss sent back the way darknet's GPU path does (docs/darknet-semantics.md,
-// "Training (float)"). Kept apart from FloatEngine so the inference path stays as fast as it was: this
-// one keeps every layer's batch of outputs and deltas.
+// the [region] loss sent back the way darknet's GPU path does and the [yolo] loss as its CPU path does
+// (docs/darknet-semantics.md, "Training (float)"). Kept apart from FloatEngine so the inference path stays as
+// fast as it was: this one keeps every layer's batch of outputs and deltas.
 #pragma once
 
 #include <cstddef>
@@ -23,8 +23,8 @@ class FloatTrainer {
 public:
     /// `network` with its weights loaded and batch-norm NOT folded (load_darknet_cfg +
     /// load_darknet_weights, not load_darknet_model): the rolling mean and variance are trained too.
-    /// Throws Error naming the layer for what training does not cover ([yolo], mish, planning-only
-    /// sections, a folded batch-norm).
+    /// Throws Error naming the layer for what training does not cover (mish, AlexeyAB's [yolo] loss
+    /// options, planning-only sections, a folded batch-norm).
     FloatTrainer(Network network, TrainingOptions options);
 
     int batch() const { return options_.solver.batch; }
@@ -38,9 +38,10 @@ public:
     void set_seen(std::uint64_t seen) { seen_ = seen; }
 
     /// forward_network in training mode on batch() images (batch() * network().input.size() floats)
-    /// with their truth boxes (batch() * kMaxTruthBoxes * kTruthFloats floats, region_loss.hpp; may be
-    /// null when the network has no [region]). Every delta is reset, then the region loss set. `seen`
-    /// is darknet's counter including this batch (it steers the prior warm-up). Returns the cost.
+    /// with their truth boxes (batch() * kMaxTruthBoxes * kTruthFloats floats, truth_boxes.hpp; may be
+    /// null when the network has no [region] or [yolo]). Every delta is reset, then the loss layers'
+    /// set. `seen` is darknet's counter including this batch (it steers the region's prior warm-up).
+    /// Returns the cost: darknet's mean over the loss layers.
     float forward(const float* input, const float* truth, std::uint64_t seen);
     /// backward_network from the deltas forward() left (or the caller wrote into delta()): gradients
     /// are added to gradients(i); d loss / d input added to `input_delta` when not null. Stops before

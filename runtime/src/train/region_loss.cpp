@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <cstddef>
-#include <string>
 
-#include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
 #include "train/activation_gradient.hpp"
+#include "train/delta_cost.hpp"
 
 namespace fpgacnn::train {
 
@@ -54,21 +53,6 @@ float delta_region_box(const Box& truth, const float* x, const std::vector<float
     return iou;
 }
 
-Box truth_box(const float* t) { return Box{t[0], t[1], t[2], t[3]}; }
-
-void check_truth(const Layer& layer, const float* t, int image, int box) {
-    const bool inside = t[0] > 0 && t[0] < 1 && t[1] > 0 && t[1] < 1 && t[2] > 0 && t[3] > 0;
-    const int classes = layer.region().classes;
-    const bool known_class = t[4] >= 0 && t[4] < static_cast<float>(classes);  // before any cast to int
-    if (!inside || !known_class) {
-        throw Error("region layer " + std::to_string(layer.index) + ": truth box " + std::to_string(box) +
-                    " of image " + std::to_string(image) + " (x " + std::to_string(t[0]) + ", y " +
-                    std::to_string(t[1]) + ", w " + std::to_string(t[2]) + ", h " + std::to_string(t[3]) +
-                    ", class " + std::to_string(t[4]) + ") is not a box inside the image of a class in 0.." +
-                    std::to_string(classes - 1) + "; fix the label file");
-    }
-}
-
 }  // namespace
 
 float region_loss(const Layer& layer, const RegionLossOptions& options, int batch, const float* output,
@@ -82,11 +66,7 @@ float region_loss(const Layer& layer, const RegionLossOptions& options, int batc
     std::fill(delta, delta + layer.output.size() * batch, 0.0f);
     for (int b = 0; b < batch; ++b) {
         const float* truths = truth + static_cast<std::size_t>(b) * kMaxTruthBoxes * kTruthFloats;
-        int truth_count = 0;
-        while (truth_count < kMaxTruthBoxes && truths[truth_count * kTruthFloats] != 0) {
-            check_truth(layer, truths + truth_count * kTruthFloats, b, truth_count);
-            ++truth_count;
-        }
+        const int truth_count = count_truth_boxes(layer, region.classes, truths, b, kRegionTruthBoxes);
         for (int j = 0; j < h; ++j) {
             for (int i = 0; i < w; ++i) {
                 for (int n = 0; n < region.num; ++n) {
@@ -157,9 +137,7 @@ float region_loss(const Layer& layer, const RegionLossOptions& options, int batc
             }
         }
     }
-    float squares = 0;
-    for (std::size_t k = 0; k < layer.output.size() * batch; ++k) squares += delta[k] * delta[k];
-    return static_cast<float>(std::pow(std::sqrt(squares), 2));
+    return delta_cost(delta, layer.output.size() * batch);
 }
 
 void region_backward(const Layer& layer, int batch, const float* output, float* delta, float* input_delta) {

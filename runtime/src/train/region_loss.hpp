@@ -7,13 +7,9 @@
 
 #include "fpgacnn/network.hpp"
 #include "train/training_options.hpp"
+#include "train/truth_boxes.hpp"
 
 namespace fpgacnn::train {
-
-/// Truth boxes per image (darknet's fixed 30), each 5 floats: x, y, w, h (relative, centre) and the
-/// class; a box with x == 0 ends an image's list.
-constexpr int kMaxTruthBoxes = 30;
-constexpr int kTruthFloats = 5;
 
 /// On the layer's ACTIVATED output of `batch` images, darknet's deltas into `delta` (overwritten):
 /// no-object (noobject_scale * -objectness, cleared where a prediction overlaps a truth by more than

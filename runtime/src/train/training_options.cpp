@@ -97,6 +97,43 @@ RegionLossOptions read_region(model::SectionReader& reader) {
     return region;
 }
 
+// AlexeyAB's [yolo] options that change the loss; pjreddie's darknet (the reference) has none of them.
+void reject_alexeyab_yolo_loss(model::SectionReader& reader) {
+    const char* const hint =
+        "pjreddie's YOLOv3 loss is the one implemented (mse on the box): remove the option to train with it";
+    const model::CfgOption* iou_loss = reader.find("iou_loss");
+    if (iou_loss != nullptr && iou_loss->value != "mse")
+        reader.fail(iou_loss, "iou_loss=" + iou_loss->value + " is not implemented", hint);
+    const struct {
+        const char* key;
+        float neutral;
+    } factors[] = {{"cls_normalizer", 1}, {"iou_normalizer", 1},   {"obj_normalizer", 1},
+                   {"focal_loss", 0},     {"label_smooth_eps", 0}, {"objectness_smooth", 0},
+                   {"iou_thresh", 1},     {"uc_normalizer", 1}};
+    for (const auto& factor : factors) {
+        const model::CfgOption* option = reader.find(factor.key);
+        if (option != nullptr &&
+            reader.real_in_range(factor.key, factor.neutral, -1e30f, 1e30f, "a number") != factor.neutral) {
+            reader.fail(option, std::string(factor.key) + " is AlexeyAB's and not implemented in training",
+                        hint);
+        }
+    }
+    for (const char* key : {"map", "counters_per_class"}) {
+        if (reader.find(key) != nullptr)
+            reader.fail(reader.find(key), std::string(key) + " is not implemented in training", "remove it");
+    }
+}
+
+YoloLossOptions read_yolo(model::SectionReader& reader) {
+    YoloLossOptions yolo;
+    yolo.ignore_thresh = reader.real_in_range("ignore_thresh", 0.5f, -1e30f, 1e30f, "an IoU, e.g. .7");
+    yolo.truth_thresh = reader.real_in_range("truth_thresh", 1, -1e30f, 1e30f, "an IoU, 1 to switch it off");
+    // More than net->truths' 90 would read past darknet's truth array.
+    yolo.max_boxes = reader.integer_in_range("max", 90, 0, 90, "max counts truth boxes an image, up to 90");
+    reject_alexeyab_yolo_loss(reader);
+    return yolo;
+}
+
 LayerTrainingOptions read_layer(model::SectionReader& reader) {
     LayerTrainingOptions layer;
     layer.learning_rate_scale =
@@ -124,6 +161,7 @@ TrainingOptions read_training_options(const model::CfgFile& cfg) {
         model::SectionReader reader(cfg, cfg.sections[s], index);
         options.layers.push_back(read_layer(reader));
         if (cfg.sections[s].name == "region") options.regions[index] = read_region(reader);
+        if (cfg.sections[s].name == "yolo") options.yolos[index] = read_yolo(reader);
     }
     return options;
 }

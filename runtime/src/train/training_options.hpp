@@ -1,5 +1,5 @@
 // The training options of a darknet cfg that the inference loader skips: [net]'s batch, solver and
-// learning-rate policy, and each [region]'s loss weights. Read with darknet's defaults
+// learning-rate policy, and each [region]'s and [yolo]'s loss options. Read with darknet's defaults
 // (parse_net_options, parse_region in pjreddie's parser.c).
 #pragma once
 
@@ -46,6 +46,14 @@ struct RegionLossOptions {
     bool bias_match = false;
 };
 
+/// A [yolo] layer's loss options (pjreddie's parse_yolo defaults).
+struct YoloLossOptions {
+    float ignore_thresh =
+        0.5f;                ///< a prediction overlapping a truth by more than this gets no objectness delta
+    float truth_thresh = 1;  ///< above this it is trained towards that truth (1: never)
+    int max_boxes = 90;      ///< `max`: truth boxes read an image (at most kMaxTruthBoxes)
+};
+
 /// Options darknet's parser reads for every layer.
 struct LayerTrainingOptions {
     float learning_rate_scale =
@@ -56,12 +64,13 @@ struct LayerTrainingOptions {
 struct TrainingOptions {
     SolverOptions solver;
     std::map<int, RegionLossOptions> regions;  ///< by layer index
+    std::map<int, YoloLossOptions> yolos;      ///< by layer index
     std::vector<LayerTrainingOptions> layers;  ///< by layer index
 };
 
 /// Reads the options from a tokenised cfg (section s + 1 is layer s). Throws Error naming the file
 /// and line for values darknet would misread (a policy it does not know, steps without scales) and
-/// for what is not implemented (adam, onlyforward, smooth).
+/// for what is not implemented (adam, onlyforward, smooth, AlexeyAB's [yolo] loss options).
 TrainingOptions read_training_options(const model::CfgFile& cfg);
 
 /// get_current_rate: the learning rate of update number `batch_num` (seen / images_per_update).
