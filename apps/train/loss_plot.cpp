@@ -13,8 +13,49 @@
 
 namespace fpgacnn::train_tool {
 
+namespace {
+
+double percent(int kept, int of) { return of == 0 ? 100.0 : 100.0 * kept / of; }
+
+// The validation panel: % of the float detections kept at each scoring, sharing the loss's x axis.
+void draw_validation(cv::Mat& img, const plot::Panel& loss_panel, const std::vector<ValidationScore>& scores,
+                     const std::optional<ValidationScore>& kept) {
+    using namespace plot;
+    double low = 100;
+    for (const ValidationScore& s : scores) {
+        low =
+            std::min({low, percent(s.kept, s.float_detections), percent(s.kept_low, s.float_detections_low)});
+    }
+    low = std::max(0.0, std::floor(low / 10) * 10);
+    const Panel panel{cv::Rect(90, 560, 690, 260), loss_panel.x0, loss_panel.x1, low, 100, false, false};
+    axes(img, panel, "--qat-validate: float detections kept on the validation images", "iteration", "kept %");
+    const auto series = [&](bool at_half, const cv::Scalar& colour) {
+        std::optional<cv::Point> previous;
+        for (const ValidationScore& s : scores) {
+            const double y =
+                at_half ? percent(s.kept, s.float_detections) : percent(s.kept_low, s.float_detections_low);
+            const cv::Point q = panel.at(static_cast<double>(s.iteration), y);
+            if (previous) cv::line(img, *previous, q, colour, 2, cv::LINE_AA);
+            cv::circle(img, q, 3, colour, cv::FILLED, cv::LINE_AA);
+            previous = q;
+        }
+    };
+    series(true, kRed);
+    series(false, kGreen);
+    if (kept) {
+        const cv::Point q =
+            panel.at(static_cast<double>(kept->iteration), percent(kept->kept, kept->float_detections));
+        cv::circle(img, q, 8, kBlack, 2, cv::LINE_AA);
+    }
+    text(img, "red: at thresh 0.5; green: at 0.25; circled: the iteration whose weights were written",
+         {90, 850}, 0.42);
+}
+
+}  // namespace
+
 void write_loss_plot(const std::string& path, const std::vector<IterationRecord>& records,
-                     const std::string& title) {
+                     const std::string& title, const std::vector<ValidationScore>& validation,
+                     const std::optional<ValidationScore>& kept) {
     if (records.empty()) return;
     using namespace plot;
     double low = records.front().loss;
@@ -33,7 +74,7 @@ void write_loss_plot(const std::string& path, const std::vector<IterationRecord>
     if (high <= low) high = low * 10;
     const double first = static_cast<double>(records.front().iteration);
     const double last = std::max(first + 1, static_cast<double>(records.back().iteration));
-    cv::Mat img(540, 820, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat img(validation.empty() ? 540 : 870, 820, CV_8UC3, cv::Scalar(255, 255, 255));
     const Panel panel{cv::Rect(90, 50, 690, 400), first, last, low, high, false, log_y};
     axes(img, panel, fmt::format("{}: training loss", title), "iteration", "loss");
     std::optional<cv::Point> previous;
@@ -50,6 +91,7 @@ void write_loss_plot(const std::string& path, const std::vector<IterationRecord>
     }
     text(img, "grey: loss of each iteration; blue: running average (0.9 avg + 0.1 loss, as darknet prints)",
          {90, 520}, 0.42);
+    if (!validation.empty()) draw_validation(img, panel, validation, kept);
     detect::write_image_file(path, img, "the loss plot");
 }
 

@@ -84,6 +84,16 @@ std::vector<IterationRecord> earlier_records(const std::string& log, std::uint64
     return records;
 }
 
+// A --qat-validate scoring in the JSON log: an object of its own kind (no "loss"), beside the iterations.
+nlohmann::json validation_json(const ValidationScore& score) {
+    return {{"validation",
+             {{"iteration", score.iteration},
+              {"kept", score.kept},
+              {"float_detections", score.float_detections},
+              {"kept_low", score.kept_low},
+              {"float_detections_low", score.float_detections_low}}}};
+}
+
 nlohmann::json record_json(const IterationRecord& record) {
     return {{"iteration", record.iteration},
             {"loss", record.loss},
@@ -175,8 +185,6 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!options.weights.empty() && !options.clear) trainer.set_seen(read_weights_seen(options.weights));
     if (!options.resume.empty()) source.restore(load_checkpoint(options.resume, trainer));
     outcome.start_iteration = trainer.seen() / per_update;
-    // The starting point competes too: a run that never beats calibration alone keeps its weights.
-    if (validation) validation->score(outcome.start_iteration, network, *qat);
     std::uint64_t last = options.max_batches > 0 ? static_cast<std::uint64_t>(options.max_batches)
                                                  : static_cast<std::uint64_t>(solver.max_batches);
     if (last == 0)
@@ -189,6 +197,11 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!options.log.empty()) {
         log.open(options.log, options.resume.empty() ? std::ios::trunc : std::ios::app);
         if (!log) throw Error(options.log + ": cannot write the JSON log");
+    }
+    // The starting point competes too: a run that never beats calibration alone keeps its weights.
+    if (validation) {
+        const ValidationScore& score = validation->score(outcome.start_iteration, network, *qat);
+        if (log) log << apps::json_text(validation_json(score)) << '\n' << std::flush;
     }
     std::vector<float> input(network.input.size() * solver.batch);
     std::vector<float> truth(static_cast<std::size_t>(solver.batch) * train::kMaxTruthBoxes *
@@ -221,8 +234,10 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         progress.step(fmt::format("loss {:.4f}", record.loss));
         if (qat && record.iteration % static_cast<std::uint64_t>(options.qat_recalibrate) == 0)
             qat->recalibrate(network);
-        if (validation && record.iteration % static_cast<std::uint64_t>(options.qat_validate_every) == 0)
-            validation->score(record.iteration, network, *qat);
+        if (validation && record.iteration % static_cast<std::uint64_t>(options.qat_validate_every) == 0) {
+            const ValidationScore& score = validation->score(record.iteration, network, *qat);
+            if (log) log << apps::json_text(validation_json(score)) << '\n' << std::flush;
+        }
         if (options.checkpoint_every > 0 &&
             record.iteration % static_cast<std::uint64_t>(options.checkpoint_every) == 0) {
             save_checkpoint(options.checkpoint_path(), trainer, source.state());
@@ -259,7 +274,8 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
                                                ? std::vector<IterationRecord>{}
                                                : earlier_records(options.log, outcome.start_iteration);
         all.insert(all.end(), outcome.iterations.begin(), outcome.iterations.end());
-        write_loss_plot(options.plot, all, std::filesystem::path(options.cfg).filename().string());
+        write_loss_plot(options.plot, all, std::filesystem::path(options.cfg).filename().string(),
+                        outcome.validation, outcome.validation_best);
     }
     return outcome;
 }

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -49,6 +52,8 @@ TEST(TrainToolQat, ValidationWritesTheBestIterationsWeights) {
     validated.qat_loss = "labels";
     validated.qat_validate = {set.dir + "/image1.png"};
     validated.qat_validate_every = 2;
+    validated.log = set.dir + "/validated.jsonl";
+    validated.plot = set.dir + "/validated.png";
     const TrainOutcome outcome = train(validated);
     ASSERT_EQ(outcome.validation.size(), 4U);  // iterations 0, 2, 4, 6
     EXPECT_EQ(outcome.validation_images, 1U);
@@ -58,6 +63,16 @@ TEST(TrainToolQat, ValidationWritesTheBestIterationsWeights) {
         EXPECT_EQ(outcome.validation[k].float_detections, outcome.validation[0].float_detections);
         EXPECT_LE(outcome.validation[k].kept, outcome.validation[k].float_detections);
     }
+    // The JSON log holds each scoring as a "validation" object beside the iterations' records.
+    std::ifstream log(validated.log);
+    std::vector<std::uint64_t> logged;
+    for (std::string line; std::getline(log, line);) {
+        const nlohmann::json row = nlohmann::json::parse(line);
+        if (row.contains("validation")) logged.push_back(row["validation"]["iteration"].get<std::uint64_t>());
+    }
+    EXPECT_EQ(logged, (std::vector<std::uint64_t>{0, 2, 4, 6}));
+    // The plot grows a validation panel under the loss's.
+    EXPECT_EQ(cv::imread(validated.plot).rows, 870);
     ASSERT_TRUE(outcome.validation_best.has_value());
     const ValidationScore& best = *outcome.validation_best;
     for (const ValidationScore& score : outcome.validation) {
