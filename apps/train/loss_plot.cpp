@@ -27,7 +27,9 @@ void draw_validation(cv::Mat& img, const plot::Panel& loss_panel, const std::vec
             std::min({low, percent(s.kept, s.float_detections), percent(s.kept_low, s.float_detections_low)});
     }
     low = std::max(0.0, std::floor(low / 10) * 10);
-    const Panel panel{cv::Rect(90, 560, 690, 260), loss_panel.x0, loss_panel.x1, low, 100, false, false};
+    // The first scoring is at the start (the iteration before the loss's first point).
+    const double x0 = std::min(loss_panel.x0, static_cast<double>(scores.front().iteration));
+    const Panel panel{cv::Rect(90, 560, 690, 260), x0, loss_panel.x1, low, 100, false, false};
     axes(img, panel, "--qat-validate: float detections kept on the validation images", "iteration", "kept %");
     const auto series = [&](bool at_half, const cv::Scalar& colour) {
         std::optional<cv::Point> previous;
@@ -48,7 +50,7 @@ void draw_validation(cv::Mat& img, const plot::Panel& loss_panel, const std::vec
         cv::circle(img, q, 8, kBlack, 2, cv::LINE_AA);
     }
     text(img, "red: at thresh 0.5; green: at 0.25; circled: the iteration whose weights were written",
-         {90, 850}, 0.42);
+         {90, 878}, 0.42);
 }
 
 }  // namespace
@@ -74,7 +76,7 @@ void write_loss_plot(const std::string& path, const std::vector<IterationRecord>
     if (high <= low) high = low * 10;
     const double first = static_cast<double>(records.front().iteration);
     const double last = std::max(first + 1, static_cast<double>(records.back().iteration));
-    cv::Mat img(validation.empty() ? 540 : 870, 820, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat img(validation.empty() ? 540 : 890, 820, CV_8UC3, cv::Scalar(255, 255, 255));
     const Panel panel{cv::Rect(90, 50, 690, 400), first, last, low, high, false, log_y};
     axes(img, panel, fmt::format("{}: training loss", title), "iteration", "loss");
     std::optional<cv::Point> previous;

@@ -136,18 +136,6 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     trainer.set_device_gradients(device_gradients.get());
     const Network& network = trainer.network();
     const int classes = detection_classes(network);
-    const bool has_region = std::any_of(network.layers.begin(), network.layers.end(),
-                                        [](const Layer& layer) { return layer.type == LayerType::Region; });
-    if (!options.holdout.empty() && !has_region) {
-        throw apps::CommandLineError(
-            "--holdout scores with fpgacnn-quantize's accuracy report, which decodes [region] layers only; "
-            "this network's [yolo] heads are not scored yet: leave out --holdout");
-    }
-    if (!options.qat_validate.empty() && !has_region) {
-        throw apps::CommandLineError(
-            "--qat-validate scores with fpgacnn-quantize's accuracy report, which decodes [region] layers "
-            "only; this network's [yolo] heads are not scored yet: leave out --qat-validate");
-    }
     std::vector<LabelledImage> images =
         options.distill.empty()
             ? read_training_list(options.data, classes)

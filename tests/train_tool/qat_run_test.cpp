@@ -72,7 +72,7 @@ TEST(TrainToolQat, ValidationWritesTheBestIterationsWeights) {
     }
     EXPECT_EQ(logged, (std::vector<std::uint64_t>{0, 2, 4, 6}));
     // The plot grows a validation panel under the loss's.
-    EXPECT_EQ(cv::imread(validated.plot).rows, 870);
+    EXPECT_EQ(cv::imread(validated.plot).rows, 890);
     ASSERT_TRUE(outcome.validation_best.has_value());
     const ValidationScore& best = *outcome.validation_best;
     for (const ValidationScore& score : outcome.validation) {
@@ -225,9 +225,38 @@ TEST(TrainToolQat, YoloHeadsRunAsTrained) {
     std::printf("fpgacnn-train --qat int8 --qat-loss teacher, two [yolo] heads: loss %.5f -> %.5f\n",
                 outcome.iterations.front().loss, outcome.iterations.back().loss);
     expect_engine_runs_as_trained(set, options, Precision::Int8);
-    // --holdout scores with fpgacnn-quantize's accuracy report, which decodes [region] layers only.
+}
+
+// --holdout and --qat-validate score a [yolo] net's detections as a [region] net's: both heads decoded.
+TEST(TrainToolQat, YoloHeadsAreScoredOnHoldoutAndValidationImages) {
+    const TinyTrainingSet set = teacher_set("train_tool_qat_yolo_scored", tiny_yolo_cfg_text());
+    TrainOptions options = teacher_options(set, 2);
     options.holdout = {set.dir + "/image1.png"};
-    EXPECT_NE(command_line_error(options).find("[region]"), std::string::npos) << command_line_error(options);
+    options.qat_validate = {set.dir + "/image0.png"};
+    options.qat_validate_every = 1;
+    const TrainOutcome outcome = train(options);
+    ASSERT_TRUE(outcome.holdout_before && outcome.holdout_after);
+    ASSERT_EQ(outcome.validation.size(), 3U);
+    // The same float detections counted by the report as the detector finds (thresh 0.25 and 0.5).
+    BackendOptions cpu;
+    cpu.device = "cpu";
+    cpu.precision = Precision::Float;
+    const Network network = load_darknet_model(set.cfg, set.weights);
+    const std::unique_ptr<Backend> reference = make_backend(network, cpu);
+    const Image image = load_image(set.dir + "/image1.png");
+    const Image boxed = letterbox_image(image, network.input.w, network.input.h);
+    const std::vector<float> output = reference->run(boxed.data.data());
+    for (const DetectionAgreement& agreement : outcome.holdout_before->agreement) {
+        std::vector<RegionBox> boxes =
+            decode_network_output(network, output, image.w, image.h, agreement.thresh);
+        nms_sort(boxes, network.output_classes(), 0.45f);
+        const auto expected = collect_detections(boxes, agreement.thresh, image.w, image.h, {});
+        EXPECT_EQ(agreement.float_detections, static_cast<int>(expected.size())) << agreement.thresh;
+    }
+    int found = 0;
+    for (const DetectionAgreement& agreement : outcome.holdout_before->agreement)
+        found += agreement.float_detections;
+    EXPECT_GT(found, 0) << "the tiny yolo net must find something for this test to mean anything";
 }
 
 // --qat-plan: the widths come from a .fq16 (here 8-bit weights on the middle conv only); the file

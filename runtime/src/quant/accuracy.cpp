@@ -18,13 +18,12 @@ double LayerAccuracy::sqnr_db() const {
 
 namespace {
 
-std::vector<Detection> detections(const Network& network, const std::vector<float>& region_output,
+// The detections every tool prints, from a [region] or the [yolo] heads alike (darknet's
+// get_network_boxes, do_nms_sort, then the print order).
+std::vector<Detection> detections(const Network& network, const std::vector<float>& output,
                                   const Image& image, float thresh, float nms) {
-    const Layer& layer = network.layers[network.region_layer_index()];
-    const RegionParams& region = layer.region();
-    std::vector<RegionBox> boxes = decode_region(region, layer.output, region_output.data(), image.w, image.h,
-                                                 network.input.w, network.input.h, thresh);
-    if (nms > 0) nms_sort(boxes, region.classes, nms);
+    std::vector<RegionBox> boxes = decode_network_output(network, output, image.w, image.h, thresh);
+    if (nms > 0) nms_sort(boxes, network.output_classes(), nms);
     return collect_detections(boxes, thresh, image.w, image.h, {});
 }
 
@@ -60,15 +59,15 @@ AccuracyReport evaluate_quantization(const Network& network, Backend& reference,
     for (const std::string& path : image_paths) {
         const Image image = load_image(path);
         const Image boxed = letterbox_image(image, network.input.w, network.input.h);
-        const std::vector<float> float_region = reference.run(boxed.data.data());
-        const std::vector<float> int16_region = fixed_point.run(boxed.data.data());
+        const std::vector<float> float_output = reference.run(boxed.data.data());
+        const std::vector<float> int16_output = fixed_point.run(boxed.data.data());
         for (std::size_t i = 0; i < network.layers.size(); ++i) {
             const int index = static_cast<int>(i);
             accumulate(report.layers[i], reference.layer_output(index), fixed_point.layer_output(index));
         }
         for (DetectionAgreement& agreement : report.agreement) {
-            const auto wanted = detections(network, float_region, image, agreement.thresh, options.nms);
-            const auto got = detections(network, int16_region, image, agreement.thresh, options.nms);
+            const auto wanted = detections(network, float_output, image, agreement.thresh, options.nms);
+            const auto got = detections(network, int16_output, image, agreement.thresh, options.nms);
             agreement.float_detections += static_cast<int>(wanted.size());
             agreement.int16_detections += static_cast<int>(got.size());
             agreement.reproduced += count_reproduced(wanted, got, options.match_iou);
