@@ -103,14 +103,14 @@ CalibrationOptions QatSession::calibration_options() const {
     return options;
 }
 
-void QatSession::recalibrate(const Network& network) {
-    const Calibration calibration(network, images_, calibration_options());
-    quantizer_.set_plan(calibration.quantize(widths_).quantized);
+QuantizedNetwork QatSession::recalibrate(const Network& network) {
+    QuantizedNetwork fixed_point = quantize_network(network);
+    quantizer_.set_plan(fixed_point);
+    return fixed_point;
 }
 
 QuantizedNetwork QatSession::quantize_weights(const std::string& weights_path) const {
-    const Network network = load_darknet_model(cfg_, weights_path);
-    return calibrate(network, images_, calibration_options()).quantized;
+    return quantize_network(load_darknet_model(cfg_, weights_path));
 }
 
 QuantizedNetwork QatSession::quantize_network(const Network& network) const {

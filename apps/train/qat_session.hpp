@@ -39,7 +39,8 @@ public:
 
     train::FakeQuantizer& quantizer() { return quantizer_; }
     /// Exponents for `network`'s current weights at the session's widths, handed to the quantizer.
-    void recalibrate(const Network& network);
+    /// Returns the fixed-point model they make (quantize_network(network)) for a caller that needs it.
+    QuantizedNetwork recalibrate(const Network& network);
     /// The fixed-point model of a .weights file (loaded as the tools load it), calibrated on the
     /// training images at the session's widths.
     QuantizedNetwork quantize_weights(const std::string& weights_path) const;

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "qat_session.hpp"
+
 namespace fpgacnn::train_tool {
 
 ValidationScore validation_score(std::uint64_t iteration, const AccuracyReport& report) {
@@ -30,8 +32,7 @@ QatValidation::QatValidation(std::string cfg, std::string float_weights, std::ve
     : cfg_(std::move(cfg)), float_weights_(std::move(float_weights)), images_(std::move(images)) {}
 
 const ValidationScore& QatValidation::score(std::uint64_t iteration, const Network& network,
-                                            const QatSession& session) {
-    const QuantizedNetwork fixed_point = session.quantize_network(network);
+                                            const QuantizedNetwork& fixed_point) {
     history_.push_back(
         validation_score(iteration, score_against_float(cfg_, float_weights_, fixed_point, images_)));
     const ValidationScore& latest = history_.back();

@@ -12,7 +12,7 @@
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
 
-#include "qat_session.hpp"
+#include "fpgacnn/quantized.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -38,10 +38,11 @@ public:
     /// `images`: the expanded validation images; `cfg`, `float_weights`: the float reference.
     QatValidation(std::string cfg, std::string float_weights, std::vector<std::string> images);
 
-    /// Scores the fixed-point model of `network` (the trainer's, as QatSession calibrates it) and keeps
-    /// a copy of `network` when it beats every earlier score (more kept at 0.5, then at 0.25; a tie
-    /// keeps the earlier, less trained, weights).
-    const ValidationScore& score(std::uint64_t iteration, const Network& network, const QatSession& session);
+    /// Scores `fixed_point`, the fixed-point model of `network` (the trainer's, as
+    /// QatSession::quantize_network calibrates it), and keeps a copy of `network` when it beats every
+    /// earlier score (more kept at 0.5, then at 0.25; a tie keeps the earlier, less trained, weights).
+    const ValidationScore& score(std::uint64_t iteration, const Network& network,
+                                 const QuantizedNetwork& fixed_point);
 
     std::size_t image_count() const { return images_.size(); }
     const std::vector<ValidationScore>& history() const { return history_; }

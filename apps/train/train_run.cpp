@@ -186,11 +186,13 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         log.open(options.log, options.resume.empty() ? std::ios::trunc : std::ios::app);
         if (!log) throw Error(options.log + ": cannot write the JSON log");
     }
-    // The starting point competes too: a run that never beats calibration alone keeps its weights.
-    if (validation) {
-        const ValidationScore& score = validation->score(outcome.start_iteration, network, *qat);
+    // Scores the current weights, whose fixed-point model is `fixed_point`, on the validation images.
+    const auto validate = [&](std::uint64_t iteration, const QuantizedNetwork& fixed_point) {
+        const ValidationScore& score = validation->score(iteration, network, fixed_point);
         if (log) log << apps::json_text(validation_json(score)) << '\n' << std::flush;
-    }
+    };
+    // The starting point competes too: a run that never beats calibration alone keeps its weights.
+    if (validation) validate(outcome.start_iteration, qat->quantize_network(network));
     std::vector<float> input(network.input.size() * solver.batch);
     std::vector<float> truth(static_cast<std::size_t>(solver.batch) * train::kMaxTruthBoxes *
                              train::kTruthFloats);
@@ -220,11 +222,15 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         outcome.iterations.push_back(record);
         if (log) log << apps::json_text(record_json(record)) << '\n' << std::flush;
         progress.step(fmt::format("loss {:.4f}", record.loss));
+        // A recalibration's fixed-point model is the current weights' one: validation reuses it.
+        std::optional<QuantizedNetwork> recalibrated;
         if (qat && record.iteration % static_cast<std::uint64_t>(options.qat_recalibrate) == 0)
-            qat->recalibrate(network);
+            recalibrated = qat->recalibrate(network);
         if (validation && record.iteration % static_cast<std::uint64_t>(options.qat_validate_every) == 0) {
-            const ValidationScore& score = validation->score(record.iteration, network, *qat);
-            if (log) log << apps::json_text(validation_json(score)) << '\n' << std::flush;
+            if (recalibrated)
+                validate(record.iteration, *recalibrated);
+            else
+                validate(record.iteration, qat->quantize_network(network));
         }
         if (options.checkpoint_every > 0 &&
             record.iteration % static_cast<std::uint64_t>(options.checkpoint_every) == 0) {

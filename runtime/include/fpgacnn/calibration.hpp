@@ -35,7 +35,7 @@ struct FPGACNN_API CalibrationOptions {
     /// Per layer, the share of float activations (in %) that must fit without saturating.
     /// 100 = the maximum |x| seen (no calibration value saturates); 99.99 tolerates 1 in 10^4.
     /// 16-bit outputs only: an 8-bit output takes the exponent of least squared error (saturation
-    /// included), and the 8-bit input of a [region] / [yolo] head its maximum without a margin
+    /// included), and the 8-bit input of a [region] / [yolo] / [softmax] its maximum without a margin
     /// (docs/arithmetic.md, "Calibration at 8 bits").
     double percentile = 100.0;
     /// Exponent of the letterboxed input image (values 0..1); 14 leaves a bit of margin above 1.

@@ -166,8 +166,9 @@ CalibrationResult choose_exponents(const Network& network, const FloatStatistics
     std::vector<int> preferred(layer_count, arith::kMaxExponent);
     for (std::size_t i = 0; i < layer_count; ++i) {
         if (is_host_activated(network.layers[i].type)) continue;
-        // The detection head's input: its largest values are the confident boxes' logits, which squared
-        // error weighs no more than any other value, so a narrow head keeps the maximum unsaturated.
+        // The input of an output the host activates ([region], [yolo], [softmax]): its largest values are
+        // the confident boxes' or classes' logits, which squared error weighs no more than any other
+        // value, so a narrow one keeps the maximum unsaturated.
         const bool feeds_head = i + 1 < layer_count && is_host_activated(network.layers[i + 1].type);
         if (widths.output_bits[i] < arith::kDataBits && !feeds_head) {
             // Narrow outputs have no bits to spare for a margin (each costs 6 dB of about 48): they take
