@@ -13,14 +13,22 @@ namespace fpgacnn::train_tool {
 
 namespace {
 
-constexpr char kMagic[] = "FPGACNN-TRAIN-CHECKPOINT 1\n";
+// Version 2 added the update count and Adam's moments; version 1 files (SGD only) still load.
+constexpr char kMagic[] = "FPGACNN-TRAIN-CHECKPOINT 2\n";
+constexpr char kMagicVersion1[] = "FPGACNN-TRAIN-CHECKPOINT 1\n";
+static_assert(sizeof kMagic == sizeof kMagicVersion1, "the versions' magic lines have one length");
 
-// The arrays of one conv layer, in file order.
+// The arrays of one conv layer, in file order (version 1: without the moments, empty unless adam=1).
 template <typename Params, typename Gradients>
-auto layer_arrays(Params& conv, Gradients& gradients) {
-    return std::vector<decltype(&conv.weights)>{
+auto layer_arrays(Params& conv, Gradients& gradients, bool with_moments = true) {
+    std::vector<decltype(&conv.weights)> arrays{
         &conv.biases,  &conv.bn_scales,           &conv.bn_mean,           &conv.bn_variance,
         &conv.weights, &gradients.weight_updates, &gradients.bias_updates, &gradients.scale_updates};
+    if (with_moments) {
+        arrays.insert(arrays.end(), {&gradients.weight_m, &gradients.weight_v, &gradients.bias_m,
+                                     &gradients.bias_v, &gradients.scale_m, &gradients.scale_v});
+    }
+    return arrays;
 }
 
 void append_u64(std::vector<unsigned char>& out, std::uint64_t value) {
@@ -76,6 +84,7 @@ void save_checkpoint(const std::string& path, const train::FloatTrainer& trainer
                      const std::string& data_state) {
     std::vector<unsigned char> bytes(kMagic, kMagic + sizeof kMagic - 1);
     append_u64(bytes, trainer.seen());
+    append_u64(bytes, trainer.updates());
     append_u64(bytes, data_state.size());
     bytes.insert(bytes.end(), data_state.begin(), data_state.end());
     for (const Layer& layer : trainer.network().layers) {
@@ -98,24 +107,34 @@ std::string load_checkpoint(const std::string& path, train::FloatTrainer& traine
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot read the checkpoint");
     Reader reader(std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {}), path);
-    if (reader.text(sizeof kMagic - 1) != kMagic) {
+    const std::string magic = reader.text(sizeof kMagic - 1);
+    const bool version1 = magic == kMagicVersion1;
+    if (magic != kMagic && !version1) {
         throw Error(path +
                     ": not an fpgacnn-train checkpoint (written by fpgacnn-train --checkpoint-every or on "
                     "Ctrl-C); a darknet .weights file goes to --weights instead");
     }
+    if (version1 && trainer.options().solver.adam) {
+        throw Error(path +
+                    ": written by an fpgacnn-train without Adam (checkpoint version 1: no moments to "
+                    "resume); resume with the cfg it was trained with (no adam=1)");
+    }
     const std::uint64_t seen = reader.u64();
+    const std::uint64_t updates = version1 ? 0 : reader.u64();
     const std::uint64_t state_size = reader.u64();
     std::string data_state = reader.text(state_size);
     for (Layer& layer : trainer.network().layers) {
         if (layer.type != LayerType::Convolutional) continue;
         const std::string what = model::describe_conv_layer(layer);
-        for (std::vector<float>* values : layer_arrays(layer.conv(), trainer.gradients(layer.index))) {
+        for (std::vector<float>* values :
+             layer_arrays(layer.conv(), trainer.gradients(layer.index), !version1)) {
             reader.floats(*values, what);
         }
     }
     if (!reader.done())
         throw Error(path + ": the checkpoint has more layers than the cfg; use the cfg it was written for");
     trainer.set_seen(seen);
+    trainer.set_updates(updates);
     return data_state;
 }
 

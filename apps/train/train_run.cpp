@@ -171,7 +171,11 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     const train::SolverOptions& solver = trainer.options().solver;
     const auto per_update = static_cast<std::uint64_t>(solver.images_per_update());
     if (!options.weights.empty() && !options.clear) trainer.set_seen(read_weights_seen(options.weights));
-    if (!options.resume.empty()) source.restore(load_checkpoint(options.resume, trainer));
+    if (!options.resume.empty()) {
+        source.restore(load_checkpoint(options.resume, trainer));
+        // The exponents were calibrated on the starting weights above; the restored ones are trained.
+        if (qat) qat->recalibrate(network);
+    }
     outcome.start_iteration = trainer.seen() / per_update;
     std::uint64_t last = options.max_batches > 0 ? static_cast<std::uint64_t>(options.max_batches)
                                                  : static_cast<std::uint64_t>(solver.max_batches);

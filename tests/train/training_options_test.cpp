@@ -71,8 +71,29 @@ TEST(TrainingOptions, PerLayerOptions) {
     EXPECT_FALSE(options.layers[0].stop_backward);
     EXPECT_FLOAT_EQ(options.layers[1].learning_rate_scale, 0.1f);
     EXPECT_TRUE(options.layers[1].stop_backward);
-    EXPECT_THROW(options_of("adam=1"), Error);
     EXPECT_THROW(options_of("batch=1", "[maxpool]\nonlyforward=1\n"), Error);
+}
+
+// parse_net_options: B1, B2 and eps only with adam=1, darknet's defaults otherwise.
+TEST(TrainingOptions, Adam) {
+    const SolverOptions sgd = options_of("B1=.5").solver;
+    EXPECT_FALSE(sgd.adam);
+    EXPECT_FLOAT_EQ(sgd.b1, 0.9f);
+    const SolverOptions defaults = options_of("adam=1").solver;
+    EXPECT_TRUE(defaults.adam);
+    EXPECT_FLOAT_EQ(defaults.b1, 0.9f);
+    EXPECT_FLOAT_EQ(defaults.b2, 0.999f);
+    EXPECT_FLOAT_EQ(defaults.eps, 0.0000001f);
+    const SolverOptions set = options_of("adam=1\nB1=.8\nB2=.99\neps=.001").solver;
+    EXPECT_FLOAT_EQ(set.b1, 0.8f);
+    EXPECT_FLOAT_EQ(set.b2, 0.99f);
+    EXPECT_FLOAT_EQ(set.eps, 0.001f);
+    try {
+        options_of("adam=1\nB2=1");
+        FAIL() << "B2=1 divides by zero in the bias correction";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("B2"), std::string::npos) << e.what();
+    }
 }
 
 TEST(TrainingOptions, UnknownPolicyNamesTheLine) {

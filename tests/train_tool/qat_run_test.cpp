@@ -284,6 +284,24 @@ TEST(TrainToolQat, TrainsAtThePlansWidths) {
     }
 }
 
+// A resumed --qat run trains at the exponents of the restored weights: with a recalibration at the
+// iteration it resumes from, it ends where an uninterrupted run does (it did not when the resume kept
+// the exponents of the starting weights).
+TEST(TrainToolQat, ResumedRunEndsWhereAnUninterruptedOneDoes) {
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_resume");
+    const ResumeRuns runs = train_whole_and_resumed(40, 20, [&](const std::string& stem, int iterations) {
+        TrainOptions options = tiny_options(set, stem, iterations);
+        options.seed = 5;
+        options.qat = "int8";
+        options.qat_loss = "labels";
+        options.qat_recalibrate = 20;
+        return options;
+    });
+    EXPECT_NE(file_bytes(runs.first_half.out), file_bytes(runs.whole.out));
+    EXPECT_EQ(file_bytes(runs.resumed.out), file_bytes(runs.whole.out));
+    EXPECT_EQ(file_bytes(runs.resumed.qat_out_path()), file_bytes(runs.whole.qat_out_path()));
+}
+
 TEST(TrainToolQat, RefusesWithoutWeightsAndHoldoutWithoutQat) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_errors");
     TrainOptions options = tiny_options(set, "bad", 1);

@@ -115,29 +115,52 @@ TEST(TrainTool, OverfitsOneBatch) {
 // With augmentation (its generator and the data position are in the checkpoint too).
 TEST(TrainTool, ResumedRunEndsWhereAnUninterruptedOneDoes) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_resume");
-    TrainOptions whole = tiny_options(set, "whole", 4);
-    whole.seed = 9;
-    whole.plot = set.dir + "/whole.png";
-    train(whole);
-    TrainOptions first_half = tiny_options(set, "half", 2);
-    first_half.seed = 9;
-    train(first_half);
-    TrainOptions second_half = tiny_options(set, "resumed", 4);
-    second_half.seed = 9;
-    second_half.resume = first_half.checkpoint_path();
-    const TrainOutcome outcome = train(second_half);
-    EXPECT_EQ(outcome.start_iteration, 2U);
-    EXPECT_EQ(outcome.iterations.size(), 2U);
-    EXPECT_EQ(file_bytes(second_half.out), file_bytes(whole.out));
-    EXPECT_NE(file_bytes(first_half.out), file_bytes(whole.out));
-    EXPECT_TRUE(exists(whole.plot));
+    const ResumeRuns runs = train_whole_and_resumed(4, 2, [&](const std::string& stem, int iterations) {
+        TrainOptions options = tiny_options(set, stem, iterations);
+        options.seed = 9;
+        options.plot = set.dir + "/" + stem + ".png";
+        return options;
+    });
+    EXPECT_EQ(runs.resumed_outcome.start_iteration, 2U);
+    EXPECT_EQ(runs.resumed_outcome.iterations.size(), 2U);
+    EXPECT_EQ(file_bytes(runs.resumed.out), file_bytes(runs.whole.out));
+    EXPECT_NE(file_bytes(runs.first_half.out), file_bytes(runs.whole.out));
+    EXPECT_TRUE(exists(runs.whole.plot));
     // Without the momentum and data position (a run continued from the half's .weights, at its
     // `seen`) it differs.
     TrainOptions restarted = tiny_options(set, "restarted", 4);
     restarted.seed = 9;
-    restarted.weights = first_half.out;
+    restarted.weights = runs.first_half.out;
     train(restarted);
-    EXPECT_NE(file_bytes(restarted.out), file_bytes(whole.out));
+    EXPECT_NE(file_bytes(restarted.out), file_bytes(runs.whole.out));
+}
+
+// adam=1: Adam's moments and its update count t (the bias correction) are in the checkpoint too. The
+// Adam run differs from the SGD one.
+TEST(TrainTool, ResumedAdamRunEndsWhereAnUninterruptedOneDoes) {
+    std::string cfg = tiny_cfg_text();
+    cfg.insert(cfg.find("[net]\n") + 6, "adam=1\n");
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_adam_resume", 20, cfg);
+    const ResumeRuns runs = train_whole_and_resumed(6, 3, [&](const std::string& stem, int iterations) {
+        TrainOptions options = tiny_options(set, stem, iterations);
+        options.seed = 3;
+        return options;
+    });
+    EXPECT_EQ(file_bytes(runs.resumed.out), file_bytes(runs.whole.out));
+    // Restarted from the half's weights, t begins at 1 again and the moments at 0: another result.
+    TrainOptions restarted = tiny_options(set, "restarted", 6);
+    restarted.seed = 3;
+    restarted.weights = runs.first_half.out;
+    train(restarted);
+    EXPECT_NE(file_bytes(restarted.out), file_bytes(runs.whole.out));
+    const TinyTrainingSet sgd_set = make_tiny_training_set("train_tool_adam_vs_sgd");
+    TrainOptions sgd = tiny_options(sgd_set, "sgd", 6);
+    sgd.seed = 3;
+    train(sgd);
+    Network adam_weights = load_darknet_cfg(set.cfg), sgd_weights = load_darknet_cfg(sgd_set.cfg);
+    load_darknet_weights(adam_weights, runs.whole.out);
+    load_darknet_weights(sgd_weights, sgd.out);
+    EXPECT_NE(all_parameters(adam_weights), all_parameters(sgd_weights));
 }
 
 TEST(TrainTool, InterruptWritesTheCheckpointAndNoOutput) {

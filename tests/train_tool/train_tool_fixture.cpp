@@ -113,6 +113,19 @@ TrainOutcome train(const TrainOptions& options) {
     return run_training(options, stop);
 }
 
+ResumeRuns train_whole_and_resumed(int iterations, int half,
+                                   const std::function<TrainOptions(const std::string&, int)>& options_of) {
+    ResumeRuns runs;
+    runs.whole = options_of("whole", iterations);
+    runs.whole_outcome = train(runs.whole);
+    runs.first_half = options_of("half", half);
+    train(runs.first_half);
+    runs.resumed = options_of("resumed", iterations);
+    runs.resumed.resume = runs.first_half.checkpoint_path();
+    runs.resumed_outcome = train(runs.resumed);
+    return runs;
+}
+
 std::string training_error(const TrainOptions& options) {
     try {
         train(options);

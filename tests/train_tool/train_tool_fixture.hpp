@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "train_options.hpp"
@@ -37,6 +38,15 @@ std::string file_bytes(const std::string& path);
 
 /// run_training without an interrupt.
 TrainOutcome train(const TrainOptions& options);
+
+/// The runs a resume test compares: `iterations` at once, the first `half` of them, and that half
+/// resumed from its checkpoint to `iterations`; each made by `options_of(stem, max_batches)`.
+struct ResumeRuns {
+    TrainOptions whole, first_half, resumed;
+    TrainOutcome whole_outcome, resumed_outcome;
+};
+ResumeRuns train_whole_and_resumed(int iterations, int half,
+                                   const std::function<TrainOptions(const std::string&, int)>& options_of);
 
 /// The message of the Error run_training throws ("" when it does not).
 std::string training_error(const TrainOptions& options);

@@ -100,12 +100,18 @@ std::size_t conv_train_workspace_floats(const Layer& layer) {
     return static_cast<std::size_t>(depth_of(layer)) * layer.output.h * layer.output.w;
 }
 
-ConvTrainState make_conv_train_state(const Layer& layer) {
+ConvTrainState make_conv_train_state(const Layer& layer, bool adam) {
     const ConvParams& conv = layer.conv();
     ConvTrainState state;
-    state.gradients.weight_updates.assign(conv.weights.size(), 0.0f);
-    state.gradients.bias_updates.assign(conv.biases.size(), 0.0f);
-    if (conv.batch_normalize) state.gradients.scale_updates.assign(conv.bn_scales.size(), 0.0f);
+    ConvGradients& g = state.gradients;
+    g.weight_updates.assign(conv.weights.size(), 0.0f);
+    g.bias_updates.assign(conv.biases.size(), 0.0f);
+    if (conv.batch_normalize) g.scale_updates.assign(conv.bn_scales.size(), 0.0f);
+    if (adam) {
+        for (auto* moment : {&g.weight_m, &g.weight_v}) moment->assign(g.weight_updates.size(), 0.0f);
+        for (auto* moment : {&g.bias_m, &g.bias_v}) moment->assign(g.bias_updates.size(), 0.0f);
+        for (auto* moment : {&g.scale_m, &g.scale_v}) moment->assign(g.scale_updates.size(), 0.0f);
+    }
     return state;
 }
 

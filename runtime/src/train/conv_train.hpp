@@ -17,6 +17,11 @@ struct ConvGradients {
     std::vector<float> weight_updates;
     std::vector<float> bias_updates;
     std::vector<float> scale_updates;  ///< empty without batch_normalize
+    /// Adam's first and second moments (darknet's m / v, bias_m / bias_v, scale_m / scale_v): each the
+    /// size of the array above it with adam=1, empty otherwise.
+    std::vector<float> weight_m, weight_v;
+    std::vector<float> bias_m, bias_v;
+    std::vector<float> scale_m, scale_v;
 };
 
 struct ConvTrainState {
@@ -27,8 +32,8 @@ struct ConvTrainState {
 /// Floats of the column matrix of one image (0 for a 1x1, stride-1, unpadded layer: its input is one).
 std::size_t conv_train_workspace_floats(const Layer& layer);
 
-/// Zeroed gradients of the layer's sizes.
-ConvTrainState make_conv_train_state(const Layer& layer);
+/// Zeroed gradients of the layer's sizes (and Adam's moments with `adam`).
+ConvTrainState make_conv_train_state(const Layer& layer, bool adam = false);
 
 /// forward_convolutional_layer with net.train = 1 on `batch` images: the convolution (a 1x1 stride-2
 /// layer samples every other pixel; darknet's own CPU code does not, docs/darknet-semantics.md), then

@@ -7,6 +7,7 @@
 #include "float/layer_checks.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/float_ops.hpp"
+#include "train/adam_update.hpp"
 #include "train/device_gradients.hpp"
 #include "train/layer_backward.hpp"
 #include "train/region_loss.hpp"
@@ -121,7 +122,7 @@ FloatTrainer::FloatTrainer(Network network, TrainingOptions options)
         outputs_[layer.index].assign(layer.output.size() * batch, 0.0f);
         deltas_[layer.index].assign(layer.output.size() * batch, 0.0f);
         if (layer.type == LayerType::Convolutional) {
-            conv_states_[layer.index] = make_conv_train_state(layer);
+            conv_states_[layer.index] = make_conv_train_state(layer, options_.solver.adam);
             workspace_floats = std::max(workspace_floats, conv_train_workspace_floats(layer));
         }
     }
@@ -316,10 +317,19 @@ void FloatTrainer::update(std::uint64_t seen) {
         if (layer.type != LayerType::Convolutional) continue;
         if (fake_quant_ != nullptr && fake_quant_->has_plan())
             fake_quant_->clip_weight_gradients(layer, conv_states_[layer.index].gradients);
-        const SgdStep step{rate * options_.layers[layer.index].learning_rate_scale, solver.momentum,
-                           solver.decay, solver.images_per_update()};
-        sgd_update(layer.conv(), conv_states_[layer.index].gradients, step);
+        const float layer_rate = rate * options_.layers[layer.index].learning_rate_scale;
+        ConvGradients& gradients = conv_states_[layer.index].gradients;
+        if (solver.adam) {
+            const AdamStep step{layer_rate,  solver.b1,    solver.b2,
+                                solver.eps,  solver.decay, solver.images_per_update(),
+                                updates_ + 1};
+            adam_update(layer.conv(), gradients, step);
+        } else {
+            sgd_update(layer.conv(), gradients,
+                       SgdStep{layer_rate, solver.momentum, solver.decay, solver.images_per_update()});
+        }
     }
+    ++updates_;  // darknet's ++*net->t, which counts this program's updates (Adam's bias correction)
 }
 
 float FloatTrainer::train_batch(const float* input, const float* truth) {

@@ -36,6 +36,10 @@ public:
     /// Sets the images-trained counter, e.g. when resuming from a checkpoint (with gradients(i)'s
     /// momentum restored too, the next train_batch is the one an uninterrupted run would take).
     void set_seen(std::uint64_t seen) { seen_ = seen; }
+    /// Weight updates this trainer made (darknet's *net->t: it starts at 0 in every run, not from the
+    /// weights' `seen`); Adam's bias correction uses it. A checkpoint restores it.
+    std::uint64_t updates() const { return updates_; }
+    void set_updates(std::uint64_t updates) { updates_ = updates; }
 
     /// forward_network in training mode on batch() images (batch() * network().input.size() floats)
     /// with their truth boxes (batch() * kMaxTruthBoxes * kTruthFloats floats, truth_boxes.hpp; may be
@@ -47,8 +51,8 @@ public:
     /// are added to gradients(i); d loss / d input added to `input_delta` when not null. Stops before
     /// a layer with stopbackward=1, as darknet does.
     void backward(float* input_delta = nullptr);
-    /// update_network: SGD at the rate of update number seen / (batch * subdivisions), times each
-    /// layer's own learning_rate.
+    /// update_network: SGD (or Adam with adam=1) at the rate of update number seen / (batch * subdivisions),
+    /// times each layer's own learning_rate.
     void update(std::uint64_t seen);
     /// train_network_datum: seen += batch, forward, backward, and an update once batch * subdivisions
     /// images have been summed. Returns the cost.
@@ -77,6 +81,7 @@ private:
     Network network_;
     TrainingOptions options_;
     std::uint64_t seen_ = 0;
+    std::uint64_t updates_ = 0;
     const float* input_ = nullptr;  // the last forward()'s input, read again by backward()
     std::vector<std::vector<float>> outputs_;
     std::vector<std::vector<float>> deltas_;

@@ -31,6 +31,13 @@ struct SolverOptions {
     std::vector<float> scales;
     float gamma = 1;  ///< exp, sigmoid
     int max_batches = 0;
+    /// adam=1: darknet's Adam update (adam_update_gpu; its CPU update_convolutional_layer ignores
+    /// adam, so its GPU semantics are followed as for the region loss) with B1, B2 and eps; momentum
+    /// is then unused.
+    bool adam = false;
+    float b1 = 0.9f;
+    float b2 = 0.999f;
+    float eps = 0.0000001f;
     /// Images per weight update (darknet's update_args.batch = batch * subdivisions).
     int images_per_update() const { return batch * subdivisions; }
 };
