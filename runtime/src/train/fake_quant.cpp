@@ -37,6 +37,11 @@ void require_fixed_point_forward(const Layer& layer) {
             return;
         case LayerType::Shortcut:
         case LayerType::Unsupported:
+        case LayerType::AvgPool:
+        case LayerType::Softmax:
+        case LayerType::Dropout:
+        case LayerType::Cost:
+        case LayerType::Crop:
             break;
     }
     throw Error(
