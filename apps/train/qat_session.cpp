@@ -8,6 +8,7 @@
 #include "fpgacnn/detector.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/quantized_file.hpp"
+#include "score_distance.hpp"
 
 namespace fpgacnn::train_tool {
 
@@ -51,7 +52,8 @@ QatSession::QatSession(const TrainOptions& options, const Network& network,
     : cfg_(options.cfg),
       widths_(qat_widths(options, network)),
       images_(std::move(calibration_images)),
-      quantizer_(network) {
+      quantizer_(network),
+      score_weight_(options.qat_score_weight) {
     if (options.qat_loss == "teacher") teacher_ = std::make_unique<train::FloatTrainer>(network, training);
 }
 
@@ -90,6 +92,8 @@ float QatSession::teacher_step(train::FloatTrainer& student, const float* input,
             delta[k] = target[k] - output[k];  // darknet's deltas are minus the gradient
             cost += 0.5 * static_cast<double>(delta[k]) * delta[k];
         }
+        cost += add_score_deltas(network.layers[static_cast<std::size_t>(head)], student.batch(), target,
+                                 output, score_weight_, delta);
     }
     student.backward(nullptr);
     const auto subdivisions = static_cast<std::uint64_t>(student.options().solver.subdivisions);

@@ -52,7 +52,7 @@ public:
     /// classes, raw w, h) to those of the float starting model on the same images: dense targets over
     /// every cell and anchor, so the model learns to make up for the quantization, not to fit a few
     /// images' boxes. `truth` is only handed on (the heads' own loss is computed and dropped). Returns
-    /// the cost.
+    /// the cost. With --qat-score-weight the detection scores' distance is added (score_distance.hpp).
     float teacher_step(train::FloatTrainer& student, const float* input, const float* truth);
 
 private:
@@ -63,6 +63,7 @@ private:
     std::vector<std::string> images_;
     train::FakeQuantizer quantizer_;
     std::unique_ptr<train::FloatTrainer> teacher_;  // the float starting model, forward only
+    float score_weight_ = 0;                        // --qat-score-weight
 };
 
 /// Detections of the float model (`cfg` + `float_weights`) kept by `fixed_point` on `images`, with

@@ -93,6 +93,12 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
            "labels")
         ->check(CLI::IsMember({"teacher", "labels"}))
         ->capture_default_str();
+    app.add_option("--qat-score-weight", options.qat_score_weight,
+                   "--qat-loss teacher: also the squared distance of the detection scores (objectness times "
+                   "the teacher's best class's probability) of the anchors the teacher scores at least 0.1, "
+                   "times this weight (0: off)")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str();
     app.add_option("--qat-out", options.qat_out,
                    "--qat: the .fq16 to write (default: --out with extension .fq16)");
     app.add_option("--holdout", options.holdout,

@@ -34,8 +34,9 @@ struct TrainOptions {
     std::string qat_plan;              ///< a .fq16 whose per-layer widths to train at (instead of --qat's)
     int qat_recalibrate = 10;          ///< iterations between recalibrations of the exponents
     std::string qat_loss = "teacher";  ///< "teacher" (the float model's raw outputs) or "labels"
-    std::string qat_out;               ///< the .fq16 to write; empty: <out> with the extension .fq16
-    std::vector<std::string> holdout;  ///< images (files, folders) to score the fixed-point result on
+    float qat_score_weight = 0;  ///< teacher loss: weight of the detection-score term (score_distance.hpp)
+    std::string qat_out;         ///< the .fq16 to write; empty: <out> with the extension .fq16
+    std::vector<std::string> holdout;       ///< images (files, folders) to score the fixed-point result on
     std::vector<std::string> qat_validate;  ///< images (files, folders) that choose the iteration kept
     int qat_validate_every = 10;            ///< iterations between two scorings on qat_validate
     int verbosity = 0;

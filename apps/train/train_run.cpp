@@ -117,6 +117,9 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         throw apps::CommandLineError(
             "--qat fine-tunes a trained model at its fixed-point widths: give its --weights");
     }
+    if (options.qat_score_weight > 0 && (!options.qat_enabled() || options.qat_loss != "teacher"))
+        throw apps::CommandLineError(
+            "--qat-score-weight weighs a term of the teacher loss: use it with --qat and --qat-loss teacher");
     if (!options.holdout.empty() && !options.qat_enabled())
         throw apps::CommandLineError(
             "--holdout scores the fixed-point model of --qat: add --qat or --qat-plan");
