@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "../../apps/common/exit_codes.hpp"
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
@@ -225,6 +226,22 @@ TEST(TrainToolQat, YoloHeadsRunAsTrained) {
     std::printf("fpgacnn-train --qat int8 --qat-loss teacher, two [yolo] heads: loss %.5f -> %.5f\n",
                 outcome.iterations.front().loss, outcome.iterations.back().loss);
     expect_engine_runs_as_trained(set, options, Precision::Int8);
+}
+
+// --qat-score-weight on both heads of a [yolo] net: the term adds to the loss and changes the step.
+TEST(TrainToolQat, ScoreWeightTrainsYoloHeads) {
+    const TinyTrainingSet set = teacher_set("train_tool_qat_yolo_score", tiny_yolo_cfg_text());
+    const TrainOptions plain = teacher_options(set, 2);
+    const TrainOutcome without = train(plain);
+    TrainOptions scored = teacher_options(set, 2);
+    scored.out = set.dir + "/scored.weights";
+    scored.log = set.dir + "/scored.jsonl";
+    scored.qat_score_weight = 50;
+    const TrainOutcome with = train(scored);
+    EXPECT_GT(with.iterations.front().loss, without.iterations.front().loss);
+    EXPECT_NE(file_bytes(scored.out), file_bytes(plain.out));
+    scored.qat_loss = "labels";
+    EXPECT_THROW(train(scored), apps::CommandLineError);
 }
 
 // --holdout and --qat-validate score a [yolo] net's detections as a [region] net's: both heads decoded.
