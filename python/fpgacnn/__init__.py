@@ -131,10 +131,12 @@ class Detector:
         return future
 
     def forward(self, image, rgb=False):
-        """The network's raw output (the region layer's activated values, C x H x W float32) for one image.
+        """The network's raw output for one image, for callers who decode boxes themselves.
 
-        For callers who decode boxes themselves. The array owns the memory the runtime produced (no
-        copy); later calls do not change it.
+        A YOLOv2 net ([region]): the region layer's activated values, one C x H x W float32 array. A
+        YOLOv3 / YOLOv4 net ([yolo] heads): a list of such arrays, one per head in layer order (each
+        head's activated values, as darknet's l.output). The arrays share the memory the runtime
+        produced (no copy); later calls do not change them.
         """
         if _is_path(image):
             return self._native.forward(os.fsdecode(image), False, True)

@@ -163,7 +163,9 @@ public:
 
     // The region layer's activated output (C x H x W), handed over by the runtime and owned by the
     // array's base: no copy, and no later call changes it.
-    py::array_t<float> forward(const py::handle& image, bool rgb, bool is_path) {
+    // A [region] net: its activated output as one C x H x W array. [yolo] nets: a list with each head's
+    // (layer order), views into the one buffer the runtime hands over (it concatenates the heads).
+    py::object forward(const py::handle& image, bool rgb, bool is_path) {
         std::optional<FrameInput> frame;
         std::string path;
         if (is_path) {
@@ -171,15 +173,29 @@ public:
         } else {
             frame = frame_of_array(image, rgb, "Detector.forward");
         }
-        TensorShape shape;
+        std::vector<TensorShape> heads;
+        bool region = false;
         auto* output = new std::vector<float>(run_released([&](Detector& d) {
             is_path ? d.detect(load_image(path)) : d.detect(*frame);
             const Network& network = d.network();
-            shape = network.layers[static_cast<std::size_t>(network.region_layer_index())].output;
+            for (const int i : network.output_layer_indices())
+                heads.push_back(network.layers[static_cast<std::size_t>(i)].output);
+            region = network.layers[static_cast<std::size_t>(network.output_layer_indices().front())].type ==
+                     LayerType::Region;
             return d.take_region_output();
         }));
         py::capsule owner(output, [](void* vector) { delete static_cast<std::vector<float>*>(vector); });
-        return py::array_t<float>({shape.c, shape.h, shape.w}, output->data(), owner);
+        const auto array_at = [&](const TensorShape& shape, std::size_t offset) {
+            return py::array_t<float>({shape.c, shape.h, shape.w}, output->data() + offset, owner);
+        };
+        if (region) return array_at(heads.front(), 0);
+        py::list arrays;
+        std::size_t offset = 0;
+        for (const TensorShape& shape : heads) {
+            arrays.append(array_at(shape, offset));
+            offset += shape.size();
+        }
+        return std::move(arrays);
     }
 
     py::list layer_times() {
