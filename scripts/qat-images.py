@@ -2,7 +2,7 @@
 """Builds the image sets of the --qat measurements (docs/tools/fpgacnn-train.md): natural photos and video
 frames from Debian packages, split into DIR/train, DIR/validate and DIR/holdout.
 
-Usage: scripts/qat-images.py DIR
+Usage: scripts/qat-images.py DIR [--dense]
 
 No trained model's training set can be had offline, so the images come from packages that ship photos
 and videos for their own examples and tests: opencv-doc (a street video of pedestrians, vtest.avi; an
@@ -16,7 +16,12 @@ first 400 frames (every 10th) go to train and its last 395 (every 20th) to holdo
 frames are a later part of the street than the trained ones; the other videos' frames go to train. Every
 4th training image (sorted by name) then moves to validate, which --qat-validate uses to choose the
 iteration kept: the held-out score is then of images that chose nothing.
+
+--dense adds more frames of the same videos to train only (every 2nd of vtest.avi's trained part below
+frame 391, every 3rd of Megamind.avi, every 8th of tree.avi), none within a few frames of a validation
+frame, so validate and holdout stay as they are: 224 training images instead of 65.
 """
+import argparse
 import glob
 import os
 import shutil
@@ -70,10 +75,36 @@ def write(image, folder, name):
         sys.exit(f"qat-images: cannot write {os.path.join(folder, name)}")
 
 
+# --dense: (video, every n-th frame, frames from this one on are not taken (None: all), frames this
+# close to a validation frame of the same video are not taken)
+DENSE_VIDEOS = [("vtest.avi", 2, 391, 6), ("Megamind.avi", 3, None, 8), ("tree.avi", 8, None, 20)]
+
+
+def add_dense_frames(root, unpacked):
+    validation = os.listdir(os.path.join(root, "validate"))
+    for video, step, stop, guard in DENSE_VIDEOS:
+        prefix = os.path.splitext(video)[0].lower()
+        validated = [int(name[len(prefix) + 1:len(prefix) + 5]) for name in validation
+                     if name.startswith(prefix + "_")]
+        capture = cv2.VideoCapture(os.path.join(unpacked, OPENCV_DATA, video))
+        frame_index = 0
+        while stop is None or frame_index < stop:
+            ok, frame = capture.read()
+            if not ok:
+                break
+            name = f"{prefix}_{frame_index:04d}.jpg"
+            if (frame_index % step == 0 and all(abs(frame_index - v) > guard for v in validated)
+                    and not os.path.exists(os.path.join(root, "train", name))):
+                write(frame, os.path.join(root, "train"), name)
+            frame_index += 1
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    root = os.path.abspath(sys.argv[1])
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("dir")
+    parser.add_argument("--dense", action="store_true")
+    arguments = parser.parse_args()
+    root = os.path.abspath(arguments.dir)
     for split in ["train", "validate", "holdout"]:
         shutil.rmtree(os.path.join(root, split), ignore_errors=True)
     unpacked = fetch_packages(root)
@@ -107,6 +138,8 @@ def main():
         if index % 4 == 3:
             os.makedirs(os.path.join(root, "validate"), exist_ok=True)
             shutil.move(os.path.join(root, "train", name), os.path.join(root, "validate", name))
+    if arguments.dense:
+        add_dense_frames(root, unpacked)
     for split in ["train", "validate", "holdout"]:
         print(f"{split}: {len(os.listdir(os.path.join(root, split)))} images in {os.path.join(root, split)}")
 
