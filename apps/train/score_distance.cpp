@@ -2,37 +2,14 @@
 
 #include <cstddef>
 
+#include "train/head_index.hpp"
+
 namespace fpgacnn::train_tool {
-
-namespace {
-
-// One head's layout: per anchor [x, y, w, h, objectness, classes...], each a plane of the grid.
-struct HeadLayout {
-    int anchors = 0;
-    int classes = 0;
-    std::size_t plane = 0;
-    std::size_t image = 0;  // one image's values
-    std::size_t at(int b, int n, std::size_t cell, int entry) const {
-        return b * image + (static_cast<std::size_t>(n) * (5 + classes) + entry) * plane + cell;
-    }
-};
-
-HeadLayout layout_of(const Layer& layer) {
-    HeadLayout head;
-    head.anchors =
-        layer.type == LayerType::Region ? layer.region().num : static_cast<int>(layer.yolo().mask.size());
-    head.classes = layer.type == LayerType::Region ? layer.region().classes : layer.yolo().classes;
-    head.plane = static_cast<std::size_t>(layer.output.w) * layer.output.h;
-    head.image = layer.output.size();
-    return head;
-}
-
-}  // namespace
 
 double add_score_deltas(const Layer& layer, int batch, const std::vector<float>& teacher,
                         const std::vector<float>& student, float weight, std::vector<float>& delta) {
     if (weight == 0) return 0;
-    const HeadLayout head = layout_of(layer);
+    const train::HeadIndex head = train::head_index(layer);
     const bool softmax_classes = layer.type == LayerType::Region;
     constexpr int kObjectness = 4;
     constexpr int kFirstClass = 5;

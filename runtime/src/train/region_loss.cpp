@@ -6,22 +6,11 @@
 #include "fpgacnn/vision.hpp"
 #include "train/activation_gradient.hpp"
 #include "train/delta_cost.hpp"
+#include "train/head_index.hpp"
 
 namespace fpgacnn::train {
 
 namespace {
-
-/// darknet's entry_index for the region layer.
-struct RegionIndex {
-    int w = 0;
-    int h = 0;
-    int entries = 0;  // coords + classes + 1
-    std::size_t outputs = 0;
-    std::size_t at(int b, int n, int cell, int entry) const {
-        const std::size_t plane = static_cast<std::size_t>(w) * h;
-        return b * outputs + (static_cast<std::size_t>(n) * entries + entry) * plane + cell;
-    }
-};
 
 /// get_region_box: x, y offsets in the cell, w, h as exp() times the anchor, all relative.
 Box region_box(const float* x, const std::vector<float>& anchors, int n, std::size_t index, int i, int j,
@@ -61,7 +50,7 @@ float region_loss(const Layer& layer, const RegionLossOptions& options, int batc
     const int w = layer.output.w;
     const int h = layer.output.h;
     const std::size_t stride = static_cast<std::size_t>(w) * h;
-    const RegionIndex index{w, h, region.coords + region.classes + 1, layer.output.size()};
+    const HeadIndex index = head_index(layer);
     const std::vector<float>& anchors = region.anchors;
     std::fill(delta, delta + layer.output.size() * batch, 0.0f);
     for (int b = 0; b < batch; ++b) {
@@ -143,8 +132,7 @@ float region_loss(const Layer& layer, const RegionLossOptions& options, int batc
 void region_backward(const Layer& layer, int batch, const float* output, float* delta, float* input_delta) {
     const RegionParams& region = layer.region();
     const std::size_t plane = static_cast<std::size_t>(layer.output.w) * layer.output.h;
-    const RegionIndex index{layer.output.w, layer.output.h, region.coords + region.classes + 1,
-                            layer.output.size()};
+    const HeadIndex index = head_index(layer);
     for (int b = 0; b < batch; ++b) {
         for (int n = 0; n < region.num; ++n) {
             const std::size_t xy = index.at(b, n, 0, 0);

@@ -6,23 +6,20 @@
 
 #include "fpgacnn/vision.hpp"
 #include "train/delta_cost.hpp"
+#include "train/head_index.hpp"
 
 namespace fpgacnn::train {
 
 namespace {
 
-/// The [yolo] layer's geometry: darknet's entry_index, and the anchors in network-input pixels.
+/// The [yolo] layer's geometry: the grid, and the anchors in network-input pixels.
 struct YoloHead {
     const YoloParams& yolo;
     int lw = 0;  // grid
     int lh = 0;
     int net_w = 0;  // network input, the anchors' unit
     int net_h = 0;
-    std::size_t outputs = 0;  // one image's values
     std::size_t plane() const { return static_cast<std::size_t>(lw) * lh; }
-    std::size_t at(int b, int n, int cell, int entry) const {
-        return b * outputs + (static_cast<std::size_t>(n) * (4 + 1 + yolo.classes) + entry) * plane() + cell;
-    }
 
     /// get_yolo_box with anchor `anchor` (of all `num`): x, y in the cell, w, h as exp() times it.
     Box box(const float* x, int anchor, std::size_t index, int i, int j) const {
@@ -93,8 +90,8 @@ int best_anchor(const YoloHead& head, const Box& truth) {
 float yolo_loss(const Layer& layer, const YoloLossOptions& options, const TensorShape& network_input,
                 int batch, const float* output, const float* truth, float* delta) {
     const YoloParams& yolo = layer.yolo();
-    const YoloHead head{
-        yolo, layer.output.w, layer.output.h, network_input.w, network_input.h, layer.output.size()};
+    const YoloHead head{yolo, layer.output.w, layer.output.h, network_input.w, network_input.h};
+    const HeadIndex index = head_index(layer);
     const int lw = head.lw;
     const int lh = head.lh;
     const int heads = static_cast<int>(yolo.mask.size());
@@ -106,7 +103,7 @@ float yolo_loss(const Layer& layer, const YoloLossOptions& options, const Tensor
             for (int i = 0; i < lw; ++i) {
                 for (int n = 0; n < heads; ++n) {
                     const int cell = j * lw + i;
-                    const std::size_t box_index = head.at(b, n, cell, 0);
+                    const std::size_t box_index = index.at(b, n, cell, 0);
                     const Box pred = head.box(output, yolo.mask[n], box_index, i, j);
                     float best_iou = 0;
                     int best_t = 0;
@@ -117,13 +114,13 @@ float yolo_loss(const Layer& layer, const YoloLossOptions& options, const Tensor
                             best_t = t;
                         }
                     }
-                    const std::size_t obj_index = head.at(b, n, cell, 4);
+                    const std::size_t obj_index = index.at(b, n, cell, 4);
                     delta[obj_index] = 0 - output[obj_index];
                     if (best_iou > options.ignore_thresh) delta[obj_index] = 0;
                     if (best_iou > options.truth_thresh) {
                         const float* entry = truths + best_t * kTruthFloats;
                         delta[obj_index] = 1 - output[obj_index];
-                        head.class_delta(output, head.at(b, n, cell, 5), static_cast<int>(entry[4]), delta);
+                        head.class_delta(output, index.at(b, n, cell, 5), static_cast<int>(entry[4]), delta);
                         const Box box = truth_box(entry);
                         head.box_delta(box, output, yolo.mask[n], box_index, i, j, 2 - box.w * box.h, delta);
                     }
@@ -140,10 +137,10 @@ float yolo_loss(const Layer& layer, const YoloLossOptions& options, const Tensor
             const int i = static_cast<int>(box.x * static_cast<float>(lw));
             const int j = static_cast<int>(box.y * static_cast<float>(lh));
             const int cell = j * lw + i;
-            head.box_delta(box, output, anchor, head.at(b, n, cell, 0), i, j, 2 - box.w * box.h, delta);
-            const std::size_t obj_index = head.at(b, n, cell, 4);
+            head.box_delta(box, output, anchor, index.at(b, n, cell, 0), i, j, 2 - box.w * box.h, delta);
+            const std::size_t obj_index = index.at(b, n, cell, 4);
             delta[obj_index] = 1 - output[obj_index];
-            head.class_delta(output, head.at(b, n, cell, 5), static_cast<int>(entry[4]), delta);
+            head.class_delta(output, index.at(b, n, cell, 5), static_cast<int>(entry[4]), delta);
         }
     }
     return delta_cost(delta, layer.output.size() * batch);
