@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "train/adam_update.hpp"
+#include "train/training_options.hpp"
 
 namespace fpgacnn::train {
 namespace {
@@ -26,6 +27,16 @@ void reference_step(ReferenceArray& a, const std::vector<float>& gradient, const
         const double vhat = a.v[i] / (1 - std::pow(double{step.b2}, static_cast<double>(step.t)));
         a.values[i] += step.learning_rate * mhat / (std::sqrt(vhat) + step.eps);
     }
+}
+
+// B1, B2 and eps as darknet's parser defaults them (SolverOptions holds those).
+AdamStep darknet_defaults() {
+    const SolverOptions defaults;
+    AdamStep step;
+    step.b1 = defaults.b1;
+    step.b2 = defaults.b2;
+    step.eps = defaults.eps;
+    return step;
 }
 
 std::vector<float> normal_values(std::mt19937& random, std::size_t count, float scale) {
@@ -51,11 +62,10 @@ TEST(AdamUpdate, ThreeUpdatesFollowTheFormulas) {
         {conv.biases.begin(), conv.biases.end()}, std::vector<double>(3), std::vector<double>(3)};
     ReferenceArray scales{
         {conv.bn_scales.begin(), conv.bn_scales.end()}, std::vector<double>(3), std::vector<double>(3)};
-    AdamStep step;
+    AdamStep step = darknet_defaults();
     step.learning_rate = 0.01f;
     step.decay = 0.0005f;
     step.images = 8;
-    step.eps = 0.0000001f;
     for (std::uint64_t t = 1; t <= 3; ++t) {
         step.t = t;
         // Gradients summed over 8 images, of different scales per array (Adam's step is scale-free).
@@ -86,7 +96,7 @@ TEST(AdamUpdate, LayerWithoutBatchNorm) {
     gradients.bias_updates = {0.001f};
     gradients.weight_m = gradients.weight_v = {0.0f, 0.0f};
     gradients.bias_m = gradients.bias_v = {0.0f};
-    AdamStep step;
+    AdamStep step = darknet_defaults();
     step.learning_rate = 0.001f;
     adam_update(conv, gradients, step);
     // t = 1: mhat = d, vhat = d², so each moves by the rate in its gradient's direction.

@@ -15,9 +15,9 @@ namespace fpgacnn::train {
 
 struct AdamStep {
     float learning_rate = 0;  ///< this update's rate (current_learning_rate times the layer's scale)
-    float b1 = 0.9f;
-    float b2 = 0.999f;
-    float eps = 0.0000001f;
+    float b1 = 0;             ///< the cfg's B1, B2 and eps (their defaults: SolverOptions)
+    float b2 = 0;
+    float eps = 0;
     float decay = 0;
     int images = 1;       ///< images whose gradients were summed (batch * subdivisions)
     std::uint64_t t = 1;  ///< updates so far, this one included (darknet's *net->t)

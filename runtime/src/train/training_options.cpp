@@ -75,9 +75,10 @@ SolverOptions read_solver(model::SectionReader& reader) {
     }
     solver.adam = reader.flag("adam", false);
     if (solver.adam) {  // parse_net_options reads B1, B2 and eps only with adam=1
-        solver.b1 = reader.real_in_range("B1", 0.9f, 0, 0.9999f, "B1 is a decay in [0, 1), usually .9");
-        solver.b2 = reader.real_in_range("B2", 0.999f, 0, 0.999999f, "B2 is a decay in [0, 1), usually .999");
-        solver.eps = reader.real_in_range("eps", 0.0000001f, 1e-30f, 1, "eps is a small positive number");
+        solver.b1 = reader.real_in_range("B1", solver.b1, 0, 0.9999f, "B1 is a decay in [0, 1), usually .9");
+        solver.b2 =
+            reader.real_in_range("B2", solver.b2, 0, 0.999999f, "B2 is a decay in [0, 1), usually .999");
+        solver.eps = reader.real_in_range("eps", solver.eps, 1e-30f, 1, "eps is a small positive number");
     }
     if (solver.policy == RatePolicy::Poly && solver.max_batches < 1) {
         reader.fail("policy=poly needs max_batches (the rate falls to 0 there)",
