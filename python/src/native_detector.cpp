@@ -161,10 +161,9 @@ public:
         return PendingFrame(run_released([&](Detector& d) { return d.submit(load_image(path)); }, false));
     }
 
-    // The region layer's activated output (C x H x W), handed over by the runtime and owned by the
-    // array's base: no copy, and no later call changes it.
-    // A [region] net: its activated output as one C x H x W array. [yolo] nets: a list with each head's
-    // (layer order), views into the one buffer the runtime hands over (it concatenates the heads).
+    // The output the runtime handed over, owned by the arrays' base: no copy, and no later call
+    // changes it. A [region] net: its activated output as one C x H x W array. [yolo] nets: a list with
+    // each head's (layer order), views into that one buffer (the runtime concatenates the heads).
     py::object forward(const py::handle& image, bool rgb, bool is_path) {
         std::optional<FrameInput> frame;
         std::string path;
@@ -178,10 +177,11 @@ public:
         auto* output = new std::vector<float>(run_released([&](Detector& d) {
             is_path ? d.detect(load_image(path)) : d.detect(*frame);
             const Network& network = d.network();
-            for (const int i : network.output_layer_indices())
-                heads.push_back(network.layers[static_cast<std::size_t>(i)].output);
-            region = network.layers[static_cast<std::size_t>(network.output_layer_indices().front())].type ==
-                     LayerType::Region;
+            for (const int i : network.output_layer_indices()) {
+                const Layer& head = network.layers[static_cast<std::size_t>(i)];
+                heads.push_back(head.output);
+                region = head.type == LayerType::Region;  // a [region] net has one output layer
+            }
             return d.take_region_output();
         }));
         py::capsule owner(output, [](void* vector) { delete static_cast<std::vector<float>*>(vector); });
