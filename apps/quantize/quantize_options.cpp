@@ -44,6 +44,10 @@ void add_quantize_options(CLI::App& app, QuantizeOptions& options) {
         "--widths", options.widths,
         "per conv layer, overriding --precision: comma-separated L=B (weights and output of layer "
         "L at B bits) or L=W/O (weights W, output O bits); e.g. --precision int8 --widths 0=16,14=16");
+    app.add_flag("--equalize", options.equalize,
+                 "balance the weight ranges of consecutive conv layers before calibration (cross-layer "
+                 "equalization; the network computes the same, the file still binds to --weights); "
+                 "docs/arithmetic.md, \"Cross-layer equalization\"");
     auto* explore = app.add_flag(
         "--explore", options.explore,
         "search which conv layers can be 8-bit: each alone, then cumulatively from the least sensitive; "

@@ -24,8 +24,9 @@ struct QuantizeOptions {
     std::string widths;    // --widths "L=B,L=W/O": per conv layer
     bool explore = false;  // --explore: search the widths (width_explorer.hpp), write the chosen point
     double max_loss_percent = 5.0;
-    float thresh = 0.5f;  // --thresh with --explore: the threshold the loss is scored at
-    std::string plot;     // --plot FILE.png with --explore
+    float thresh = 0.5f;    // --thresh with --explore: the threshold the loss is scored at
+    std::string plot;       // --plot FILE.png with --explore
+    bool equalize = false;  // --equalize: cross-layer equalization before calibration (equalization.hpp)
 
     std::string out;
     bool report = false;

@@ -9,6 +9,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
+#include "fpgacnn/equalization.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
 #include "fpgacnn/quantized_file.hpp"
 #include "image_list.hpp"
@@ -47,6 +48,14 @@ QuantizeOutcome quantize_model(const QuantizeOptions& options) {
     const Network network = load_darknet_model(options.cfg, options.weights, input_override);
 
     QuantizeOutcome outcome;
+    // Equalization rescales the weights without changing what the network computes: calibrate the
+    // rescaled copy, then bind the file to the weights given (the float reference stays theirs).
+    std::optional<Network> equalized;  // a copy only when asked: yolov2's weights are 200 MB
+    if (options.equalize) {
+        equalized = network;
+        outcome.equalized = equalize_conv_ranges(*equalized);
+    }
+    const Network& calibrated = equalized ? *equalized : network;
     outcome.out_path = options.out;
     outcome.images =
         options.images.empty() ? default_calibration_images() : expand_image_arguments(options.images);
@@ -63,12 +72,13 @@ QuantizeOutcome quantize_model(const QuantizeOptions& options) {
         explore.progress = !options.quiet;
         calibration.progress = false;  // the exploration's own bar follows the one float pass
         outcome.exploration =
-            explore_widths(network, outcome.images, calibration, explore, outcome.calibration);
+            explore_widths(calibrated, outcome.images, calibration, explore, outcome.calibration);
         outcome.accuracy = outcome.exploration->points[outcome.exploration->chosen].accuracy;
     } else {
         calibration.widths = widths_from_flags(network, options.bits, options.widths);
-        outcome.calibration = calibrate(network, outcome.images, calibration);
+        outcome.calibration = calibrate(calibrated, outcome.images, calibration);
     }
+    outcome.calibration.quantized.network = network;
     save_quantized_network(outcome.calibration.quantized, options.out);
     if (!options.plot.empty()) {
         detect::write_image_file(options.plot,

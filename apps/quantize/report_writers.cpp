@@ -158,6 +158,27 @@ nlohmann::json exploration_json(const WidthExploration& e) {
             {"study", study_json(e)}};
 }
 
+std::string equalization_text(const std::vector<EqualizedPair>& pairs) {
+    std::string text;
+    for (const EqualizedPair& pair : pairs) {
+        text += fmt::format(
+            "equalized conv {} -> conv {}: largest / smallest filter range of conv {} {:.1f} -> {:.1f}\n",
+            pair.first, pair.second, pair.first, pair.first_ratio_before, pair.first_ratio_after);
+    }
+    return text;
+}
+
+nlohmann::json equalization_json(const std::vector<EqualizedPair>& pairs) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const EqualizedPair& pair : pairs) {
+        entries.push_back({{"first", pair.first},
+                           {"second", pair.second},
+                           {"first_ratio_before", pair.first_ratio_before},
+                           {"first_ratio_after", pair.first_ratio_after}});
+    }
+    return entries;
+}
+
 }  // namespace
 
 std::string outcome_to_text(const QuantizeOutcome& o) {
@@ -169,6 +190,7 @@ std::string outcome_to_text(const QuantizeOutcome& o) {
         o.out_path, q.layers.size(), width_summary(q), shape_text(q.network.input), q.input_q,
         o.calibration.images, options.percentile, options.activation_margin_bits,
         options.accumulator_margin_bits);
+    text += equalization_text(o.equalized);
     if (!o.accuracy) {
         for (const std::string& note : o.calibration.notes) text += "note: " + note + "\n";
         return text;
@@ -237,6 +259,7 @@ nlohmann::json outcome_to_json(const QuantizeOutcome& o) {
                              {"accumulator_margin_bits", o.calibration.options.accumulator_margin_bits},
                              {"images", o.images},
                              {"notes", o.calibration.notes},
+                             {"equalized", equalization_json(o.equalized)},
                              {"layers", layers}};
     if (o.accuracy) {
         nlohmann::json agreement = nlohmann::json::array();

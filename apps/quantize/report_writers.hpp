@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fpgacnn/calibration.hpp"
+#include "fpgacnn/equalization.hpp"
 #include "fpgacnn/quant_accuracy.hpp"
 #include "width_explorer.hpp"
 
@@ -19,6 +20,7 @@ struct QuantizeOutcome {
     CalibrationResult calibration;
     std::optional<AccuracyReport> accuracy;
     std::optional<WidthExploration> exploration;  // --explore: the chosen point is `calibration`
+    std::vector<EqualizedPair> equalized;         // --equalize: the conv pairs balanced
 };
 
 std::string outcome_to_text(const QuantizeOutcome& outcome);

@@ -99,6 +99,9 @@ void add_train_options(CLI::App& app, TrainOptions& options) {
                    "times this weight (0: off)")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
+    app.add_flag("--qat-equalize", options.qat_equalize,
+                 "--qat: balance the weight ranges of consecutive conv layers before training (cross-layer "
+                 "equalization, as fpgacnn-quantize --equalize; the network computes the same)");
     app.add_option("--qat-out", options.qat_out,
                    "--qat: the .fq16 to write (default: --out with extension .fq16)");
     app.add_option("--holdout", options.holdout,

@@ -36,6 +36,7 @@ struct TrainOptions {
     std::string qat_loss = "teacher";  ///< "teacher" (the float model's raw outputs) or "labels"
     float qat_score_weight = 0;  ///< teacher loss: weight of the detection-score term (score_distance.hpp)
     std::string qat_out;         ///< the .fq16 to write; empty: <out> with the extension .fq16
+    bool qat_equalize = false;   ///< cross-layer equalization of the starting weights (equalization.hpp)
     std::vector<std::string> holdout;       ///< images (files, folders) to score the fixed-point result on
     std::vector<std::string> qat_validate;  ///< images (files, folders) that choose the iteration kept
     int qat_validate_every = 10;            ///< iterations between two scorings on qat_validate

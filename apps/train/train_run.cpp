@@ -19,6 +19,7 @@
 #include "darknet_init.hpp"
 #include "device_report.hpp"
 #include "fpgacnn/darknet.hpp"
+#include "fpgacnn/equalization.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/progress_bar.hpp"
 #include "fpgacnn/quantized_file.hpp"
@@ -64,8 +65,17 @@ Network starting_network(const TrainOptions& options) {
     } else {
         load_darknet_weights(network, options.weights);
     }
+    if (!options.qat_enabled()) return network;
     // --qat trains the layers as the fixed-point paths run them: batch-norm folded (qat_session.hpp).
-    return options.qat_enabled() ? fold_for_qat(std::move(network)) : network;
+    network = fold_for_qat(std::move(network));
+    if (options.qat_equalize) {
+        for (const EqualizedPair& pair : equalize_conv_ranges(network)) {
+            spdlog::info(
+                "--qat-equalize: conv {} -> conv {}: filter range spread of conv {} {:.1f} -> {:.1f}",
+                pair.first, pair.second, pair.first, pair.first_ratio_before, pair.first_ratio_after);
+        }
+    }
+    return network;
 }
 
 // The loss history of the iterations before a resume, from the same --log (for the plot).
@@ -156,8 +166,10 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
         if (!options.holdout.empty()) {
             holdout = quantize::expand_image_arguments(options.holdout);
             outcome.holdout_images = holdout.size();
-            // The baseline: the starting model calibrated alone, at the same widths on the same images.
-            const QuantizedNetwork before = qat->quantize_weights(options.weights);
+            // The baseline: the starting model calibrated alone, at the same widths on the same images
+            // (equalized first with --qat-equalize, as fpgacnn-quantize --equalize would).
+            const QuantizedNetwork before = options.qat_equalize ? qat->quantize_network(network)
+                                                                 : qat->quantize_weights(options.weights);
             outcome.holdout_before = score_against_float(options.cfg, options.weights, before, holdout);
         }
         qat->recalibrate(network);

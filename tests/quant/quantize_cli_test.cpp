@@ -68,6 +68,30 @@ TEST_F(QuantizeCli, WritesALoadableModelAndAJsonReport) {
     EXPECT_NO_THROW(load_quantized_network(out_file, network));
 }
 
+TEST_F(QuantizeCli, EqualizeWritesAFileBoundToTheWeightsGiven) {
+    const std::string out_file = dir_ + "/eq.fq16";
+    std::string out, err;
+    ASSERT_EQ(run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " +
+                      out_file + " --equalize --json -q",
+                  &out, &err),
+              0)
+        << err;
+    const nlohmann::json result = nlohmann::json::parse(out);
+    ASSERT_EQ(result["equalized"].size(), 1u) << out;  // conv 0 -> conv 2 (quant_test_support.hpp's cfg)
+    EXPECT_EQ(result["equalized"][0]["first"], 0);
+    EXPECT_EQ(result["equalized"][0]["second"], 2);
+    Network network = load_darknet_model(cfg_, weights_);
+    const QuantizedNetwork equalized = load_quantized_network(out_file, network);
+    // The integers are those of the rescaled weights, not of the file's.
+    ASSERT_EQ(run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " + dir_ +
+                      "/plain.fq16 -q",
+                  &out, &err),
+              0)
+        << err;
+    EXPECT_NE(load_quantized_network(dir_ + "/plain.fq16", network).layers[0].weights,
+              equalized.layers[0].weights);
+}
+
 TEST_F(QuantizeCli, TextReportHasATableAndTheDetectionAgreement) {
     std::string out, err;
     const int code = run(model_arguments() + " --images " + test::darknet_file("data/dog.jpg") + " --out " +

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "fpgacnn/calibration.hpp"
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/detector.hpp"
+#include "fpgacnn/equalization.hpp"
 #include "fpgacnn/quantized_file.hpp"
 #include "model/cfg_parser.hpp"
 #include "qat_session.hpp"
@@ -183,6 +185,36 @@ TEST(TrainToolQat, Int8FixedPointModelRunsAsTrained) {
     EXPECT_EQ(outcome.holdout_images, 1U);
     EXPECT_EQ(outcome.holdout_after->agreement.size(), 2U);
 
+    expect_engine_runs_as_trained(set, options, Precision::Int8);
+}
+
+// --qat-equalize: training starts from the equalized weights, and the files written are that model's.
+// At rate 0 the weights do not move, so what is written is the equalization of the start itself.
+TEST(TrainToolQat, EqualizeStartsFromTheEqualizedWeights) {
+    std::string cfg = tiny_cfg_text();
+    cfg.replace(cfg.find("learning_rate=0.01"), 18, "learning_rate=0");
+    const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_equalize", 20, cfg);
+    TrainOptions options = tiny_options(set, "qat", 2);
+    options.no_augment = true;
+    options.qat = "int8";
+    options.qat_equalize = true;
+    train(options);
+
+    Network expected = fold_for_qat(load_darknet_model(set.cfg, set.weights));
+    const std::vector<EqualizedPair> pairs = equalize_conv_ranges(expected);
+    ASSERT_EQ(pairs.size(), 2U);  // conv 0 -> maxpool -> conv 2 -> maxpool -> the head's conv
+    for (const EqualizedPair& pair : pairs) EXPECT_LT(pair.first_ratio_after, pair.first_ratio_before);
+    const Network written = fold_for_qat(load_darknet_model(set.cfg, options.out));
+    for (const Layer& layer : written.layers) {
+        if (layer.type != LayerType::Convolutional) continue;
+        // The written batch-norm (scale 1, variance 1) folds back as 1 / (1 + 1e-6): qat_session.hpp.
+        const std::vector<float>& want =
+            expected.layers[static_cast<std::size_t>(layer.index)].conv().weights;
+        const std::vector<float>& got = layer.conv().weights;
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t k = 0; k < got.size(); ++k)
+            ASSERT_NEAR(got[k], want[k], 1e-5 * std::max(1.0f, std::fabs(want[k]))) << "conv " << layer.index;
+    }
     expect_engine_runs_as_trained(set, options, Precision::Int8);
 }
 
