@@ -96,6 +96,49 @@ TEST(YoloAlexeyABLoss, MseWithUnitNormalizersIsPjreddiesLoss) {
     EXPECT_GT(box_deltas, 40);  // no-object deltas and two truths' boxes
 }
 
+// Where his rules differ from pjreddie's: two truths on one anchor add their box deltas (pjreddie's:
+// the last one's), and the ignore rule counts a truth only where some class output is above 0.25.
+TEST(YoloAlexeyABLoss, AccumulatesBoxesAndGatesTheIgnoreRuleByClass) {
+    const Head head = make_head("iou_loss=mse\niou_normalizer=1\nignore_thresh=0\n");
+    const Layer& layer = head.layer();
+    const HeadIndex index = head_index(layer);
+    std::vector<float> output = activated_output(layer, 1, 13);
+    for (int n = 0; n < 2; ++n) {  // every class output below 0.25
+        for (std::size_t cell = 0; cell < index.plane; ++cell) {
+            output[index.at(0, n, cell, 5)] = 0.1f;
+            output[index.at(0, n, cell, 6)] = 0.2f;
+        }
+    }
+    // Both in cell (3, 4) with anchor 2 (mask entry 0).
+    const float a[5] = {0.40f, 0.60f, 0.35f, 0.25f, 1};
+    const float b[5] = {0.41f, 0.61f, 0.36f, 0.26f, 0};
+    const std::vector<float> truth = truths({{a[0], a[1], a[2], a[3], a[4], b[0], b[1], b[2], b[3], b[4]}});
+    YoloLossOptions alexeyab = head.options.yolos.at(1);
+    YoloLossOptions pjreddie = alexeyab;
+    pjreddie.alexeyab = false;
+    std::vector<float> his(output.size());
+    std::vector<float> theirs(output.size());
+    yolo_loss(layer, alexeyab, head.network.input, 1, output.data(), truth.data(), his.data());
+    yolo_loss(layer, pjreddie, head.network.input, 1, output.data(), truth.data(), theirs.data());
+    const std::size_t at = index.at(0, 0, 4 * 8 + 3, 0);
+    const float x = output[at];
+    const float from_a = (2 - a[2] * a[3]) * (a[0] * 8 - 3 - x);
+    const float from_b = (2 - b[2] * b[3]) * (b[0] * 8 - 3 - x);
+    EXPECT_FLOAT_EQ(his[at], from_a + from_b);
+    EXPECT_FLOAT_EQ(theirs[at], from_b);
+    // A prediction overlapping a truth elsewhere: pjreddie ignores it (IoU > 0), AlexeyAB does not.
+    int ignored_by_pjreddie_only = 0;
+    for (int n = 0; n < 2; ++n) {
+        for (std::size_t cell = 0; cell < index.plane; ++cell) {
+            if (cell == 4 * 8 + 3) continue;
+            const std::size_t obj = index.at(0, n, cell, 4);
+            EXPECT_FLOAT_EQ(his[obj], -output[obj]);
+            if (theirs[obj] == 0) ++ignored_by_pjreddie_only;
+        }
+    }
+    EXPECT_GT(ignored_by_pjreddie_only, 0);
+}
+
 // iou_normalizer scales the box deltas, obj_normalizer the objectness ones, and cls_normalizer changes
 // nothing (his delta_yolo_class applies it only with counters_per_class); max_delta clips IoU deltas.
 TEST(YoloAlexeyABLoss, NormalizersScaleTheirDeltas) {
