@@ -15,6 +15,22 @@ struct Edges {
     float right = 0;
 };
 
+Edges& operator+=(Edges& sum, const Edges& term) {
+    sum.top += term.top;
+    sum.bottom += term.bottom;
+    sum.left += term.left;
+    sum.right += term.right;
+    return sum;
+}
+
+BoxDelta& operator+=(BoxDelta& sum, const BoxDelta& term) {
+    sum.x += term.x;
+    sum.y += term.y;
+    sum.w += term.w;
+    sum.h += term.h;
+    return sum;
+}
+
 Edges edges_of(const Box& b) { return Edges{b.y - b.h / 2, b.y + b.h / 2, b.x - b.w / 2, b.x + b.w / 2}; }
 
 /// The smallest box holding both (box_c).
@@ -123,12 +139,7 @@ BoxDelta iou_box_delta(const Box& pred, const Box& truth, IouLoss kind) {
         const auto term = [&](float du, float dc) { return (enclosure * du - uni * dc) / c2; };
         const Edges giou{term(d_union.top, d_enclosure.top), term(d_union.bottom, d_enclosure.bottom),
                          term(d_union.left, d_enclosure.left), term(d_union.right, d_enclosure.right)};
-        if (enclosure > 0) {
-            grad.top += giou.top;
-            grad.bottom += giou.bottom;
-            grad.left += giou.left;
-            grad.right += giou.right;
-        }
+        if (enclosure > 0) grad += giou;
         if (!overlap) grad = giou;
     }
     // Edges to centre and size: x moves both side edges (sum), w their difference, which is twice
@@ -163,12 +174,7 @@ BoxDelta iou_box_delta(const Box& pred, const Box& truth, IouLoss kind) {
         distance.w += alpha * dv_w;
         distance.h += alpha * dv_h;
     }
-    if (c2 > 0) {
-        delta.x += distance.x;
-        delta.y += distance.y;
-        delta.w += distance.w;
-        delta.h += distance.h;
-    }
+    if (c2 > 0) delta += distance;
     if (!overlap) delta = distance;
     return delta;
 }
