@@ -5,6 +5,7 @@
 
 #include "fpgacnn/error.hpp"
 #include "model/cfg_parser.hpp"
+#include "test_paths.hpp"
 #include "train/training_options.hpp"
 
 namespace fpgacnn::train {
@@ -61,6 +62,53 @@ TEST(TrainingOptions, YoloLossOptions) {
     EXPECT_FLOAT_EQ(set.truth_thresh, 0.9f);
     EXPECT_EQ(set.max_boxes, 5);
     EXPECT_THROW(options_of("batch=1", head + "map=data/coco9k.map\n"), Error);
+}
+
+// yolov4-tiny's [yolo] sections: AlexeyAB's loss with its options read; pjreddie's heads are not his.
+TEST(TrainingOptions, AlexeyABYoloLossOptions) {
+    const TrainingOptions v4 =
+        read_training_options(model::read_cfg_file(fpgacnn::test::source_dir() + "/cfg/yolov4-tiny.cfg"));
+    ASSERT_EQ(v4.yolos.size(), 2U);
+    for (const auto& [layer, yolo] : v4.yolos) {
+        EXPECT_TRUE(yolo.alexeyab) << layer;
+        EXPECT_EQ(yolo.iou_loss, IouLoss::Ciou);
+        EXPECT_FLOAT_EQ(yolo.iou_normalizer, 0.07f);
+        EXPECT_FLOAT_EQ(yolo.cls_normalizer, 1);
+        EXPECT_FLOAT_EQ(yolo.obj_normalizer, 1);
+        EXPECT_FLOAT_EQ(yolo.ignore_thresh, 0.7f);
+        EXPECT_FLOAT_EQ(yolo.truth_thresh, 1);
+    }
+    const std::string head =
+        "[convolutional]\nfilters=7\nsize=1\n[yolo]\nmask=0\nanchors=1,1\nnum=1\nclasses=2\n";
+    EXPECT_FALSE(options_of("batch=1", head).yolos.at(1).alexeyab);
+    // Any of his keys switches to his loss, with his defaults (iou_normalizer 0.75, mse).
+    const YoloLossOptions scaled = options_of("batch=1", head + "scale_x_y=1.1\n").yolos.at(1);
+    EXPECT_TRUE(scaled.alexeyab);
+    EXPECT_EQ(scaled.iou_loss, IouLoss::Mse);
+    EXPECT_FLOAT_EQ(scaled.iou_normalizer, 0.75f);
+    const YoloLossOptions clipped =
+        options_of("batch=1", head + "iou_loss=giou\nmax_delta=5\nobj_normalizer=.4\n").yolos.at(1);
+    EXPECT_EQ(clipped.iou_loss, IouLoss::Giou);
+    EXPECT_FLOAT_EQ(clipped.max_delta, 5);
+    EXPECT_FLOAT_EQ(clipped.obj_normalizer, 0.4f);
+    const auto error_of = [&](const std::string& option) -> std::string {
+        try {
+            options_of("batch=1", head + option + "\n");
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    for (const char* option :
+         {"focal_loss=1", "label_smooth_eps=0.1", "objectness_smooth=1", "iou_thresh=0.213",
+          "uc_normalizer=0.5", "delta_normalizer=2", "counters_per_class=1,2", "map=data/coco9k.map"}) {
+        const std::string key = std::string(option).substr(0, std::string(option).find('='));
+        EXPECT_NE(error_of(option).find(key + " is"), std::string::npos)
+            << option << ": " << error_of(option);
+    }
+    EXPECT_NE(error_of("iou_loss=iou").find("iou_loss=iou is not implemented"), std::string::npos);
+    EXPECT_NE(error_of("iou_loss=ciuo").find("unknown iou_loss 'ciuo'"), std::string::npos);
+    EXPECT_EQ(error_of("iou_thresh=1"), "");  // the neutral value
 }
 
 TEST(TrainingOptions, PerLayerOptions) {

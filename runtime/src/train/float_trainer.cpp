@@ -80,11 +80,6 @@ void require_trainable(const Network& network, const TrainingOptions& options) {
                 if (options.yolos.count(layer.index) == 0) {
                     throw Error(detail::describe_layer(layer) + ": no loss options read for it");
                 }
-                if (layer.yolo().scale_x_y != 1.0f) {
-                    throw Error(detail::describe_layer(layer) +
-                                ": training with AlexeyAB's scale_x_y is not implemented (pjreddie's YOLOv3 "
-                                "loss is): remove scale_x_y to train without it");
-                }
                 break;
             case LayerType::Unsupported:
                 throw Error(detail::describe_layer(layer) +

@@ -100,19 +100,14 @@ RegionLossOptions read_region(model::SectionReader& reader) {
     return region;
 }
 
-// AlexeyAB's [yolo] options that change the loss; pjreddie's darknet (the reference) has none of them.
-void reject_alexeyab_yolo_loss(model::SectionReader& reader) {
-    const char* const hint =
-        "pjreddie's YOLOv3 loss is the one implemented (mse on the box): remove the option to train with it";
-    const model::CfgOption* iou_loss = reader.find("iou_loss");
-    if (iou_loss != nullptr && iou_loss->value != "mse")
-        reader.fail(iou_loss, "iou_loss=" + iou_loss->value + " is not implemented", hint);
+// AlexeyAB's [yolo] options whose loss is not implemented; pjreddie's darknet has none of them.
+void reject_unimplemented_yolo_loss(model::SectionReader& reader) {
+    const char* const hint = "remove the option (or set it to its neutral value) to train without it";
     const struct {
         const char* key;
         float neutral;
-    } factors[] = {{"cls_normalizer", 1}, {"iou_normalizer", 1},   {"obj_normalizer", 1},
-                   {"focal_loss", 0},     {"label_smooth_eps", 0}, {"objectness_smooth", 0},
-                   {"iou_thresh", 1},     {"uc_normalizer", 1}};
+    } factors[] = {{"focal_loss", 0}, {"label_smooth_eps", 0}, {"objectness_smooth", 0},
+                   {"iou_thresh", 1}, {"uc_normalizer", 1},    {"delta_normalizer", 1}};
     for (const auto& factor : factors) {
         const model::CfgOption* option = reader.find(factor.key);
         if (option != nullptr &&
@@ -127,13 +122,45 @@ void reject_alexeyab_yolo_loss(model::SectionReader& reader) {
     }
 }
 
+// AlexeyAB's parse_yolo: iou_loss names; iou, and any other name (his plain IoU loss), are errors here.
+IouLoss read_iou_loss(model::SectionReader& reader) {
+    const model::CfgOption* option = reader.find("iou_loss");
+    if (option == nullptr) return IouLoss::Mse;
+    const std::string& name = option->value;
+    if (name == "mse") return IouLoss::Mse;
+    if (name == "iou") {
+        reader.fail(option, "iou_loss=iou is not implemented",
+                    "use giou, diou or ciou (AlexeyAB's plain-IoU delta pushes disjoint boxes apart: "
+                    "docs/darknet-semantics.md)");
+    }
+    if (name == "giou") return IouLoss::Giou;
+    if (name == "diou") return IouLoss::Diou;
+    if (name == "ciou") return IouLoss::Ciou;
+    reader.fail(option, "unknown iou_loss '" + name + "'",
+                "use mse, giou, diou or ciou (AlexeyAB's darknet would silently use its plain IoU loss)");
+}
+
 YoloLossOptions read_yolo(model::SectionReader& reader) {
     YoloLossOptions yolo;
     yolo.ignore_thresh = reader.real_in_range("ignore_thresh", 0.5f, -1e30f, 1e30f, "an IoU, e.g. .7");
     yolo.truth_thresh = reader.real_in_range("truth_thresh", 1, -1e30f, 1e30f, "an IoU, 1 to switch it off");
     // More than net->truths' 90 would read past darknet's truth array.
     yolo.max_boxes = reader.integer_in_range("max", 90, 0, 90, "max counts truth boxes an image, up to 90");
-    reject_alexeyab_yolo_loss(reader);
+    reject_unimplemented_yolo_loss(reader);
+    for (const char* key :
+         {"scale_x_y", "iou_loss", "iou_normalizer", "obj_normalizer", "cls_normalizer", "max_delta"}) {
+        if (reader.find(key) != nullptr) yolo.alexeyab = true;
+    }
+    yolo.iou_loss = read_iou_loss(reader);
+    constexpr float kHuge = 1e30f;
+    yolo.iou_normalizer =
+        reader.real_in_range("iou_normalizer", yolo.iou_normalizer, 0, kHuge, "a non-negative weight");
+    yolo.obj_normalizer =
+        reader.real_in_range("obj_normalizer", yolo.obj_normalizer, 0, kHuge, "a non-negative weight");
+    yolo.cls_normalizer =
+        reader.real_in_range("cls_normalizer", yolo.cls_normalizer, 0, kHuge, "a non-negative weight");
+    yolo.max_delta = reader.real_in_range("max_delta", yolo.max_delta, 0, yolo.max_delta,
+                                          "a positive bound of the box deltas, e.g. 10");
     return yolo;
 }
 

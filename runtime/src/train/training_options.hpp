@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/cfg_parser.hpp"
+#include "train/iou_loss.hpp"
 
 namespace fpgacnn::train {
 
@@ -53,12 +54,23 @@ struct RegionLossOptions {
     bool bias_match = false;
 };
 
-/// A [yolo] layer's loss options (pjreddie's parse_yolo defaults).
+/// A [yolo] layer's loss options (pjreddie's parse_yolo defaults; AlexeyAB's for his keys).
 struct YoloLossOptions {
     float ignore_thresh =
         0.5f;                ///< a prediction overlapping a truth by more than this gets no objectness delta
     float truth_thresh = 1;  ///< above this it is trained towards that truth (1: never)
     int max_boxes = 90;      ///< `max`: truth boxes read an image (at most kMaxTruthBoxes)
+    /// The section sets one of AlexeyAB's loss keys (scale_x_y, iou_loss, iou_normalizer,
+    /// obj_normalizer, cls_normalizer, max_delta): his forward_yolo_layer's deltas and cost are used
+    /// instead of pjreddie's (docs/darknet-semantics.md, "AlexeyAB's [yolo] loss").
+    bool alexeyab = false;
+    IouLoss iou_loss = IouLoss::Mse;
+    float iou_normalizer = 0.75f;  ///< AlexeyAB's default
+    float obj_normalizer = 1;
+    /// Read as AlexeyAB reads it; his delta_yolo_class applies it only with counters_per_class
+    /// (refused here), so it changes nothing.
+    float cls_normalizer = 1;
+    float max_delta = 3.40282347e38f;  ///< FLT_MAX: no clip of the IoU-loss box deltas
 };
 
 /// Options darknet's parser reads for every layer.
