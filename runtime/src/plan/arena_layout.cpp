@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/layer_inputs.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/kernel/contract.hpp"
 
@@ -65,7 +66,7 @@ public:
             }
             buffers_[placement_[i].buffer].first_write =
                 std::min(buffers_[placement_[i].buffer].first_write, i);
-            for (int source : inputs_of(i)) {
+            for (int source : core::layer_inputs(net_, i)) {
                 Buffer& b = buffers_[placement_of(source).buffer];
                 b.last_read = std::max(b.last_read, i);
             }
@@ -104,13 +105,6 @@ private:
         if (source == kNetworkInput || !is_alias(net_.layers[static_cast<std::size_t>(source)]))
             return source;
         return alias_source(source);
-    }
-
-    std::vector<int> inputs_of(int i) const {
-        const Layer& layer = net_.layers[static_cast<std::size_t>(i)];
-        if (layer.type == LayerType::Route) return layer.route().inputs;
-        if (layer.type == LayerType::Shortcut) return {i - 1, layer.shortcut().from};
-        return {i - 1};
     }
 
     void check_route(const Layer& layer) const {

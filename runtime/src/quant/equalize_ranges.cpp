@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/layer_inputs.hpp"
 #include "fpgacnn/equalization.hpp"
 #include "fpgacnn/error.hpp"
 
@@ -17,16 +18,8 @@ namespace {
 std::vector<int> readers_of(const Network& network, int producer) {
     std::vector<int> readers;
     for (const Layer& layer : network.layers) {
-        bool reads = false;
-        if (layer.type == LayerType::Route) {
-            const std::vector<int>& inputs = layer.route().inputs;
-            reads = std::find(inputs.begin(), inputs.end(), producer) != inputs.end();
-        } else if (layer.type == LayerType::Shortcut) {
-            reads = layer.index == producer + 1 || layer.shortcut().from == producer;
-        } else {
-            reads = layer.index == producer + 1;
-        }
-        if (reads) readers.push_back(layer.index);
+        const std::vector<int> inputs = core::layer_inputs(network, layer.index);
+        if (std::find(inputs.begin(), inputs.end(), producer) != inputs.end()) readers.push_back(layer.index);
     }
     return readers;
 }

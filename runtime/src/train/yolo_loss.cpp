@@ -237,16 +237,11 @@ float yolo_loss_alexeyab(const Layer& layer, const YoloLossOptions& options, con
     if (options.iou_loss == IouLoss::Mse) return delta_cost(delta, total);
     // The IoU losses: iou_normalizer * the mean 1 - IoU (GIoU) of the truths' boxes, plus obj_normalizer
     // times |delta|^2 over every entry but the boxes'.
-    std::vector<float> no_box(delta, delta + total);
-    for (int b = 0; b < batch; ++b) {
-        for (int n = 0; n < heads; ++n) {
-            for (std::size_t cell = 0; cell < head.plane(); ++cell) {
-                for (int k = 0; k < 4; ++k) no_box[index.at(b, n, cell, k)] = 0;
-            }
-        }
-    }
+    const auto not_box = [&index](std::size_t k) {
+        return (k % index.image) / index.plane % index.entries >= 4;
+    };
     return options.iou_normalizer * iou_loss_sum / static_cast<float>(std::max(count, 1)) +
-           obj * delta_cost(no_box.data(), total);
+           obj * delta_cost_of(delta, total, not_box);
 }
 
 }  // namespace
