@@ -78,7 +78,7 @@ QuantizeOutcome quantize_model(const QuantizeOptions& options) {
         calibration.widths = widths_from_flags(network, options.bits, options.widths);
         outcome.calibration = calibrate(calibrated, outcome.images, calibration);
     }
-    outcome.calibration.quantized.network = network;
+    if (equalized) outcome.calibration.quantized.network = network;  // bound to the weights given
     save_quantized_network(outcome.calibration.quantized, options.out);
     if (!options.plot.empty()) {
         detect::write_image_file(options.plot,
