@@ -133,6 +133,9 @@ TrainOutcome run_training(const TrainOptions& options, const std::atomic<bool>& 
     if (!options.holdout.empty() && !options.qat_enabled())
         throw apps::CommandLineError(
             "--holdout scores the fixed-point model of --qat: add --qat or --qat-plan");
+    if (options.qat_equalize && !options.qat_enabled())
+        throw apps::CommandLineError(
+            "--qat-equalize rescales the model before --qat trains it: add --qat or --qat-plan");
     if (!options.qat_validate.empty() && !options.qat_enabled())
         throw apps::CommandLineError(
             "--qat-validate chooses the iteration of --qat to keep: add --qat or --qat-plan");

@@ -351,7 +351,7 @@ TEST(TrainToolQat, ResumedRunEndsWhereAnUninterruptedOneDoes) {
     EXPECT_EQ(file_bytes(runs.resumed.qat_out_path()), file_bytes(runs.whole.qat_out_path()));
 }
 
-TEST(TrainToolQat, RefusesWithoutWeightsAndHoldoutWithoutQat) {
+TEST(TrainToolQat, RefusesWithoutWeightsAndQatOptionsWithoutQat) {
     const TinyTrainingSet set = make_tiny_training_set("train_tool_qat_errors");
     TrainOptions options = tiny_options(set, "bad", 1);
     options.qat = "int8";
@@ -366,6 +366,10 @@ TEST(TrainToolQat, RefusesWithoutWeightsAndHoldoutWithoutQat) {
     validate.qat_validate = {set.dir};
     EXPECT_NE(command_line_error(validate).find("--qat-validate chooses"), std::string::npos)
         << command_line_error(validate);
+    TrainOptions equalize = tiny_options(set, "bad", 1);
+    equalize.qat_equalize = true;
+    EXPECT_NE(command_line_error(equalize).find("--qat-equalize rescales"), std::string::npos)
+        << command_line_error(equalize);
 }
 
 }  // namespace
