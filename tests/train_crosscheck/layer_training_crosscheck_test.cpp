@@ -60,7 +60,12 @@ TEST_P(ConvTraining, MatchesDarknet) {
         std::mt19937 random(seed * 7919 + static_cast<unsigned>(c.size * 10 + c.stride));
         const int width = std::uniform_int_distribution<int>(5, 13)(random);
         const int height = std::uniform_int_distribution<int>(5, 13)(random);
-        const int channels = std::uniform_int_distribution<int>(1, 5)(random);
+        // A batch-normalized 1x1 filter over one channel has one weight, and batch-norm makes the
+        // output independent of its scale: that weight's gradient is 0 up to the epsilon, and both
+        // sides compute only their own rounding of it (which differs by CPU: 2.4e-5 "relative" on a
+        // Zen 5). Such a layer reads two channels or more.
+        const int fewest_channels = c.size == 1 && c.batch_normalize ? 2 : 1;
+        const int channels = std::uniform_int_distribution<int>(fewest_channels, 5)(random);
         const int filters = std::uniform_int_distribution<int>(1, 8)(random);
         const std::string name = "conv " + std::to_string(c.size) + "x" + std::to_string(c.size) + " s" +
                                  std::to_string(c.stride) + (c.batch_normalize ? " bn " : " ") +
