@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -17,6 +18,14 @@
 
 namespace fpgacnn::test {
 namespace {
+
+/// The random layers a property test draws: all of them, or the first 1/n with
+/// FPGACNN_PROPERTY_TRIALS_DIVISOR=n (the fast label's share on the slower RTL builds, tests/CMakeLists.txt).
+int property_trials(int all) {
+    const char* divisor = std::getenv("FPGACNN_PROPERTY_TRIALS_DIVISOR");
+    const int n = divisor != nullptr ? std::atoi(divisor) : 1;
+    return n > 1 ? std::max(1, all / n) : all;
+}
 
 int uniform(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
@@ -71,7 +80,7 @@ kernel::LayerCommand random_conv(std::mt19937& rng) {
 
 TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
     std::mt19937 rng(20240611);
-    for (int trial = 0; trial < 300; ++trial) {
+    for (int trial = 0, trials = property_trials(300); trial < trials; ++trial) {
         const kernel::LayerCommand c = random_conv(rng);
         std::vector<int16_t> input = random_values(rng, static_cast<std::size_t>(c.in_c) * c.in_h * c.in_w);
         if (c.input_bits == arith::kNarrowBits)
@@ -111,7 +120,7 @@ TEST(KernelProperty, ConvMatchesNaiveReferenceOnRandomLayers) {
 
 TEST(KernelProperty, MaxPoolMatchesNaiveReferenceOnRandomLayers) {
     std::mt19937 rng(7);
-    for (int trial = 0; trial < 100; ++trial) {
+    for (int trial = 0, trials = property_trials(100); trial < trials; ++trial) {
         kernel::LayerCommand c{};
         c.op = kernel::kOpMaxPool;
         const int k = uniform(rng, 2, std::min(3, kernel::kMaxK));
@@ -144,7 +153,7 @@ TEST(KernelProperty, MaxPoolMatchesNaiveReferenceOnRandomLayers) {
 
 TEST(KernelProperty, ReorgMatchesDarknetFormulaOnRandomLayers) {
     std::mt19937 rng(99);
-    for (int trial = 0; trial < 60; ++trial) {
+    for (int trial = 0, trials = property_trials(60); trial < trials; ++trial) {
         kernel::LayerCommand c{};
         c.op = kernel::kOpReorg;
         const int s = uniform(rng, 1, std::min(2, kernel::kMaxS));

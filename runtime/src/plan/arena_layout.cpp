@@ -29,11 +29,6 @@ struct Placement {
     std::size_t offset = 0;  // elements into the buffer
 };
 
-std::string describe(const Layer& layer) {
-    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
-           std::to_string(layer.cfg_line) + ")";
-}
-
 // A region, yolo or softmax layer is read by the host where its conv wrote (dropout and cost alike); a
 // single-input route without groups is its source. A route with groups copies a channel slice on the host
 // into a buffer of its own.
@@ -110,12 +105,12 @@ private:
     void check_route(const Layer& layer) const {
         for (int source : layer.route().inputs) {
             if (source < 0 || source >= layer.index) {
-                throw Error(describe(layer) + ": route input " + std::to_string(source) +
+                throw Error(describe_layer(layer) + ": route input " + std::to_string(source) +
                             " is not an earlier layer; the planner only places earlier layers' outputs");
             }
             const TensorShape& shape = net_.layers[static_cast<std::size_t>(source)].output;
             if (shape.h != layer.output.h || shape.w != layer.output.w) {
-                throw Error(describe(layer) + ": route input layer " + std::to_string(source) + " is " +
+                throw Error(describe_layer(layer) + ": route input layer " + std::to_string(source) + " is " +
                             std::to_string(shape.w) + "x" + std::to_string(shape.h) + ", the route is " +
                             std::to_string(layer.output.w) + "x" + std::to_string(layer.output.h));
             }
@@ -141,24 +136,24 @@ private:
                 int tensor = source;
                 if (is_alias(net_.layers[static_cast<std::size_t>(tensor)])) tensor = alias_source(tensor);
                 if (tensor == kNetworkInput) {
-                    throw Error(describe(layer) +
+                    throw Error(describe_layer(layer) +
                                 ": concatenating the network input is not supported by the planner");
                 }
                 const Layer& producer = net_.layers[static_cast<std::size_t>(tensor)];
                 if (bits_of(tensor) != bits_of(layer.index)) {
-                    throw Error(describe(layer) + ": input layer " + std::to_string(tensor) +
+                    throw Error(describe_layer(layer) + ": input layer " + std::to_string(tensor) +
                                 " is stored at " + std::to_string(bits_of(tensor)) + " bits, the route at " +
                                 std::to_string(bits_of(layer.index)) +
                                 "; a concatenation's inputs share its width (docs/arithmetic.md)");
                 }
                 if (producer.type == LayerType::Route) {
                     throw Error(
-                        describe(layer) + ": input layer " + std::to_string(tensor) +
+                        describe_layer(layer) + ": input layer " + std::to_string(tensor) +
                         " is itself a concatenation; nested concatenations are not supported by the planner");
                 }
                 Placement& p = placement_[static_cast<std::size_t>(tensor)];
                 if (p.buffer >= 0) {
-                    throw Error(describe(layer) + ": layer " + std::to_string(tensor) +
+                    throw Error(describe_layer(layer) + ": layer " + std::to_string(tensor) +
                                 " already feeds another concatenation; a tensor can be placed in only one "
                                 "(add a copy layer to the cfg or run on the cpu device)");
                 }
@@ -166,7 +161,7 @@ private:
                 offset += producer.output.size();
             }
             if (offset != layer.output.size()) {
-                throw Error(describe(layer) + ": the route's inputs hold " + std::to_string(offset) +
+                throw Error(describe_layer(layer) + ": the route's inputs hold " + std::to_string(offset) +
                             " values, its output shape " + std::to_string(layer.output.size()));
             }
         }
@@ -238,6 +233,11 @@ private:
 };
 
 }  // namespace
+
+std::string describe_layer(const Layer& layer) {
+    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
+           std::to_string(layer.cfg_line) + ")";
+}
 
 ArenaLayout place_tensors(const Network& network, std::size_t alignment,
                           const std::vector<int>& output_bits) {

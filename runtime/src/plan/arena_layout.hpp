@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "fpgacnn/network.hpp"
@@ -25,6 +26,9 @@ struct ArenaLayout {
 /// are aligned to `alignment` words. A route whose inputs already feed another concatenation becomes a
 /// host copy (ArenaLayout::host_routes). Throws Error naming the layer when a route cannot be realised
 /// (nested concatenations, mismatched spatial sizes or widths).
+/// "layer N (type, cfg line L)": how the planner's errors name a layer.
+std::string describe_layer(const Layer& layer);
+
 ArenaLayout place_tensors(const Network& network, std::size_t alignment, const std::vector<int>& output_bits);
 
 }  // namespace fpgacnn::plan_detail

@@ -15,10 +15,7 @@ namespace fpgacnn {
 
 namespace {
 
-std::string describe(const Layer& layer) {
-    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
-           std::to_string(layer.cfg_line) + ")";
-}
+using plan_detail::describe_layer;
 
 void check_options(const PlanOptions& o) {
     const KernelMaxima& m = o.maxima;
@@ -42,7 +39,7 @@ void check_options(const PlanOptions& o) {
 void check_extent(const Layer& layer, const TensorShape& shape) {
     if (shape.h > kernel::kMaxDimension || shape.w > kernel::kMaxDimension ||
         shape.c > kernel::kMaxChannels || shape.size() == 0) {
-        throw DeviceError(describe(layer) + ": shape " + std::to_string(shape.c) + "x" +
+        throw DeviceError(describe_layer(layer) + ": shape " + std::to_string(shape.c) + "x" +
                           std::to_string(shape.h) + "x" + std::to_string(shape.w) +
                           " is outside the kernel's limits (" + std::to_string(kernel::kMaxChannels) +
                           " channels, " + std::to_string(kernel::kMaxDimension) + " rows/columns)");
@@ -52,8 +49,8 @@ void check_extent(const Layer& layer, const TensorShape& shape) {
 void check_window(const Layer& layer, int size, int stride, const KernelMaxima& m) {
     if (size > m.max_kernel || stride > m.max_stride || size < 1 || stride < 1) {
         throw DeviceError(
-            describe(layer) + ": window " + std::to_string(size) + "x" + std::to_string(size) + " stride " +
-            std::to_string(stride) + " does not fit the kernel build (max window " +
+            describe_layer(layer) + ": window " + std::to_string(size) + "x" + std::to_string(size) +
+            " stride " + std::to_string(stride) + " does not fit the kernel build (max window " +
             std::to_string(m.max_kernel) + ", max stride " + std::to_string(m.max_stride) +
             "); rebuild the kernel with larger FPGACNN_MAX_K / FPGACNN_MAX_S or use --device cpu");
     }
@@ -79,7 +76,7 @@ void plan_window_layer(const Layer& layer, int size, int stride, int pad, const 
                        LayerPlan& lp) {
     check_window(layer, size, stride, m);
     if (pad < 0 || pad >= size) {
-        throw Error(describe(layer) + ": padding " + std::to_string(pad) + " must be in 0.." +
+        throw Error(describe_layer(layer) + ": padding " + std::to_string(pad) + " must be in 0.." +
                     std::to_string(size - 1) + " for the kernel");
     }
     const TileSplit rows = balanced_tiles(layer.output.h, m.tr), cols = balanced_tiles(layer.output.w, m.tc);
@@ -99,8 +96,9 @@ int planned_width(const std::vector<int>& widths, const Layer& layer, const std:
                   const char* what) {
     const int bits = index < widths.size() ? widths[index] : arith::kDataBits;
     if (!arith::is_storage_width(bits)) {
-        throw Error(describe(layer) + ": " + what + " width " + std::to_string(bits) + " bits is neither " +
-                    std::to_string(arith::kDataBits) + " nor " + std::to_string(arith::kNarrowBits));
+        throw Error(describe_layer(layer) + ": " + what + " width " + std::to_string(bits) +
+                    " bits is neither " + std::to_string(arith::kDataBits) + " nor " +
+                    std::to_string(arith::kNarrowBits));
     }
     return bits;
 }
@@ -121,11 +119,12 @@ void plan_conv(const Layer& layer, const KernelMaxima& m, int weight_bits, std::
                std::size_t alignment, LayerPlan& lp) {
     const ConvParams& conv = layer.conv();
     lp.command.op = kernel::kOpConv;
-    lp.command.leaky = int16_detail::conv_fixed_point_activation(conv.activation, describe(layer));
+    lp.command.leaky = int16_detail::conv_fixed_point_activation(conv.activation, describe_layer(layer));
     plan_window_layer(layer, conv.size, conv.stride, conv.pad, m, lp);
     if (kernel::conv_output_extent(lp.command.in_h, conv.size, conv.stride, conv.pad) != lp.command.out_h ||
         kernel::conv_output_extent(lp.command.in_w, conv.size, conv.stride, conv.pad) != lp.command.out_w) {
-        throw Error(describe(layer) + ": output shape does not follow (in + 2 pad - size) / stride + 1");
+        throw Error(describe_layer(layer) +
+                    ": output shape does not follow (in + 2 pad - size) / stride + 1");
     }
     lp.map_groups = (layer.output.c + m.tm - 1) / m.tm;
     lp.input_groups = (layer.input.c + m.tn - 1) / m.tn;
@@ -145,7 +144,7 @@ void plan_maxpool(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
     const MaxPoolParams& pool = layer.maxpool();
     lp.command.op = kernel::kOpMaxPool;
     if (layer.output.c != layer.input.c)
-        throw Error(describe(layer) + ": maxpool must keep the channel count");
+        throw Error(describe_layer(layer) + ": maxpool must keep the channel count");
     plan_window_layer(layer, pool.size, pool.stride, pool.padding / 2, m, lp);
     const int lanes = std::min(m.tn, m.tm);
     lp.map_groups = (layer.output.c + lanes - 1) / lanes;
@@ -158,7 +157,7 @@ void plan_reorg(const Layer& layer, const KernelMaxima& m, LayerPlan& lp) {
     check_window(layer, 1, s, m);
     if (layer.input.c % (s * s) != 0 || layer.input.h % s != 0 || layer.input.w % s != 0 ||
         layer.output.size() != layer.input.size()) {
-        throw Error(describe(layer) + ": reorg stride " + std::to_string(s) +
+        throw Error(describe_layer(layer) + ": reorg stride " + std::to_string(s) +
                     " needs channels divisible by stride^2 and height/width divisible by the stride");
     }
     lp.command.stride = static_cast<uint32_t>(s);
@@ -212,7 +211,8 @@ void plan_upsample(const Layer& layer, LayerPlan& lp) {
 void plan_shortcut(const Layer& layer, const ArenaRange& added, LayerPlan& lp) {
     lp.command.op = kernel::kOpShortcut;
     lp.command.stride = 1;
-    lp.command.leaky = int16_detail::fixed_point_activation(layer.shortcut().activation, describe(layer));
+    lp.command.leaky =
+        int16_detail::fixed_point_activation(layer.shortcut().activation, describe_layer(layer));
     lp.command.error_offset = static_cast<uint32_t>(added.offset);  // the `from` tensor, at its own width
     lp.command.weight_bits = static_cast<uint32_t>(added.bits);
     plan_segments(layer.output.w, balanced_tiles(layer.output.w, kernel::kMaxElementwiseSegment).tile,
@@ -293,7 +293,7 @@ NetworkPlan plan_network(const Network& network, const PlanOptions& options) {
         if (lp.on_device) {
             const TensorShape& produced = i == 0 ? network.input : network.layers[i - 1].output;
             if (!layer.reads(produced)) {
-                throw Error(describe(layer) + ": its input shape differs from what " +
+                throw Error(describe_layer(layer) + ": its input shape differs from what " +
                             (i == 0 ? std::string("the network input") : "layer " + std::to_string(i - 1)) +
                             " produces; the network IR is inconsistent");
             }
