@@ -12,12 +12,11 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "../common/process_cpu.hpp"
 #include "bench_run.hpp"
 #include "fpgacnn/error.hpp"
+#include "fpgacnn/vision.hpp"
 #include "grpc_service.grpc.pb.h"
 #include "protocol_tensors.hpp"
 #include "shared_memory_object.hpp"
@@ -95,12 +94,12 @@ ImagePayload encoded_payload(const std::string& path) {
 }
 
 ImagePayload pixel_payload(const std::string& path) {
-    const cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
-    if (bgr.empty()) throw Error(path + ": cannot be decoded as an image (--pixels decodes it here)");
-    cv::Mat rgb;
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    const auto* first = reinterpret_cast<const char*>(rgb.data);  // continuous: cvtColor made it
-    return {"UINT8", {rgb.rows, rgb.cols, 3}, std::string(first, first + rgb.total() * 3)};
+    // The library's decode (cv::imread's pixels, in RGB order), with its checks and its messages.
+    const std::string encoded = read_image_file(path);
+    const RgbPixels rgb =
+        decode_rgb_pixels(reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size(), path);
+    const auto* first = reinterpret_cast<const char*>(rgb.data.data());
+    return {"UINT8", {rgb.height, rgb.width, 3}, std::string(first, first + rgb.data.size())};
 }
 
 /// ModelInfer's full method name, for the generic stub that sends pre-serialized requests.

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 
 #include "fpgacnn/error.hpp"
+#include "media/media_codecs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -92,12 +92,7 @@ void write_text_file(const std::string& path, const std::string& text, const std
 void write_image_file(const std::string& path, const cv::Mat& image, const std::string& what) {
     const std::string extension = fs::path(path).extension().string();
     std::vector<unsigned char> encoded;
-    bool ok = false;
-    try {
-        ok = cv::imencode(extension.empty() ? ".jpg" : extension, image, encoded);
-    } catch (const cv::Exception&) {
-        ok = false;
-    }
+    bool ok = media::image_codecs(path).encode(extension.empty() ? ".jpg" : extension, image, {}, encoded);
     if (!ok) throw Error(path + ": cannot encode " + what + " as '" + extension + "'");
     const std::string temporary = temporary_sibling(path);
     {

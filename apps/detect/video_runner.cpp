@@ -2,9 +2,8 @@
 
 #include <filesystem>
 
-#include <opencv2/videoio.hpp>
-
 #include "fpgacnn/error.hpp"
+#include "media/media_codecs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -12,44 +11,42 @@ namespace fpgacnn::detect {
 
 int run_video(Detector& detector, const std::string& video_path, const std::string& annotated_output,
               const FrameCallback& on_frame) {
-    cv::VideoCapture capture(video_path);
-    if (!capture.isOpened()) {
+    const media::VideoFiles& videos = media::video_files(video_path);
+    const std::unique_ptr<media::VideoReader> capture = videos.open_video(video_path);
+    if (!capture) {
         throw Error(video_path + ": cannot open the video (unsupported container/codec or unreadable file)");
     }
     const std::string temporary =
         annotated_output.empty() ? std::string() : annotated_output + ".partial.avi";
-    cv::VideoWriter writer;
+    std::unique_ptr<media::VideoWriter> writer;
     int frames = 0;
     try {
         cv::Mat frame;
-        while (capture.read(frame) && !frame.empty()) {
+        while (capture->read(frame)) {
             const DetectionResult result = detector.detect(rgb_pixels_from_bgr(frame));
             on_frame(video_path + "#" + std::to_string(frames), result);
             if (!temporary.empty()) {
-                if (!writer.isOpened()) {
+                if (!writer) {
                     // The folder at the first frame written: a video that fails to open leaves none.
                     fs::create_directories(fs::path(temporary).parent_path());
-                    const double fps =
-                        capture.get(cv::CAP_PROP_FPS) > 0 ? capture.get(cv::CAP_PROP_FPS) : 25.0;
-                    if (!writer.open(temporary, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps,
-                                     frame.size())) {
-                        throw Error(annotated_output + ": cannot create the annotated video");
-                    }
+                    const double fps = capture->fps() > 0 ? capture->fps() : 25.0;
+                    writer = videos.create_mjpeg_video(temporary, fps, frame.size());
+                    if (!writer) throw Error(annotated_output + ": cannot create the annotated video");
                 }
                 draw_detections(frame, result.detections);
-                writer.write(frame);
+                writer->write(frame);
             }
             ++frames;
         }
     } catch (...) {
-        writer.release();
+        if (writer) writer->release();
         std::error_code ec;
         if (!temporary.empty()) fs::remove(temporary, ec);
         throw;
     }
     if (frames == 0) throw Error(video_path + ": the video has no decodable frames");
-    if (!temporary.empty()) {
-        writer.release();
+    if (writer) {
+        writer->release();
         std::error_code ec;
         fs::rename(temporary, annotated_output, ec);
         if (ec) throw Error(annotated_output + ": cannot write the annotated video (" + ec.message() + ")");

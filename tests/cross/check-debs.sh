@@ -63,12 +63,12 @@ expect_files() {
 }
 lib="/usr/lib/$triplet"
 expect_files "$lib_package" "$lib/libfpgacnn.so.$soversion" "$lib/libfpgacnn.so.${version%-*}" \
-  "/usr/share/doc/$lib_package/copyright"
+  "$lib/fpgacnn/opencv_image_codecs.so" "/usr/share/doc/$lib_package/copyright"
 expect_files libfpgacnn-dev "$lib/libfpgacnn.so" "$lib/pkgconfig/fpgacnn.pc" "$lib/cmake/fpgacnn/fpgacnnConfig.cmake" \
   /usr/include/fpgacnn/detector.hpp /usr/include/fpgacnn/drivers/device_registry.hpp
 # The tools package's programs (fpgacnn-camera has its own package); the ELF count below follows them.
 tools=(fpgacnn-detect fpgacnn-classify fpgacnn-quantize fpgacnn-plan fpgacnn-bench fpgacnn-train fpgacnn-synth-weights)
-expect_files fpgacnn-tools "${tools[@]/#//usr/bin/}"
+expect_files fpgacnn-tools "${tools[@]/#//usr/bin/}" "$lib/fpgacnn/opencv_video_files.so"
 expect_files fpgacnn-camera /usr/bin/fpgacnn-camera /usr/lib/systemd/system/fpgacnn-camera.service \
   /usr/lib/udev/rules.d/60-fpgacnn.rules /etc/default/fpgacnn-camera
 # The target's interpreter (the sysroot's python3 -> python3.N) names the extension: .cpython-3N-<triplet>.so.
@@ -97,8 +97,8 @@ while IFS= read -r -d '' f; do
   fi
   elves=$((elves + 1))
 done < <(find "$work/unpacked" -type f -print0)
-expected_elves=$((1 + ${#tools[@]} + 1 + 1))
-((elves == expected_elves)) || fail "found $elves ELF files, expected $expected_elves (the library, ${#tools[@]} tools, fpgacnn-camera, the Python extension)"
+expected_elves=$((1 + 2 + ${#tools[@]} + 1 + 1))
+((elves == expected_elves)) || fail "found $elves ELF files, expected $expected_elves (the library, its two media plugins, ${#tools[@]} tools, fpgacnn-camera, the Python extension)"
 runpath="$(readelf -d "$work/unpacked/usr/bin/fpgacnn-detect" | grep -o 'RUNPATH.*' || true)"
 [[ "$runpath" == *"[\$ORIGIN/../lib/$triplet]"* ]] || fail "fpgacnn-detect's RUNPATH is '$runpath'"
 runpath="$(readelf -d "$work/unpacked$site/$extension" | grep -o 'RUNPATH.*' || true)"

@@ -71,6 +71,19 @@ if [[ "$model_kind" == YOLO-LITE* ]] && ! grep -q '^dog: ' "$work/expected.txt";
   fail "fpgacnn-detect found no dog in $image with YOLO-LITE: $(cat "$work/expected.txt")"
 fi
 
+# The image-codecs plugin comes from the prefix, also a moved one (lib/<triplet>/fpgacnn/, found from
+# libfpgacnn's own path), not from the build tree: writing the annotated image loads it.
+mv "$prefix" "$work/moved"
+env -u LD_LIBRARY_PATH LD_DEBUG=files "$work/moved/bin/fpgacnn-detect" --device cpu -q --cfg "$cfg" \
+  --weights "$weights" --names "$names" --output "$work/annotated" "$image" >/dev/null 2>"$work/loaded.txt" ||
+  fail "fpgacnn-detect --output failed from the moved prefix: $(grep -v 'file=' "$work/loaded.txt")"
+mv "$work/moved" "$prefix"
+plugin_loaded="$(grep -o 'file=[^ ]*opencv_image_codecs.so' "$work/loaded.txt" | head -1)"
+[[ "$plugin_loaded" == "file=$work/moved/lib/$triplet/fpgacnn/opencv_image_codecs.so" ]] ||
+  fail "the image-codecs plugin loaded was '${plugin_loaded#file=}', not the moved prefix's"
+[[ -s "$work/annotated/$(basename "$image")" ]] || fail "no annotated image written from the moved prefix"
+say "the image-codecs plugin loads from the prefix's lib/$triplet/fpgacnn (also moved)"
+
 # The Python package (where the build has it): Debian's python3 imports it from the prefix's
 # lib/python3.N/dist-packages, finds libfpgacnn by its run path, and prints fpgacnn-detect's lines.
 python_dir="$(find "$prefix/lib" -maxdepth 3 -type d -path '*/dist-packages/fpgacnn' -print -quit)"

@@ -181,6 +181,49 @@ TEST(DetectCli, VideoFramesAreDetectedAndAnnotatedVideoWritten) {
     EXPECT_TRUE(leftover_partial_files(dir).empty());
 }
 
+// OpenCV's imgcodecs and videoio come from plugins loaded on first use (runtime/src/media): the
+// program does not load them at start, JPEG input needs neither, and a missing plugin is an error that
+// says where it was looked for and leaves no output file.
+TEST(DetectCli, LoadsNoOpenCvCodecsAtStart) {
+    std::string out;
+    ASSERT_EQ(run_command("LD_TRACE_LOADED_OBJECTS=1 " + app_path("detect", "fpgacnn-detect"), &out), 0);
+    EXPECT_NE(out.find("libfpgacnn.so"), std::string::npos) << out;
+    EXPECT_NE(out.find("libopencv_core"), std::string::npos) << out;
+    EXPECT_EQ(out.find("libopencv_imgcodecs"), std::string::npos) << out;
+    EXPECT_EQ(out.find("libopencv_videoio"), std::string::npos) << out;
+}
+
+TEST(DetectCli, MissingMediaPluginIsAClearErrorAndJpegNeedsNone) {
+    const std::string dir = scratch_dir("detect_cli_no_plugin");
+    const std::string empty = dir + "/no-plugins";
+    fs::create_directories(empty);
+    const std::string png = dir + "/dog.png";
+    ASSERT_TRUE(cv::imwrite(png, cv::imread(darknet_file("data/dog.jpg"))));
+    const std::string without_plugins = "FPGACNN_MEDIA_PLUGIN_DIR=" + empty + " ";
+    std::string out, err;
+    EXPECT_EQ(
+        run_command(without_plugins + detect_command("--json " + darknet_file("data/dog.jpg")), &out, &err),
+        0)
+        << err;
+    EXPECT_EQ(parse_json_lines(out).size(), 1u);
+
+    EXPECT_EQ(run_command(without_plugins + detect_command("--json " + png), &out, &err), 1);
+    EXPECT_NE(err.find("dog.png"), std::string::npos) << err;
+    EXPECT_NE(err.find("image codecs plugin"), std::string::npos) << err;
+    EXPECT_NE(err.find(empty + "/opencv_image_codecs.so: not there"), std::string::npos) << err;
+    EXPECT_NE(err.find("FPGACNN_MEDIA_PLUGIN_DIR"), std::string::npos) << err;
+
+    // Annotated output needs the encoder: refused, nothing written.
+    const std::string annotated = dir + "/out";
+    EXPECT_EQ(run_command(without_plugins +
+                              detect_command("--output " + annotated + " " + darknet_file("data/dog.jpg")),
+                          &out, &err),
+              1);
+    EXPECT_NE(err.find("image codecs plugin"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(annotated + "/dog.jpg"));
+    EXPECT_TRUE(leftover_partial_files(dir).empty());
+}
+
 TEST(DetectCli, BadInputsGiveClearErrorsAndExitCodes) {
     std::string out, err;
     EXPECT_EQ(run_command(detect_command("/no/such/image.jpg"), &out, &err), 1);

@@ -1,7 +1,8 @@
 // Image loading as darknet built with OpenCV does it: cv::imread(IMREAD_COLOR) gives 8-bit BGR,
 // darknet copies it to planar float dividing by 255. (in double) and then swaps R and B.
 // fpgacnn reads the file itself (a regular file only: see core/input_file.hpp) and decodes the bytes
-// with cv::imdecode, which gives the same pixels as cv::imread (EXIF orientation included; tested),
+// with cv::imdecode (through the media plugin, media/media_codecs.hpp), which gives the same pixels
+// as cv::imread (EXIF orientation included; tested),
 // after checking the header's size (every supported format's) against the pixel cap and the memory
 // budget. A clean JPEG decodes in one libjpeg pass to the same pixels (vision/jpeg_rgb.hpp); any
 // other, or a damaged one, through cv::imdecode after checking it for damage.
@@ -14,12 +15,12 @@
 #include <utility>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "core/input_file.hpp"
 #include "fpgacnn/error.hpp"
 #include "fpgacnn/vision.hpp"
+#include "media/media_codecs.hpp"
 #include "vision/image_header.hpp"
 #include "vision/jpeg_damage.hpp"
 #include "vision/jpeg_rgb.hpp"
@@ -47,11 +48,10 @@ void require_pixels(std::uint64_t width, std::uint64_t height, const std::string
 cv::Mat decode_bgr(const std::uint8_t* data, std::size_t size, const std::string& name) {
     // cv::Mat over the caller's bytes without a copy; imdecode only reads it.
     const cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<std::uint8_t*>(data));
-    cv::Mat bgr;
-    try {
-        bgr = cv::imdecode(encoded, cv::IMREAD_COLOR);
-    } catch (const cv::Exception& e) {
-        throw Error(name + ": OpenCV could not decode the image (" + e.what() +
+    std::string error;
+    cv::Mat bgr = media::image_codecs(name).decode_bgr(encoded, error);
+    if (!error.empty()) {
+        throw Error(name + ": OpenCV could not decode the image (" + error +
                     "); check that it is a valid JPEG/PNG/BMP file");
     }
     if (bgr.empty()) {
