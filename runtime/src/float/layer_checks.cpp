@@ -6,12 +6,6 @@
 
 namespace fpgacnn::detail {
 
-std::string describe_layer(const Layer& layer) {
-    std::string text = "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type);
-    if (layer.cfg_line > 0) text += ", cfg line " + std::to_string(layer.cfg_line);
-    return text + ")";
-}
-
 void require_layer_type(const Layer& layer, LayerType expected, const char* operation) {
     if (layer.type != expected) {
         throw Error(std::string(operation) + " called on " + describe_layer(layer) + ", which is not a [" +

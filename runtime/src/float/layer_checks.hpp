@@ -3,12 +3,12 @@
 
 #include <string>
 
+#include "core/layer_description.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace fpgacnn::detail {
 
-/// "layer 3 (convolutional, cfg line 25)", for error messages.
-std::string describe_layer(const Layer& layer);
+using core::describe_layer;
 
 /// Throws Error unless `layer` has type `expected`.
 void require_layer_type(const Layer& layer, LayerType expected, const char* operation);

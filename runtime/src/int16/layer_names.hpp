@@ -3,16 +3,12 @@
 
 #include <string>
 
+#include "core/layer_description.hpp"
 #include "fpgacnn/network.hpp"
 
 namespace fpgacnn::int16_detail {
 
-/// "layer 3 (convolutional, cfg line 25)".
-inline std::string describe_layer(const Layer& layer) {
-    std::string text = "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type);
-    if (layer.cfg_line > 0) text += ", cfg line " + std::to_string(layer.cfg_line);
-    return text + ")";
-}
+using core::describe_layer;
 
 /// "CxHxW".
 inline std::string shape_text(const TensorShape& s) {

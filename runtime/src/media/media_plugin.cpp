@@ -78,8 +78,19 @@ std::vector<fs::path> candidate_paths(const char* file_name, const char* build_p
     return paths;
 }
 
-/// What the plugin at `path` exports as `symbol`, or null with the reason in `why`.
-const void* try_load(const fs::path& path, const char* symbol, std::string& why) {
+/// What is needed to find, check and use one plugin.
+struct PluginSpec {
+    const char* what;        // "image codecs"
+    const char* needed_for;  // what the plugin does, for the message
+    const char* file_name;
+    const char* build_path;
+    const char* symbol;   // the C function returning its object
+    const char* package;  // the Debian package it belongs to
+};
+
+/// The plugin at `path` opened, if it is one of this build's that exports `symbol`; null with the
+/// reason in `why`.
+void* open_plugin(const fs::path& path, const char* symbol, std::string& why) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
         why = "not there";
@@ -91,11 +102,8 @@ const void* try_load(const fs::path& path, const char* symbol, std::string& why)
         why = message != nullptr ? message : "dlopen failed";
         return nullptr;
     }
-    using VersionFunction = const char* (*)();
-    using ObjectFunction = const void* (*)();
-    auto version = reinterpret_cast<VersionFunction>(dlsym(handle, kPluginVersionSymbol));
-    auto object = reinterpret_cast<ObjectFunction>(dlsym(handle, symbol));
-    if (version == nullptr || object == nullptr) {
+    auto version = reinterpret_cast<const char* (*)()>(dlsym(handle, kPluginVersionSymbol));
+    if (version == nullptr || dlsym(handle, symbol) == nullptr) {
         why = std::string("not the fpgacnn plugin it should be (no ") + symbol + ")";
         dlclose(handle);
         return nullptr;
@@ -105,28 +113,33 @@ const void* try_load(const fs::path& path, const char* symbol, std::string& why)
         dlclose(handle);
         return nullptr;
     }
-    return object();
+    return handle;
 }
 
-const void* load_plugin(const char* what, const char* needed_for, const char* file_name,
-                        const char* build_path, const char* symbol, const char* package) {
+/// The plugin's object (its symbol called through its own type: UBSan's -fsanitize=function checks
+/// that), or Error naming every path tried and why each failed.
+template <class Object>
+const Object& load_plugin(const PluginSpec& spec) {
     std::string tried;
-    for (const fs::path& path : candidate_paths(file_name, build_path)) {
+    for (const fs::path& path : candidate_paths(spec.file_name, spec.build_path)) {
         std::string why;
-        if (const void* loaded = try_load(path, symbol, why)) return loaded;
+        if (void* handle = open_plugin(path, spec.symbol, why)) {
+            auto object = reinterpret_cast<const Object* (*)()>(dlsym(handle, spec.symbol));
+            return *object();
+        }
         tried += "\n  " + path.string() + ": " + why;
     }
-    throw Error(std::string("cannot load fpgacnn's ") + what + " plugin " + file_name + " (" + needed_for +
-                "); tried:" + tried + "\nreinstall the " + package +
+    throw Error(std::string("cannot load fpgacnn's ") + spec.what + " plugin " + spec.file_name + " (" +
+                spec.needed_for + "); tried:" + tried + "\nreinstall the " + spec.package +
                 " package (the plugin belongs to it), or set FPGACNN_MEDIA_PLUGIN_DIR to the folder that "
                 "holds the plugin");
 }
 
-/// `load()`'s object, loaded once; a failure is reported with `context` in front.
-template <class Object, class Load>
-const Object& loaded_once(const std::string& context, Load load) {
+/// The plugin's object, loaded once; a failure is reported with `context` in front.
+template <class Object>
+const Object& loaded_once(const std::string& context, const PluginSpec& spec) {
     try {
-        static const Object& object = *static_cast<const Object*>(load());  // a throw: tried again next call
+        static const Object& object = load_plugin<Object>(spec);  // a throw: tried again next call
         return object;
     } catch (const Error& e) {
         throw Error(context + ": " + e.what());
@@ -136,20 +149,24 @@ const Object& loaded_once(const std::string& context, Load load) {
 }  // namespace
 
 const ImageCodecs& image_codecs(const std::string& context) {
-    return loaded_once<ImageCodecs>(context, [] {
-        return load_plugin(
-            "image codecs",
-            "OpenCV imgcodecs: reads PNG, BMP, PNM, WebP and damaged JPEG images, writes images",
-            FPGACNN_IMAGE_PLUGIN_FILE, FPGACNN_IMAGE_PLUGIN_BUILD_PATH, kImageCodecsSymbol, "libfpgacnn");
-    });
+    static const PluginSpec spec{
+        "image codecs",
+        "OpenCV imgcodecs: reads PNG, BMP, PNM, WebP and damaged JPEG images, writes images",
+        FPGACNN_IMAGE_PLUGIN_FILE,
+        FPGACNN_IMAGE_PLUGIN_BUILD_PATH,
+        kImageCodecsSymbol,
+        "libfpgacnn"};
+    return loaded_once<ImageCodecs>(context, spec);
 }
 
 const VideoFiles& video_files(const std::string& context) {
-    return loaded_once<VideoFiles>(context, [] {
-        return load_plugin("video files", "OpenCV videoio: reads and writes videos",
-                           FPGACNN_VIDEO_PLUGIN_FILE, FPGACNN_VIDEO_PLUGIN_BUILD_PATH, kVideoFilesSymbol,
-                           "fpgacnn-tools");
-    });
+    static const PluginSpec spec{"video files",
+                                 "OpenCV videoio: reads and writes videos",
+                                 FPGACNN_VIDEO_PLUGIN_FILE,
+                                 FPGACNN_VIDEO_PLUGIN_BUILD_PATH,
+                                 kVideoFilesSymbol,
+                                 "fpgacnn-tools"};
+    return loaded_once<VideoFiles>(context, spec);
 }
 
 }  // namespace fpgacnn::media

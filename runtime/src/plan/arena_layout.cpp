@@ -234,11 +234,6 @@ private:
 
 }  // namespace
 
-std::string describe_layer(const Layer& layer) {
-    return "layer " + std::to_string(layer.index) + " (" + layer_type_name(layer.type) + ", cfg line " +
-           std::to_string(layer.cfg_line) + ")";
-}
-
 ArenaLayout place_tensors(const Network& network, std::size_t alignment,
                           const std::vector<int>& output_bits) {
     if (network.layers.empty()) throw Error(network.cfg_path + ": the network has no layers to plan");

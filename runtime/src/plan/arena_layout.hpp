@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/layer_description.hpp"
 #include "fpgacnn/network.hpp"
 #include "fpgacnn/plan.hpp"
 
@@ -22,13 +23,12 @@ struct ArenaLayout {
     std::size_t elements_without_reuse = 0;
 };
 
+using core::describe_layer;
+
 /// `output_bits[i]`: the storage width of layer i's output (a route's inputs must share it). Offsets
 /// are aligned to `alignment` words. A route whose inputs already feed another concatenation becomes a
 /// host copy (ArenaLayout::host_routes). Throws Error naming the layer when a route cannot be realised
 /// (nested concatenations, mismatched spatial sizes or widths).
-/// "layer N (type, cfg line L)": how the planner's errors name a layer.
-std::string describe_layer(const Layer& layer);
-
 ArenaLayout place_tensors(const Network& network, std::size_t alignment, const std::vector<int>& output_bits);
 
 }  // namespace fpgacnn::plan_detail
