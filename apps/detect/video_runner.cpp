@@ -22,21 +22,27 @@ int run_video(Detector& detector, const std::string& video_path, const std::stri
     int frames = 0;
     try {
         cv::Mat frame;
-        while (capture->read(frame)) {
+        std::string read_error;
+        const double container_fps = capture->fps();
+        while (capture->read(frame, read_error)) {
             const DetectionResult result = detector.detect(rgb_pixels_from_bgr(frame));
             on_frame(video_path + "#" + std::to_string(frames), result);
             if (!temporary.empty()) {
                 if (!writer) {
                     // The folder at the first frame written: a video that fails to open leaves none.
                     fs::create_directories(fs::path(temporary).parent_path());
-                    const double fps = capture->fps() > 0 ? capture->fps() : 25.0;
-                    writer = videos.create_mjpeg_video(temporary, fps, frame.size());
+                    writer = videos.create_mjpeg_video(temporary, container_fps > 0 ? container_fps : 25.0,
+                                                       frame.size());
                     if (!writer) throw Error(annotated_output + ": cannot create the annotated video");
                 }
                 draw_detections(frame, result.detections);
                 writer->write(frame);
             }
             ++frames;
+        }
+        if (!read_error.empty()) {
+            throw Error(video_path + "#" + std::to_string(frames) + ": OpenCV cannot read this frame (" +
+                        read_error + "); the video is damaged or its codec is not supported");
         }
     } catch (...) {
         if (writer) writer->release();

@@ -13,11 +13,12 @@ namespace {
 class CaptureReader final : public fpgacnn::media::VideoReader {
 public:
     explicit CaptureReader(std::unique_ptr<cv::VideoCapture> capture) : capture_(std::move(capture)) {}
-    bool read(cv::Mat& frame) override {
+    bool read(cv::Mat& frame, std::string& error) override {
         try {
             return capture_->read(frame) && !frame.empty();
-        } catch (const cv::Exception&) {
-            return false;  // a frame that does not decode ends the video, as read() returning false does
+        } catch (const cv::Exception& e) {
+            error = e.what();  // exceptions do not cross the plugin boundary: the caller reports it
+            return false;
         }
     }
     [[nodiscard]] double fps() const override {

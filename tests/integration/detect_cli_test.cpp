@@ -181,6 +181,25 @@ TEST(DetectCli, VideoFramesAreDetectedAndAnnotatedVideoWritten) {
     EXPECT_TRUE(leftover_partial_files(dir).empty());
 }
 
+// A frame OpenCV throws on (a damaged file) fails the run naming the frame, after the frames before it
+// were reported, and leaves no annotated video: it is not taken for the end of a shorter video.
+TEST(DetectCli, VideoFrameThatFailsToDecodeIsAnErrorNamingTheFrame) {
+    const std::string dir = scratch_dir("detect_cli_video_error");
+    const std::string video = dir + "/clip.avi";
+    std::ofstream(video) << "the plugin below ignores the file's bytes";
+    const std::string failing_plugin =
+        std::string("FPGACNN_MEDIA_PLUGIN_DIR=") + FAILING_VIDEO_PLUGIN_DIR + " ";
+    std::string out, err;
+    EXPECT_EQ(
+        run_command(failing_plugin + detect_command("--json --output " + dir + "/out " + video), &out, &err),
+        1);
+    EXPECT_EQ(parse_json_lines(out).size(), 2u) << out;
+    EXPECT_NE(err.find(video + "#2"), std::string::npos) << err;
+    EXPECT_NE(err.find("injected decoder failure"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir + "/out/clip.annotated.avi"));
+    EXPECT_TRUE(leftover_partial_files(dir).empty());
+}
+
 // OpenCV's imgcodecs and videoio come from plugins loaded on first use (runtime/src/media): the
 // program does not load them at start, JPEG input needs neither, and a missing plugin is an error that
 // says where it was looked for and leaves no output file.

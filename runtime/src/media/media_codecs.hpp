@@ -20,8 +20,9 @@ namespace fpgacnn::media {
 class VideoReader {
 public:
     virtual ~VideoReader() = default;
-    /// The next frame into `frame`; false at the end or when no more frames decode.
-    virtual bool read(cv::Mat& frame) = 0;
+    /// The next frame into `frame`; false at the end of the video, or when OpenCV threw while reading
+    /// the frame (`error` then holds its message, so that a damaged video is not taken for a short one).
+    virtual bool read(cv::Mat& frame, std::string& error) = 0;
     /// The container's frame rate; 0 when it states none.
     [[nodiscard]] virtual double fps() const = 0;
 };
