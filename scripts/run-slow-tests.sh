@@ -8,6 +8,8 @@
 #                   bounded, every reader served, the silent client's frames dropped and counted)
 #   RtlZedboard.*   YOLO-LITE on the RTL twin's Zedboard build (Tm=35 Tn=4 Tr=Tc=22, Verilator):
 #                   every layer bit-exact with the CPU, the latency model within 10 % / 5 %
+#   RtlSmall.*      YOLOv3 at 64x64 on the small RTL build (23 shortcuts, 2 upsamples; 2-4 minutes):
+#                   the same checks
 #   synth.rtl_small scripts/synth-rtl.sh on the small RTL build (yosys: keys, one DSP48E1 a multiplier)
 # Measured on 2 cores (AMD EPYC): 61 s + 31 s of tests, both cores busy; the build is the release
 # build's (incremental after scripts/run-tests.sh). Installs what it needs, like scripts/run-tests.sh.

@@ -156,9 +156,10 @@ public:
             throw DeviceError(who + ": BP/WG not supported by this build (" + name() +
                               " implements the forward ops only; run the training phases on the emu device)");
         }
-        if (kernel::is_upsample_shortcut_op(command.command.op)) {
-            // Contract 7's ops are in the HLS kernel only; the fingerprint says so (no upsample/shortcut), so
-            // plans made for this device keep those layers on the host and never get here.
+        if (kernel::is_upsample_shortcut_op(command.command.op) &&
+            !(fingerprint_known_ && fingerprint_.maxima.upsample_shortcut)) {
+            // A build too small for the ops' line buffers (fpgacnn_core.sv: fewer than two input lanes)
+            // says so in its fingerprint; plans made for it keep those layers on the host.
             throw DeviceError(
                 who + ": upsample/shortcut not supported by this build (" + name() +
                 " has no upsample or shortcut op; plan for this device so that those layers run on "

@@ -2,12 +2,14 @@
 // command does nothing (no bus traffic) and just reports done, as the C++ kernel returns early; which
 // rule refused it is not visible on the bus, so the rules are checked together, not in order.
 // A reorg also needs in_c / stride^2: a 16-step restoring divider computes it (and checks that it
-// divides) in the cycles after `start`.
+// divides) in the cycles after `start`. Upsample and shortcut (contract 7) follow
+// kernel::check_upsample_shortcut, and only in a build that has them (ELEMENTWISE).
 module fpgacnn_command_check #(
     parameter int TR = 8,
     parameter int TC = 8,
     parameter int MAX_K = 3,
     parameter int MAX_S = 2,
+    parameter bit ELEMENTWISE = 1'b1,
     localparam int WORDS = fpgacnn_contract_pkg::COMMAND_WORDS
 ) (
     input  logic                clk,
@@ -51,8 +53,10 @@ module fpgacnn_command_check #(
   localparam logic [31:0] MAX_CH = 32'(fpgacnn_contract_pkg::MAX_CHANNELS);
   localparam int SB = $clog2(MAX_S + 1);
 
-  logic is_conv, is_pool, is_reorg, is_identify;
+  logic is_conv, is_pool, is_reorg, is_identify, is_upsample, is_shortcut;
   assign is_conv = op == 32'(fpgacnn_contract_pkg::OP_CONV);
+  assign is_upsample = op == 32'(fpgacnn_contract_pkg::OP_UPSAMPLE);
+  assign is_shortcut = op == 32'(fpgacnn_contract_pkg::OP_SHORTCUT);
   assign is_pool = op == 32'(fpgacnn_contract_pkg::OP_MAXPOOL);
   assign is_reorg = op == 32'(fpgacnn_contract_pkg::OP_REORG);
   assign is_identify = op == 32'(fpgacnn_contract_pkg::OP_IDENTIFY);
@@ -80,7 +84,7 @@ module fpgacnn_command_check #(
     extent_ok = !span[35] && low <= 36'(span) && 36'(span) < high;
   endfunction
 
-  logic basic_ok;
+  logic basic_ok, elementwise_ok, elementwise_ok_q;
   always_comb begin
     basic_ok = 1'b1;
     if (!is_conv && !is_pool && !is_reorg) basic_ok = 1'b0;
@@ -114,6 +118,43 @@ module fpgacnn_command_check #(
       end
     end
     if (is_identify) basic_ok = 1'b1;
+    if (is_upsample || is_shortcut) basic_ok = ELEMENTWISE && elementwise_ok_q;
+  end
+  // The element-wise rules' verdict is registered every cycle: the command registers hold still from
+  // before ap_start, and this keeps its compares off the path of the conv's extent arithmetic.
+  always_ff @(posedge clk) elementwise_ok_q <= elementwise_ok;
+
+  // kernel::check_upsample_shortcut.
+  localparam logic [31:0] SEGMENT = 32'(fpgacnn_contract_pkg::MAX_ELEMENTWISE_SEGMENT);
+  always_comb begin
+    elementwise_ok = 1'b1;
+    if (in_h == 0 || in_w == 0 || out_h == 0 || out_w == 0) elementwise_ok = 1'b0;
+    if (in_h > MAX_DIM || in_w > MAX_DIM || out_h > MAX_DIM || out_w > MAX_DIM) elementwise_ok = 1'b0;
+    if (in_c == 0 || in_c > MAX_CH) elementwise_ok = 1'b0;
+    if (output_bits != DATA && output_bits != NARROW) elementwise_ok = 1'b0;
+    if (input_bits != output_bits) elementwise_ok = 1'b0;
+    if (tile_cols < 1 || tile_cols > SEGMENT) elementwise_ok = 1'b0;
+    if (k != 1 || pad != 0) elementwise_ok = 1'b0;
+    if (is_upsample) begin
+      if (s < 1 || s > 32'(MAX_S)) elementwise_ok = 1'b0;
+      if (weight_bits != DATA || activation != 32'(fpgacnn_contract_pkg::ACTIVATION_LINEAR)) elementwise_ok = 1'b0;
+      if (output_shift < fpgacnn_contract_pkg::EXACT_MIN_OUTPUT_SHIFT ||
+          output_shift > fpgacnn_contract_pkg::EXACT_MAX_OUTPUT_SHIFT)
+        elementwise_ok = 1'b0;
+      if (out_c != in_c || 36'(out_h) != times_stride(36'(in_h), s_small) ||
+          36'(out_w) != times_stride(36'(in_w), s_small))
+        elementwise_ok = 1'b0;
+    end else begin
+      if (s != 1) elementwise_ok = 1'b0;
+      if (weight_bits != DATA && weight_bits != NARROW) elementwise_ok = 1'b0;
+      if (activation >= 32'(fpgacnn_contract_pkg::ACTIVATION_CODES)) elementwise_ok = 1'b0;
+      if (bias_shift < -fpgacnn_contract_pkg::SHORTCUT_MAX_ALIGN_SHIFT ||
+          bias_shift > fpgacnn_contract_pkg::SHORTCUT_MAX_ALIGN_SHIFT ||
+          output_shift < -fpgacnn_contract_pkg::SHORTCUT_MAX_OUTPUT_GAIN ||
+          output_shift > fpgacnn_contract_pkg::EXACT_MAX_OUTPUT_SHIFT)
+        elementwise_ok = 1'b0;
+      if (out_c != in_c || out_h != in_h || out_w != in_w) elementwise_ok = 1'b0;
+    end
   end
 
   // Restoring division of in_c (<= MAX_CHANNELS after basic_ok) by stride^2.

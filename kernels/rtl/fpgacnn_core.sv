@@ -1,5 +1,6 @@
-// The layer engine: runs one command (conv, maxpool, reorg, identify) with the loop structure of
-// kernels/src/conv_layer.hpp, pool_layer.hpp and reorg_layer.hpp. Three engines work on a stream of
+// The layer engine: runs one command (conv, maxpool, reorg, upsample, shortcut, identify) with the loop
+// structure of kernels/src/conv_layer.hpp, pool_layer.hpp, reorg_layer.hpp and
+// upsample_shortcut_layer.hpp. For conv and maxpool, three engines work on a stream of
 // jobs, one job = one input-map group (Tn maps) of one output-map group (Tm maps; maxpool:
 // min(Tm, Tn) lanes) of one output tile (Tr x Tc):
 //   loader:  walks tiles, map groups and input groups; reads the bias of a map group, the input tile
@@ -100,9 +101,17 @@ module fpgacnn_core #(
   localparam logic [31:0] OP_MAXPOOL = 32'(fpgacnn_contract_pkg::OP_MAXPOOL);
   localparam logic [31:0] OP_REORG = 32'(fpgacnn_contract_pkg::OP_REORG);
   localparam logic [31:0] NARROW = 32'(fpgacnn_contract_pkg::NARROW_BITS);
+  localparam logic [31:0] OP_UPSAMPLE = 32'(fpgacnn_contract_pkg::OP_UPSAMPLE);
+  localparam logic [31:0] OP_SHORTCUT = 32'(fpgacnn_contract_pkg::OP_SHORTCUT);
+  // Upsample and shortcut (contract 7) use input lanes 0 and 1 as their line buffers (a row segment of
+  // up to MAX_ELEMENTWISE_SEGMENT elements each): a build with fewer lanes or a smaller input buffer
+  // has no such ops, refuses them and says so in its fingerprint.
+  localparam int SEGMENT = fpgacnn_contract_pkg::MAX_ELEMENTWISE_SEGMENT;
+  localparam bit ELEMENTWISE = TN >= 2 && IN_DEPTH >= SEGMENT;
+  localparam int B_LANE = TN >= 2 ? 1 : 0;  // the shortcut's second operand
 
   // ---------------------------------------------------------------- the command, latched at start
-  logic [31:0] op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad;
+  logic [31:0] op, in_off, out_off, w_off, b_off, err_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad;
   logic [31:0] bias_shift, output_shift, tile_rows, tile_cols;
   logic leaky, relu, out_narrow, w_narrow, in_narrow, pair;
   logic [ADDR_BITS-1:0] base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write;
@@ -114,7 +123,8 @@ module fpgacnn_core #(
       .TR(TR),
       .TC(TC),
       .MAX_K(MAX_K),
-      .MAX_S(MAX_S)
+      .MAX_S(MAX_S),
+      .ELEMENTWISE(ELEMENTWISE)
   ) command_check (
       .clk(clk),
       .rst(rst),
@@ -127,7 +137,8 @@ module fpgacnn_core #(
 
   // Bits wider than the buffers and shifts need: indices stay inside the tile buffers.
   logic unused_bits;
-  assign unused_bits = &{1'b0, fm_beat_index, fm8_beat_index, bias_shift[31:5], dest_col, reorg_read_beats[31:16]};
+  assign unused_bits = &{1'b0, fm_beat_index, fm8_beat_index, bias_shift[31:5], dest_col, reorg_read_beats[31:16],
+                        ew_read_beats[31:16], wr_beats[31:16]};
 
   // ---------------------------------------------------------------- small products without DSPs
   // x * y for a y of at most MAX_S / MAX_K (strides, kernel sizes): a few shifted adds.
@@ -291,6 +302,7 @@ module fpgacnn_core #(
     S_REORG_SETUP,
     S_REORG,
     S_IDENTIFY,
+    S_ELEMENTWISE,
     S_DRAIN,
     S_DONE
   } state_t;
@@ -322,6 +334,7 @@ module fpgacnn_core #(
 
   logic load_start, load_busy;
   logic reorg_start, reorg_busy;
+  logic ew_start, ew_busy;
   logic ident_start, ident_busy;
   logic compute_idle, store_idle, sd_valid;
   logic [4:0] inflight;
@@ -335,11 +348,12 @@ module fpgacnn_core #(
       check_start <= 1'b0;
       load_start <= 1'b0;
       reorg_start <= 1'b0;
+      ew_start <= 1'b0;
       ident_start <= 1'b0;
       mul_start <= 1'b0;
       mul_a <= '0;
       mul_b <= '0;
-      {op, in_off, out_off, w_off, b_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad} <= '0;
+      {op, in_off, out_off, w_off, b_off, err_off, in_c, in_h, in_w, out_c, out_h, out_w, k, s, pad} <= '0;
       {bias_shift, output_shift, tile_rows, tile_cols} <= '0;
       {leaky, relu, out_narrow, w_narrow, in_narrow, pair} <= '0;
       {base_fm_read, base_fm_write, base_params, base_fm8_read, base_fm8_write} <= '0;
@@ -359,6 +373,7 @@ module fpgacnn_core #(
       check_start <= 1'b0;
       load_start <= 1'b0;
       reorg_start <= 1'b0;
+      ew_start <= 1'b0;
       ident_start <= 1'b0;
       mul_start <= 1'b0;
       if (jd_take) jd_valid <= 1'b0;
@@ -370,6 +385,7 @@ module fpgacnn_core #(
           out_off <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_OFFSET+:32];
           w_off <= command[32*fpgacnn_contract_pkg::CMD_WEIGHT_OFFSET+:32];
           b_off <= command[32*fpgacnn_contract_pkg::CMD_BIAS_OFFSET+:32];
+          err_off <= command[32*fpgacnn_contract_pkg::CMD_ERROR_OFFSET+:32];
           in_c <= command[32*fpgacnn_contract_pkg::CMD_IN_C+:32];
           in_h <= command[32*fpgacnn_contract_pkg::CMD_IN_H+:32];
           in_w <= command[32*fpgacnn_contract_pkg::CMD_IN_W+:32];
@@ -388,7 +404,8 @@ module fpgacnn_core #(
           out_narrow <= command[32*fpgacnn_contract_pkg::CMD_OUTPUT_BITS+:32] == NARROW;
           w_narrow <= command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32] == NARROW;
           in_narrow <= command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32] == NARROW;
-          pair <= INT8_PAIRS != 0 && command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32] == NARROW &&
+          pair <= INT8_PAIRS != 0 && command[32*fpgacnn_contract_pkg::CMD_OP+:32] == OP_CONV &&
+              command[32*fpgacnn_contract_pkg::CMD_WEIGHT_BITS+:32] == NARROW &&
               command[32*fpgacnn_contract_pkg::CMD_INPUT_BITS+:32] == NARROW;
           base_fm_read <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM_READ+:64]);
           base_fm_write <= ADDR_BITS'(pointers[64*fpgacnn_contract_pkg::PTR_FM_WRITE+:64]);
@@ -406,6 +423,9 @@ module fpgacnn_core #(
             mul_a <= mul_small(in_w, s);
             mul_b <= 16'(mul_small(in_h, s));
             state <= S_REORG_SETUP;
+          end else if (op == OP_UPSAMPLE || op == OP_SHORTCUT) begin
+            ew_start <= 1'b1;
+            state <= S_ELEMENTWISE;
           end else if (op != OP_CONV && op != OP_MAXPOOL) begin
             ident_start <= 1'b1;
             state <= S_IDENTIFY;
@@ -567,6 +587,7 @@ module fpgacnn_core #(
         end
         S_REORG: if (!reorg_start && !reorg_busy) state <= S_DRAIN;
         S_IDENTIFY: if (!ident_start && !ident_busy) state <= S_DRAIN;
+        S_ELEMENTWISE: if (!ew_start && !ew_busy) state <= S_DRAIN;
         S_DRAIN: if (inflight == 0 && wr_idle && wr8_idle && fm_idle && fm8_idle && par_idle) state <= S_DONE;
         S_DONE: begin
           done <= 1'b1;
@@ -591,9 +612,12 @@ module fpgacnn_core #(
   logic fm_cmd_fire;
   assign fm_cmd_fire = (fm_cmd_valid && fm_cmd_ready) || (fm8_cmd_valid && fm8_cmd_ready);
 
-  // Reorg drives the feature-map readers too (its line buffer is input lane 0).
+  // Reorg drives the feature-map readers too (its line buffer is input lane 0), and so do upsample and
+  // shortcut (lanes 0 and 1; each read at its tensor's own width).
   logic reorg_read_valid;
   logic [31:0] reorg_read_off, reorg_read_beats;
+  logic ew_read_valid, ew_read_narrow, ew_read_lane;
+  logic [31:0] ew_read_off, ew_read_beats;
 
   always_comb begin
     fm_cmd_valid = 1'b0;
@@ -615,6 +639,13 @@ module fpgacnn_core #(
           base_fm_read + (ADDR_BITS'(reorg_read_off) << 1);
       fm_cmd_beats = 16'(reorg_read_beats);
       fm_cmd_tag = '0;
+    end else if (ew_read_valid) begin
+      fm_cmd_valid = !ew_read_narrow;
+      fm8_cmd_valid = ew_read_narrow;
+      fm_cmd_addr = ew_read_narrow ? base_fm8_read + ADDR_BITS'(ew_read_off) :
+          base_fm_read + (ADDR_BITS'(ew_read_off) << 1);
+      fm_cmd_beats = 16'(ew_read_beats);
+      fm_cmd_tag = {8'(ew_read_lane), 16'd0};
     end
   end
 
@@ -1030,8 +1061,8 @@ module fpgacnn_core #(
   logic [ACC_AW-1:0] st_acc_addr;
   logic [31:0] st_lane;
   logic st_odd;
-  logic [IN_AW-1:0] rg_line_addr;
-  logic rg_issue;
+  logic [IN_AW-1:0] rg_line_addr, ew_line_addr;
+  logic rg_issue, ew_issue;
   logic [4:0] queue_count;
   logic credit;
   assign queue_count = out_narrow && op != 32'(fpgacnn_contract_pkg::OP_IDENTIFY) ? wr8_count : wr_count;
@@ -1040,7 +1071,7 @@ module fpgacnn_core #(
   logic st_active;
   assign acc_raddr[0] = st_active && !st_bank ? st_acc_addr : s2_acc;
   assign acc_raddr[1] = st_active && st_bank ? st_acc_addr : s2_acc;
-  assign in_raddr0 = reorg_busy ? rg_line_addr : s0_addr0;
+  assign in_raddr0 = ew_busy ? ew_line_addr : reorg_busy ? rg_line_addr : s0_addr0;
   assign in_raddr1 = s0_addr1;
   assign w_raddr = s0_wtap;
 
@@ -1049,46 +1080,58 @@ module fpgacnn_core #(
   // P2 ORs the selected source's bits: a balanced tree of a few LUT levels behind the block RAM,
   // where a compare per lane became a chain of multiplexers 8 LUT6 + MUXF7 + MUXF8 levels deep at
   // Tm = 35 (yosys sta: 10.5 ns).
-  logic p1_v, p1_reorg, p2_v;
+  // A shortcut's two operands are shifted to the sum's exponent here (arith::shortcut_sum: |sum| < 2^48)
+  // and added in front of the requantizer; every other source is one 32-bit value, sign-extended.
+  logic p1_v, p1_line, p1_shortcut, p2_v;
   logic [4*TM-1:0] p1_select;  // source 4·lane + 2·bank + parity
-  logic [31:0] p2_next, p2_value;
+  logic [31:0] p2_next;  // the selected 32-bit source: an accumulator or a line value
+  logic [47:0] p2_value, p2_second;
+  logic [5:0] align_a, align_b;  // shortcut: the shift of a (Qa < Qb) or of b (Qb < Qa)
+  logic element_issue;
+  assign element_issue = st_issue || rg_issue || ew_issue;
   always_ff @(posedge clk) begin
     if (rst) begin
       p1_v <= 1'b0;
       p2_v <= 1'b0;
     end else begin
-      p1_v <= st_issue || rg_issue;
+      p1_v <= element_issue;
       p2_v <= p1_v;
     end
   end
   always_ff @(posedge clk) begin
-    p1_reorg <= rg_issue;
+    p1_line <= rg_issue || (ew_issue && op == OP_UPSAMPLE);
+    p1_shortcut <= ew_issue && op == OP_SHORTCUT;
     for (int m = 0; m < TM; m++) begin
       for (int b = 0; b < 2; b++) begin
         for (int q = 0; q < 2; q++)
-          p1_select[4*m+2*b+q] <= !rg_issue && st_lane == 32'(m) && st_bank == 1'(b) && st_odd == 1'(q);
+          p1_select[4*m+2*b+q] <= st_issue && st_lane == 32'(m) && st_bank == 1'(b) && st_odd == 1'(q);
       end
     end
   end
   always_comb begin
-    p2_next = p1_reorg ? {{16{in_rdata0[0][15]}}, in_rdata0[0]} : 32'd0;
+    p2_next = p1_line ? {{16{in_rdata0[0][15]}}, in_rdata0[0]} : 32'd0;
     for (int m = 0; m < TM; m++) begin
       for (int b = 0; b < 2; b++) begin
         for (int q = 0; q < 2; q++) p2_next = p2_next | (acc_rdata[m][b][q] & {32{p1_select[4*m+2*b+q]}});
       end
     end
   end
-  always_ff @(posedge clk) p2_value <= p2_next;
+  // The OR tree stays 32 bits wide (one source is selected); the sign extension and the shortcut's
+  // operands come after it.
+  always_ff @(posedge clk) begin
+    p2_value <= p1_shortcut ? {{32{in_rdata0[0][15]}}, in_rdata0[0]} << align_a : {{16{p2_next[31]}}, p2_next};
+    p2_second <= p1_shortcut ? {{32{in_rdata0[B_LANE][15]}}, in_rdata0[B_LANE]} << align_b : 48'd0;
+  end
 
   logic rq_valid;
   logic [15:0] rq_value;
   fpgacnn_requantize requantizer (
       .clk(clk),
       .in_valid(p2_v),
-      .acc(p2_value),
+      .acc(p2_value + p2_second),
       .shift(output_shift),
-      .leaky(leaky && op == OP_CONV),
-      .relu(relu && op == OP_CONV),
+      .leaky(leaky && (op == OP_CONV || op == OP_SHORTCUT)),
+      .relu(relu && (op == OP_CONV || op == OP_SHORTCUT)),
       .narrow(out_narrow),
       .out_valid(rq_valid),
       .value(rq_value)
@@ -1111,15 +1154,16 @@ module fpgacnn_core #(
 
   always_ff @(posedge clk) begin
     if (rst) inflight <= '0;
-    else inflight <= inflight + 5'(st_issue || rg_issue) - 5'(rq_valid);
+    else inflight <= inflight + 5'(element_issue) - 5'(rq_valid);
   end
 
-  // Write commands: tile rows (store), reorg segments and the fingerprint.
-  logic st_cmd_valid, rg_cmd_valid, id_cmd_valid;
-  logic [31:0] st_cmd_off, rg_cmd_off, st_cmd_beats, rg_cmd_beats;
+  // Write commands: tile rows (store), reorg and upsample / shortcut segments, and the fingerprint.
+  logic st_cmd_valid, rg_cmd_valid, ew_cmd_valid, id_cmd_valid;
+  logic [31:0] st_cmd_off, rg_cmd_off, ew_cmd_off, st_cmd_beats, rg_cmd_beats, ew_cmd_beats;
   logic wr_fire;
-  logic [31:0] wr_off;
-  assign wr_off = st_cmd_valid ? st_cmd_off : rg_cmd_off;
+  logic [31:0] wr_off, wr_beats;
+  assign wr_off = st_cmd_valid ? st_cmd_off : rg_cmd_valid ? rg_cmd_off : ew_cmd_off;
+  assign wr_beats = st_cmd_valid ? st_cmd_beats : rg_cmd_valid ? rg_cmd_beats : ew_cmd_beats;
   always_comb begin
     wr_cmd_valid = 1'b0;
     wr8_cmd_valid = 1'b0;
@@ -1129,11 +1173,11 @@ module fpgacnn_core #(
       wr_cmd_valid = 1'b1;
       wr_cmd_addr = base_fm_write + (ADDR_BITS'(out_off) << 1);
       wr_cmd_beats = 16'(fpgacnn_contract_pkg::FINGERPRINT_WORDS);
-    end else if (st_cmd_valid || rg_cmd_valid) begin
+    end else if (st_cmd_valid || rg_cmd_valid || ew_cmd_valid) begin
       wr_cmd_valid = !out_narrow;
       wr8_cmd_valid = out_narrow;
       wr_cmd_addr = out_narrow ? base_fm8_write + ADDR_BITS'(wr_off) : base_fm_write + (ADDR_BITS'(wr_off) << 1);
-      wr_cmd_beats = 16'(st_cmd_valid ? st_cmd_beats : rg_cmd_beats);
+      wr_cmd_beats = 16'(wr_beats);
     end
   end
   assign wr_fire = (wr_cmd_valid && wr_cmd_ready) || (wr8_cmd_valid && wr8_cmd_ready);
@@ -1225,6 +1269,7 @@ module fpgacnn_core #(
       fpgacnn_contract_pkg::FP_MAX_S: id_value = 16'(MAX_S);
       fpgacnn_contract_pkg::FP_INT8_PAIRS: id_value = 16'(INT8_PAIRS != 0 ? 1 : 0);
       fpgacnn_contract_pkg::FP_PORT_BITS: id_value = 16'(PORT_BITS);
+      fpgacnn_contract_pkg::FP_UPSAMPLE_SHORTCUT: id_value = 16'(ELEMENTWISE ? 1 : 0);
       default: id_value = 16'd0;
     endcase
   end
@@ -1346,6 +1391,126 @@ module fpgacnn_core #(
           end
         end
         default: rg_state <= R_IDLE;
+      endcase
+    end
+  end
+  // Upsample and shortcut (upsample_shortcut_layer.hpp): for each map k and input row y, each segment of
+  // tile_cols output columns from x0: read the input columns it needs (upsample: first = x0 / s to
+  // (x0 + count - 1) / s; shortcut: a's and b's count elements, into lanes 0 and 1), then write the
+  // segment to each of the s output rows that repeat it (shortcut: s = 1), every element through the
+  // requantizer. x0 / s is kept as first and phase (x0 = first * s + phase), advanced by tile_cols / s
+  // and tile_cols % s, so no division runs per element or segment but the span's, by a stride <= MAX_S.
+  function automatic logic [31:0] div_stride(input logic [31:0] x, input logic [31:0] y);
+    div_stride = x;
+    for (int i = 2; i <= MAX_S; i++) if (y == 32'(i)) div_stride = x / 32'(i);
+  endfunction
+  typedef enum logic [3:0] {
+    E_IDLE,
+    E_SEGMENT,
+    E_SPAN,
+    E_READ_A,
+    E_READ_B,
+    E_READ_WAIT,
+    E_WRITE_CMD,
+    E_WRITE,
+    E_NEXT
+  } elementwise_state_t;
+  elementwise_state_t ew_state;
+  logic [31:0] ew_k, ew_y, ew_src_row, ew_dst_row, ew_dst_step, ew_seg_div, ew_seg_mod;
+  logic [31:0] ew_x0, ew_first, ew_phase0, ew_count, ew_span, ew_r, ew_target, ew_i, ew_src, ew_phase;
+  assign ew_busy = ew_state != E_IDLE;
+  assign ew_read_valid = ew_state == E_READ_A || ew_state == E_READ_B;
+  assign ew_read_lane = ew_state == E_READ_B;
+  assign ew_read_narrow = ew_state == E_READ_B ? w_narrow : in_narrow;
+  assign ew_read_off = (ew_state == E_READ_B ? err_off : in_off) + ew_src_row + ew_first;
+  assign ew_read_beats = ew_state == E_READ_B ? ew_count : ew_span;
+  assign ew_cmd_valid = ew_state == E_WRITE_CMD;
+  assign ew_cmd_off = ew_target;
+  assign ew_cmd_beats = ew_count;
+  assign ew_issue = ew_state == E_WRITE && credit;
+  assign ew_line_addr = IN_AW'(ew_src);
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      ew_state <= E_IDLE;
+      {align_a, align_b} <= '0;
+      {ew_k, ew_y, ew_src_row, ew_dst_row, ew_dst_step, ew_seg_div, ew_seg_mod} <= '0;
+      {ew_x0, ew_first, ew_phase0, ew_count, ew_span, ew_r, ew_target, ew_i, ew_src, ew_phase} <= '0;
+    end else begin
+      case (ew_state)
+        E_IDLE:
+        if (ew_start) begin
+          // |bias_shift| <= SHORTCUT_MAX_ALIGN_SHIFT (32) after the check.
+          align_a <= $signed(bias_shift) < 0 ? 6'(-bias_shift) : 6'd0;
+          align_b <= $signed(bias_shift) > 0 ? 6'(bias_shift) : 6'd0;
+          ew_seg_div <= div_stride(tile_cols, s);
+          ew_seg_mod <= tile_cols - mul_small(div_stride(tile_cols, s), s);
+          ew_dst_step <= mul_small(out_w, s);
+          {ew_k, ew_y, ew_src_row, ew_dst_row, ew_x0, ew_first, ew_phase0} <= '0;
+          ew_state <= E_SEGMENT;
+        end
+        E_SEGMENT: begin
+          ew_count <= out_w - ew_x0 < tile_cols ? out_w - ew_x0 : tile_cols;
+          ew_state <= E_SPAN;
+        end
+        E_SPAN: begin
+          ew_span <= div_stride(ew_phase0 + ew_count - 1, s) + 1;
+          ew_state <= E_READ_A;
+        end
+        E_READ_A: if (fm_cmd_fire) ew_state <= op == OP_SHORTCUT ? E_READ_B : E_READ_WAIT;
+        E_READ_B: if (fm_cmd_fire) ew_state <= E_READ_WAIT;
+        E_READ_WAIT:
+        if (fm_idle && fm8_idle) begin
+          ew_r <= 0;
+          ew_target <= out_off + ew_dst_row + ew_x0;
+          ew_state <= E_WRITE_CMD;
+        end
+        E_WRITE_CMD:
+        if (wr_fire) begin
+          ew_i <= 0;
+          ew_src <= 0;
+          ew_phase <= ew_phase0;
+          ew_state <= E_WRITE;
+        end
+        E_WRITE:
+        if (ew_issue) begin
+          ew_i <= ew_i + 1;
+          if (ew_phase + 1 == s) begin
+            ew_phase <= 0;
+            ew_src <= ew_src + 1;
+          end else ew_phase <= ew_phase + 1;
+          if (ew_i + 1 == ew_count) begin
+            if (ew_r + 1 < s) begin
+              ew_r <= ew_r + 1;
+              ew_target <= ew_target + out_w;
+              ew_state <= E_WRITE_CMD;
+            end else ew_state <= E_NEXT;
+          end
+        end
+        E_NEXT: begin
+          ew_state <= E_SEGMENT;
+          if (ew_x0 + tile_cols < out_w) begin
+            ew_x0 <= ew_x0 + tile_cols;
+            if (ew_phase0 + ew_seg_mod >= s) begin
+              ew_phase0 <= ew_phase0 + ew_seg_mod - s;
+              ew_first <= ew_first + ew_seg_div + 1;
+            end else begin
+              ew_phase0 <= ew_phase0 + ew_seg_mod;
+              ew_first <= ew_first + ew_seg_div;
+            end
+          end else begin
+            {ew_x0, ew_first, ew_phase0} <= '0;
+            ew_src_row <= ew_src_row + in_w;
+            ew_dst_row <= ew_dst_row + ew_dst_step;
+            if (ew_y + 1 < in_h) ew_y <= ew_y + 1;
+            else begin
+              ew_y <= 0;
+              if (ew_k + 1 < in_c) ew_k <= ew_k + 1;
+              else ew_state <= E_IDLE;
+            end
+          end
+        end
+        default: ew_state <= E_IDLE;
       endcase
     end
   end

@@ -1,4 +1,5 @@
-// arith::requantize_to_width as a four-stage pipeline: the input registered, the product (acc * 13107
+// arith::requantize_to_width (and a shortcut's arith::requantize_sum, whose sum needs 48 bits) as a
+// four-stage pipeline: the input registered, the product (acc * 13107
 // for a leaky negative value, acc * 0 for a relu negative one, acc * 1 otherwise: one multiplication, no multiplexer behind it), the
 // rounding shift (round half up: (v + 2^(s-1)) >> s, or a left shift for s < 0) and the saturation to
 // 16 or 8 bits. Every step is exact in 64-bit two's complement for the contract's shift range
@@ -8,7 +9,7 @@
 module fpgacnn_requantize (
     input  logic        clk,
     input  logic        in_valid,
-    input  logic [31:0] acc,
+    input  logic [47:0] acc,  // a conv's int32 accumulator sign-extended, or a shortcut's sum (< 2^48)
     input  logic [31:0] shift,  // output_shift, within [EXACT_MIN_OUTPUT_SHIFT, EXACT_MAX_OUTPUT_SHIFT]
     input  logic        leaky,
     input  logic        relu,  // leaky with slope 0 (arith::kActivationRelu)
@@ -22,7 +23,7 @@ module fpgacnn_requantize (
 
   // Stage 0: the input and the activation's choice of factor and total shift.
   logic               s0_valid;
-  logic signed [31:0] s0_acc;
+  logic signed [47:0] s0_acc;
   logic signed [15:0] s0_factor;
   logic signed [ 7:0] s0_shift;
   logic               s0_narrow;
@@ -30,10 +31,10 @@ module fpgacnn_requantize (
     s0_valid  <= in_valid;
     s0_narrow <= narrow;
     s0_acc    <= acc;
-    if (leaky && acc[31]) begin
+    if (leaky && acc[47]) begin
       s0_factor <= 16'(fpgacnn_contract_pkg::LEAKY_MULTIPLIER);
       s0_shift  <= 8'(shift) + 8'(fpgacnn_contract_pkg::LEAKY_SHIFT);
-    end else if (relu && acc[31]) begin
+    end else if (relu && acc[47]) begin
       s0_factor <= 16'sd0;  // 0 through every later stage: the rounding of 0 is 0
       s0_shift  <= 8'(shift);
     end else begin
@@ -42,7 +43,7 @@ module fpgacnn_requantize (
     end
   end
 
-  // Stage 1: the product (exact: |acc * factor| < 2^46).
+  // Stage 1: the product (exact: |acc * factor| < 2^62).
   logic               s1_valid;
   logic signed [63:0] s1_value;
   logic signed [ 7:0] s1_shift;
@@ -51,7 +52,7 @@ module fpgacnn_requantize (
     s1_valid  <= s0_valid;
     s1_narrow <= s0_narrow;
     s1_shift  <= s0_shift;
-    s1_value  <= $signed({{32{s0_acc[31]}}, s0_acc}) * $signed({{48{s0_factor[15]}}, s0_factor});
+    s1_value  <= $signed({{16{s0_acc[47]}}, s0_acc}) * $signed({{48{s0_factor[15]}}, s0_factor});
   end
 
   // Stage 2: one rounding.

@@ -169,7 +169,7 @@ TEST(RtlRegisters, RefusedCommandsCauseNoTrafficButStillFinish) {
     good.output_offset = 500;
     ASSERT_EQ(kernel::check_command(good), kernel::kCommandOk);
     std::vector<kernel::LayerCommand> bad(13, good);
-    bad[0].op = kernel::kOpShortcut;  // contract 7's ops: the RTL twin has none (built without them here)
+    bad[0].op = kernel::kOpShortcut;  // contract 7's ops with a 2x2 window: theirs is 1x1
     bad[12].op = kernel::kOpUpsample;
     bad[1].tile_rows = kernel::kTr + 1;
     bad[2].tile_cols = 0;

@@ -4,6 +4,7 @@
 // and the cycles it counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "fpgacnn/darknet.hpp"
 #include "fpgacnn/drivers/device_registry.hpp"
 #include "fpgacnn/drivers/rtl_device.hpp"
+#include "fpgacnn/kernel/arithmetic.hpp"
 #include "rtl_model_check.hpp"
 #include "train/device_gradients.hpp"
 #include "train_fixed/train_fixed.hpp"
@@ -112,13 +114,13 @@ TEST(RtlDevice, RefusesTheTrainingPhasesNamingTheDevice) {
     EXPECT_FALSE(device->telemetry().busy);
 }
 
-// kernels/rtl has no upsample / shortcut ops (contract 7 is in the HLS C++ kernel only): its fingerprint
-// says so, a plan for the device keeps those layers on the host, and a command with one is refused by the
-// driver with a sentence naming the device.
-TEST(RtlDevice, HasNoUpsampleOrShortcutOpSoThoseLayersStayOnTheHost) {
+// kernels/rtl runs contract 7's upsample and shortcut ops: its fingerprint says so, a plan for the
+// device puts those layers on it, and it runs a shortcut as the HLS kernel does (the kernel tests hold
+// both ops against the HLS C++ on random shapes; this one goes through the driver).
+TEST(RtlDevice, RunsUpsampleAndShortcutSoPlansPutThemOnTheDevice) {
     const auto device = open_small();
-    EXPECT_FALSE(device->maxima().upsample_shortcut);
-    EXPECT_NE(device->fingerprint().text().find("no upsample/shortcut"), std::string::npos)
+    EXPECT_TRUE(device->maxima().upsample_shortcut);
+    EXPECT_NE(device->fingerprint().text().find(", upsample/shortcut"), std::string::npos)
         << device->fingerprint().text();
 
     PlanOptions options;
@@ -127,30 +129,40 @@ TEST(RtlDevice, HasNoUpsampleOrShortcutOpSoThoseLayersStayOnTheHost) {
     int upsamples = 0;
     for (const LayerPlan& lp : plan.layers) {
         if (lp.type != LayerType::Upsample) continue;
-        EXPECT_TRUE(lp.on_host && !lp.on_device) << "layer " << lp.index;
+        EXPECT_TRUE(lp.on_device && !lp.on_host) << "layer " << lp.index;
         ++upsamples;
     }
     EXPECT_EQ(upsamples, 1);
 
-    const DeviceBuffer arena = device->allocate(4096, BufferRole::FeatureMaps, "arena");
+    // out = a + b at aligned exponents (a at Q, b at Q - 1: b is shifted up by one), leaky.
+    DeviceBuffer arena = device->allocate(4096, BufferRole::FeatureMaps, "arena");
     const DeviceBuffer params = device->allocate(64, BufferRole::Parameters, "parameters");
+    auto* words = static_cast<int16_t*>(arena.host());
+    const std::vector<int16_t> a = {100, -200, 3, -4, 32767, -32768};
+    const std::vector<int16_t> b = {1, 2, -3, -4, 5, -6};
+    std::copy(a.begin(), a.end(), words);
+    std::copy(b.begin(), b.end(), words + 16);
+    device->sync(arena, SyncDirection::ToDevice, 0, 4096);
     DeviceCommand command;
-    command.layer = 19;
-    command.description = "layer 19 (upsample)";
+    command.layer = 15;
+    command.description = "layer 15 (shortcut)";
     kernel::LayerCommand& c = command.command;
-    c.op = kernel::kOpUpsample;
-    c.in_c = c.out_c = 2, c.in_h = c.in_w = 4, c.out_h = c.out_w = 8;
-    c.kernel_size = 1, c.stride = 2, c.tile_rows = 1, c.tile_cols = 8;
+    c.op = kernel::kOpShortcut;
+    c.in_c = c.out_c = 1, c.in_h = c.out_h = 2, c.in_w = c.out_w = 3;
+    c.kernel_size = 1, c.stride = 1, c.tile_rows = 1, c.tile_cols = 2;
     c.output_bits = c.input_bits = c.weight_bits = 16;
-    c.output_offset = 64;
-    ASSERT_EQ(kernel::check_command(c), kernel::kCommandOk) << "a command the HLS kernel runs";
-    for (const uint32_t op : {kernel::kOpUpsample, kernel::kOpShortcut}) {
-        c.op = op;
-        const std::string message = error_message([&] { device->start(command, arena, params); });
-        EXPECT_NE(message.find("upsample/shortcut not supported by this build"), std::string::npos)
-            << message;
-        EXPECT_NE(message.find(device->name()), std::string::npos) << message;
+    c.leaky = arith::kActivationLeaky;
+    c.bias_shift = 1;  // Qa - Qb
+    c.input_offset = 0, c.error_offset = 16, c.output_offset = 32;
+    ASSERT_EQ(kernel::check_command(c), kernel::kCommandOk);
+    device->start(command, arena, params);
+    device->wait(std::chrono::milliseconds(60000));
+    device->sync(arena, SyncDirection::FromDevice, 0, 4096);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const int64_t sum = arith::shortcut_sum(a[i], b[i], 1);
+        EXPECT_EQ(words[32 + i], arith::requantize_sum(sum, 0, arith::kActivationLeaky, 16)) << i;
     }
+    EXPECT_EQ(words[32 + 4], 32767) << "saturated";
     EXPECT_FALSE(device->telemetry().busy);
 }
 
@@ -178,18 +190,57 @@ TEST(RtlDevice, ListedAsUsable) {
     EXPECT_TRUE(found);
 }
 
-// yolov3-tiny on the RTL: its upsample runs on the host between the RTL's commands (the build has no such
-// op), every layer still the CPU engine's. About 13 s of CPU (most of it the weight bursts of the large
-// layers, which do not shrink with the input).
-TEST(RtlBitExact, Yolov3TinyAt64WithTheUpsampleOnTheHost) {
+// yolov3-tiny on the RTL, its upsample included, every layer the CPU engine's bits. About 13 s of CPU
+// (most of it the weight bursts of the large layers, which do not shrink with the input).
+TEST(RtlBitExact, Yolov3TinyAt64WithTheUpsampleOnTheRtl) {
     const auto device = open_small();
     const auto q = std::make_shared<const QuantizedNetwork>(
         naive_quantize(synthetic_network("cfg/yolov3-tiny.cfg", 64)));
     const std::vector<CommandStats> stats =
         expect_device_bit_exact(*device, q, "yolov3-tiny 64 on the rtl", {best_int16_isa()});
+    int upsamples = 0;
     for (const CommandStats& s : stats) {
-        EXPECT_NE(q->network.layers[static_cast<std::size_t>(s.layer)].type, LayerType::Upsample)
-            << "layer " << s.layer << " ran on the rtl";
+        if (q->network.layers[static_cast<std::size_t>(s.layer)].type != LayerType::Upsample) continue;
+        ++upsamples;
+        EXPECT_GT(s.cycles, 0u) << "layer " << s.layer;
+    }
+    EXPECT_EQ(upsamples, 1) << "the upsample ran on the rtl";
+    expect_model_predicts(stats, *q, kSmall, "zedboard", "yolov3-tiny 64");
+}
+
+// A residual block (darknet's [shortcut], from a stride-2 conv's output), an upsample and a route, as
+// YOLOv3's: all on the RTL and every layer the CPU engine's bits, all 16-bit and with every other conv at
+// 8 bits (so the shortcut adds an 8-bit and a 16-bit operand).
+TEST(RtlBitExact, ShortcutAndUpsampleOfAResidualBlockRunOnTheRtl) {
+    Network network = parse_darknet_cfg(
+        "[net]\nwidth=32\nheight=32\nchannels=3\n"
+        "[convolutional]\nbatch_normalize=1\nfilters=8\nsize=3\nstride=1\npad=1\nactivation=leaky\n"
+        "[convolutional]\nbatch_normalize=1\nfilters=16\nsize=3\nstride=2\npad=1\nactivation=leaky\n"
+        "[convolutional]\nbatch_normalize=1\nfilters=16\nsize=1\nstride=1\npad=1\nactivation=leaky\n"
+        "[shortcut]\nfrom=-2\nactivation=leaky\n"
+        "[upsample]\nstride=2\n"
+        "[route]\nlayers=-1,0\n"
+        "[convolutional]\nfilters=16\nsize=1\nstride=1\npad=1\nactivation=linear\n",
+        "residual.cfg");
+    fill_synthetic_weights(network, 7);
+    fold_batchnorm(network);
+    const auto device = open_small();
+    const auto all16 = std::make_shared<const QuantizedNetwork>(
+        calibrate(network, {darknet_file("data/dog.jpg")}, {}).quantized);
+    int narrow = 0;
+    const auto mixed = mixed_widths(network, &narrow);
+    EXPECT_GE(narrow, 2);
+    EXPECT_NE(mixed->layers[2].output_bits, mixed->layers[1].output_bits) << "the shortcut's operands";
+    for (const auto& [q, name] :
+         {std::pair{all16, "residual block, 16 bits"}, std::pair{mixed, "residual block, mixed 16/8 bits"}}) {
+        const std::vector<CommandStats> stats = expect_device_bit_exact(*device, q, name, {best_int16_isa()});
+        int elementwise = 0;
+        for (const CommandStats& s : stats) {
+            const LayerType type = q->network.layers[static_cast<std::size_t>(s.layer)].type;
+            elementwise += type == LayerType::Shortcut || type == LayerType::Upsample;
+        }
+        EXPECT_EQ(elementwise, 2) << name << ": the shortcut and the upsample ran on the rtl";
+        expect_model_predicts(stats, *q, kSmall, "zedboard", name);
     }
 }
 

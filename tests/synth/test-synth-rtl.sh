@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test of scripts/synth-rtl.sh (issue 32, item 4): the kernel's RTL synthesised with yosys at the small
 # CI maxima (Tm=8 Tn=4 Tr=Tc=8) must give a JSON with every key, one DSP48E1 per multiplier of the
-# Tm x Tn array and two for the leaky product (Tm x Tn + 2 in all); a bad config and a failing yosys
+# Tm x Tn array and three for the leaky product (Tm x Tn + 3 in all); a bad config and a failing yosys
 # must stop the script with an error and leave no JSON.
 # Slow (one yosys run: 2-4 minutes on this 2-core machine): run by hand,
 #   tests/synth/test-synth-rtl.sh [--keep DIR]
@@ -107,9 +107,10 @@ if not errors:
         errors.append("part / family / clock not the config's")
     # One DSP48E1 per multiplier: yosys maps each 25 x 16-bit product of fpgacnn_mac_array (the packed
     # pair operand or an int16 input, times an int16 weight) to one DSP48E1, its product register in
-    # MREG. The only other DSPs are the leaky product of fpgacnn_requantize (an int32 accumulator times
-    # the 16-bit LEAKY_MULTIPLIER: wider than one 25 x 18 multiplier, so two DSP48E1s, once per
-    # kernel); the controller multiplies without DSPs (serial multiplier, shifted adds).
+    # MREG. The only other DSPs are the leaky product of fpgacnn_requantize (a 48-bit value, the
+    # accumulator or a shortcut's sum, times the 16-bit LEAKY_MULTIPLIER: wider than one 25 x 18
+    # multiplier, so three DSP48E1s, once per kernel); the controller multiplies without DSPs (serial
+    # multiplier, shifted adds).
     by_file = {}
     for where, n in r["dsp48e1_by_source"].items():
         f = where.split(":")[0]
@@ -117,10 +118,10 @@ if not errors:
     if by_file.get("fpgacnn_mac_array.sv", 0) != tm * tn:
         errors.append(f"the multiplier array has {by_file.get('fpgacnn_mac_array.sv', 0)} DSP48E1s, not "
                       f"Tm x Tn = {tm * tn} (by source: {r['dsp48e1_by_source']})")
-    if by_file.get("fpgacnn_requantize.sv", 0) != 2:
-        errors.append(f"the leaky product has {by_file.get('fpgacnn_requantize.sv', 0)} DSP48E1s, not 2")
-    if r["dsp48e1"] != tm * tn + 2:
-        errors.append(f"dsp48e1 {r['dsp48e1']} != Tm x Tn + 2 = {tm * tn + 2} (by source: {r['dsp48e1_by_source']})")
+    if by_file.get("fpgacnn_requantize.sv", 0) != 3:
+        errors.append(f"the leaky product has {by_file.get('fpgacnn_requantize.sv', 0)} DSP48E1s, not 3")
+    if r["dsp48e1"] != tm * tn + 3:
+        errors.append(f"dsp48e1 {r['dsp48e1']} != Tm x Tn + 3 = {tm * tn + 3} (by source: {r['dsp48e1_by_source']})")
     for k in ("lut", "ff", "carry4"):
         if not isinstance(r[k], int) or r[k] <= 0:
             errors.append(f"{k} = {r[k]} is not a positive count")

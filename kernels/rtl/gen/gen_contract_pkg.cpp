@@ -56,6 +56,9 @@ int main() {
     param("OP_UPSAMPLE", kernel::kOpUpsample);
     param("OP_SHORTCUT", kernel::kOpShortcut);
     param("COMMAND_WORDS", kernel::kCommandWords);
+    param("MAX_ELEMENTWISE_SEGMENT", kernel::kMaxElementwiseSegment);
+    param("SHORTCUT_MAX_ALIGN_SHIFT", kernel::kShortcutMaxAlignShift);
+    param("SHORTCUT_MAX_OUTPUT_GAIN", arith::kShortcutMaxOutputGain);
 
     namespace regs = kernel::regs;
     hex_param("REG_CONTROL", regs::kControl);
