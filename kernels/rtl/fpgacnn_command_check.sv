@@ -84,7 +84,7 @@ module fpgacnn_command_check #(
     extent_ok = !span[35] && low <= 36'(span) && 36'(span) < high;
   endfunction
 
-  logic basic_ok, elementwise_ok, elementwise_ok_q;
+  logic basic_ok, elementwise_ok, elementwise_verdict;
   always_comb begin
     basic_ok = 1'b1;
     if (!is_conv && !is_pool && !is_reorg) basic_ok = 1'b0;
@@ -118,11 +118,11 @@ module fpgacnn_command_check #(
       end
     end
     if (is_identify) basic_ok = 1'b1;
-    if (is_upsample || is_shortcut) basic_ok = ELEMENTWISE && elementwise_ok_q;
   end
-  // The element-wise rules' verdict is registered every cycle: the command registers hold still from
-  // before ap_start, and this keeps its compares off the path of the conv's extent arithmetic.
-  always_ff @(posedge clk) elementwise_ok_q <= elementwise_ok;
+  // Upsample and shortcut: their verdict is registered every cycle (the command registers hold still
+  // from before ap_start) and ORed into the others' (false for these ops) at the end, so their rules
+  // add no more than one input of its last gate to the path through the conv's extent arithmetic.
+  always_ff @(posedge clk) elementwise_verdict <= ELEMENTWISE && (is_upsample || is_shortcut) && elementwise_ok;
 
   // kernel::check_upsample_shortcut.
   localparam logic [31:0] SEGMENT = 32'(fpgacnn_contract_pkg::MAX_ELEMENTWISE_SEGMENT);
@@ -190,7 +190,7 @@ module fpgacnn_command_check #(
           quotient <= '0;
         end else begin
           done <= 1'b1;
-          ok <= basic_ok;
+          ok <= basic_ok || elementwise_verdict;
         end
       end else if (running) begin
         if (step == 0) begin
